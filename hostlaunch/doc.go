@@ -1,0 +1,5 @@
+// Package hostlaunch installs extensions from a registry into an extensions
+// directory and runs them in a sandboxed Node.js extension host whose
+// capabilities (network, process spawn, filesystem beyond the workspace) are
+// denied by default and enforced by the kernel.
+package hostlaunch
