@@ -100,4 +100,3 @@ func (id *ID) UnmarshalText(b []byte) error {
 	*id = v
 	return nil
 }
-

@@ -1,0 +1,164 @@
+package index
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// CatalogFormat is the format version this package writes and reads.
+const CatalogFormat = 1
+
+// MaxCatalogBytes caps how much of a catalog file DecodeCatalog reads.
+const MaxCatalogBytes = 256 << 20
+
+// UpstreamKey is a public key upstream signs packages with, pinned in the
+// catalog the first time sync sees it.
+type UpstreamKey struct {
+	ID  string `json:"id"`  // upstream's key id
+	PEM string `json:"pem"` // the public key, PEM-encoded
+}
+
+// Catalog lists every entry of a registry. It is the single target the
+// registry's TUF metadata signs, so it pins every byte of the registry.
+type Catalog struct {
+	Format       int           `json:"format"`
+	Serial       int64         `json:"serial"` // 1 for the first catalog, +1 per change
+	Created      time.Time     `json:"created"`
+	Upstream     string        `json:"upstream,omitempty"`     // the URL synced from
+	PolicyDigest string        `json:"policyDigest,omitempty"` // sha256:<hex> of the policy file used
+	Previous     string        `json:"previous,omitempty"`     // sha256:<hex> of the previous catalog's bytes
+	UpstreamKeys []UpstreamKey `json:"upstreamKeys,omitempty"`
+	Entries      []Entry       `json:"entries"`
+}
+
+// Normalize puts the catalog into canonical order: entries sorted (by ID,
+// newest version first, platform), set-like fields sorted and de-duplicated,
+// upstream keys sorted by id, times in UTC.
+func (c *Catalog) Normalize() {
+	c.Created = c.Created.UTC()
+	for i := range c.Entries {
+		c.Entries[i].normalize()
+	}
+	slices.SortFunc(c.Entries, func(a, b Entry) int { return compareEntries(&a, &b) })
+	slices.SortFunc(c.UpstreamKeys, func(a, b UpstreamKey) int { return strings.Compare(a.ID, b.ID) })
+	if c.Entries == nil {
+		c.Entries = []Entry{}
+	}
+}
+
+// Validate checks the format version, every entry, and that entries and
+// upstream keys are unique. It returns every problem joined.
+func (c *Catalog) Validate() error {
+	var errs []error
+	if c.Format != CatalogFormat {
+		errs = append(errs, fmt.Errorf("format: %d is not the supported %d", c.Format, CatalogFormat))
+	}
+	if c.Serial < 1 {
+		errs = append(errs, fmt.Errorf("serial: %d is not positive", c.Serial))
+	}
+	if c.Previous != "" && !validDigest(c.Previous) {
+		errs = append(errs, fmt.Errorf("previous: %q is not sha256:<64 lowercase hex>", c.Previous))
+	}
+	if c.PolicyDigest != "" && !validDigest(c.PolicyDigest) {
+		errs = append(errs, fmt.Errorf("policyDigest: %q is not sha256:<64 lowercase hex>", c.PolicyDigest))
+	}
+	keys := make(map[string]bool)
+	for _, k := range c.UpstreamKeys {
+		if k.ID == "" {
+			errs = append(errs, errors.New("upstreamKeys: a key has no id"))
+		}
+		if keys[k.ID] {
+			errs = append(errs, fmt.Errorf("upstreamKeys: duplicate id %q", k.ID))
+		}
+		keys[k.ID] = true
+	}
+	seen := make(map[string]bool)
+	for i := range c.Entries {
+		e := &c.Entries[i]
+		if err := e.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("entries[%d]: %w", i, err))
+		}
+		if seen[e.Key()] {
+			errs = append(errs, fmt.Errorf("entries[%d]: duplicate entry %s", i, e))
+		}
+		seen[e.Key()] = true
+		if e.Upstream.KeyID != "" && !keys[e.Upstream.KeyID] {
+			errs = append(errs, fmt.Errorf("entries[%d]: %s: upstreamSignature.keyId %q is not among upstreamKeys", i, e, e.Upstream.KeyID))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Find returns the entry for (id, version, platform), or nil.
+func (c *Catalog) Find(id ID, version string, platform Platform) *Entry {
+	for i := range c.Entries {
+		e := &c.Entries[i]
+		if e.ID.Equal(id) && e.Version == version && e.Platform == platform {
+			return e
+		}
+	}
+	return nil
+}
+
+// Encode returns the canonical encoding of the catalog: normalized, indented
+// JSON with a final newline. The same content always gives the same bytes.
+// Encode normalizes c in place.
+func (c *Catalog) Encode() ([]byte, error) {
+	c.Normalize()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("encode catalog: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Digest returns "sha256:<hex>" of the catalog's canonical encoding.
+func (c *Catalog) Digest() (string, error) {
+	b, err := c.Encode()
+	if err != nil {
+		return "", err
+	}
+	return DigestBytes(b), nil
+}
+
+// DigestBytes returns "sha256:<hex>" of b.
+func DigestBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// DecodeCatalog reads a catalog strictly: unknown fields, trailing data and
+// more than MaxCatalogBytes are errors, and the result must Validate.
+func DecodeCatalog(r io.Reader) (*Catalog, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxCatalogBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	if len(data) > MaxCatalogBytes {
+		return nil, fmt.Errorf("catalog: larger than %d bytes", MaxCatalogBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Catalog
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("decode catalog: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("decode catalog: data after the catalog object")
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	return &c, nil
+}
