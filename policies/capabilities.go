@@ -1,0 +1,38 @@
+package policies
+
+import (
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/airvsx/airvsx/index"
+)
+
+// Grant is what Capabilities decides for one extension version.
+type Grant struct {
+	// Declared is what the extension declares in its package.json.
+	Declared index.CapabilitySet
+	// DeclaredByPolicy is what the policy declares on its behalf.
+	DeclaredByPolicy index.CapabilitySet
+	// Granted is what the policy allows it.
+	Granted index.CapabilitySet
+	// Effective is what it gets: (Declared ∪ DeclaredByPolicy) ∩ Granted.
+	Effective index.CapabilitySet
+}
+
+// Capabilities decides the capabilities of version v of extension id,
+// which declares declared. Every CapabilityRules entry whose ID matches
+// id and whose range admits v (pre-releases included) contributes: grants
+// and declarations are unions over those rules, so a later rule can add
+// but never take away. Nothing is granted by default. Exclusion is not
+// considered here (Match refuses excluded extensions). Capabilities is pure.
+func (p *Policy) Capabilities(id index.ID, v *semver.Version, declared index.CapabilitySet) Grant {
+	g := Grant{Declared: index.NewCapabilitySet(declared...)}
+	for _, r := range p.CapabilityRules {
+		if !r.ID.Match(id) || !r.Versions.Check(v, true) {
+			continue
+		}
+		g.Granted = g.Granted.Union(r.Grant)
+		g.DeclaredByPolicy = g.DeclaredByPolicy.Union(r.Declare)
+	}
+	g.Effective = g.Declared.Union(g.DeclaredByPolicy).Intersect(g.Granted)
+	return g
+}
