@@ -15,23 +15,62 @@
 //   - no entry's declared uncompressed size exceeds MaxRatio times its
 //     compressed size;
 //   - every name is clean (path.Clean(name) == name, filepath.IsLocal), has
-//     no backslash, NUL or control character, is valid UTF-8, and no
-//     element of it is a Windows reserved name (CON, PRN, AUX, NUL, COM1-9,
-//     LPT1-9, with or without an extension);
-//   - no two names are equal, or equal after Unicode case folding;
+//     no backslash, NUL or C0/C1 control character, none of the characters
+//     Windows reserves (< > : " | ? *), is valid UTF-8, and no element of it
+//     is a Windows device name (CON, PRN, AUX, NUL, COM0-9, LPT0-9, the
+//     superscript-digit forms, CONIN$, CONOUT$, CLOCK$; with or without an
+//     extension), an 8.3 short name (PROGRA~1), or ends in "." or " ";
+//   - no two names are equal, or equal after Unicode case folding (through
+//     upper and lower case), counting implied parent directories;
 //   - no name is both a file and a parent directory of another entry;
 //   - every entry is a regular file or a directory, whatever the creator OS
-//     field says: symlinks, devices, pipes and sockets are rejected;
-//   - no entry is encrypted;
-//   - no entry holds more data than its header declares (checked while
-//     reading: readers never read past the declared size + 1).
+//     field says: symlinks, devices, pipes, sockets and Windows reparse
+//     points are rejected, and a directory mode or attribute must come with
+//     a trailing slash (and no data);
+//   - no entry is encrypted, and only Store and Deflate are accepted;
+//   - no two entries share data (overlapping entries, the trick behind
+//     overlapping zip bombs);
+//   - every entry holds exactly the data its header declares, with a
+//     matching CRC-32 and an intact deflate stream: Open makes one streaming
+//     pass over all data before returning, and later readers never read past
+//     the declared size + 1.
+//
+// Names in reports are escaped like Go string literals when they are not
+// valid UTF-8 or hold control characters, so printing a report cannot
+// inject terminal escapes.
 //
 // Extraction writes into a new directory through os.OpenRoot, creates files
 // exclusively, never creates a link, and removes the partial tree on
 // failure.
 //
-// The manifests: extension/package.json (the VS Code manifest) and
-// extension.vsixmanifest must agree on publisher, name, version and target
-// platform. Asset paths (README, CHANGELOG, LICENSE, icon) come from the
-// vsixmanifest, since packagers rename them.
+// The manifest rules (ReadPackage):
+//
+//   - extension.vsixmanifest exists, is XML in the VSIX 2011 namespace with
+//     no DOCTYPE or other directive, and is at most 1 MiB;
+//   - extension/package.json exists (the file VS Code reads; a manifest
+//     asset naming another path is an error), is a JSON object, at most
+//     16 MiB;
+//   - publisher and name are valid Open VSX names, version is strict
+//     SemVer, engines.vscode parses with VS Code's grammar ("*" and
+//     "^1.80.0-insider" included);
+//   - main and browser stay inside the extension; extensionDependencies and
+//     extensionPack are valid IDs; extensionKind is ui or workspace;
+//   - contributes.commands need command and title, languages need id;
+//     unknown contribution kinds, unknown activation event kinds and
+//     unknown capability keys are warnings (an unknown capability is
+//     denied), never fatal; the capabilities network, spawn and fsWide must
+//     be booleans;
+//   - package.json and the vsixmanifest agree on publisher, name (both
+//     case-insensitively), version, and the target platform is known;
+//     disagreeing Engine, ExtensionDependencies and ExtensionPack properties
+//     are warnings (airvsx follows package.json, as VS Code does);
+//   - every asset the vsixmanifest lists exists. Asset paths (README,
+//     CHANGELOG, LICENSE, icon) come from the vsixmanifest, since packagers
+//     rename them.
+//
+// Detect finds capabilities statically (requires and imports of
+// child_process, cluster, net, dns, http, https, http2, dgram, tls,
+// worker_threads; native .node addons; bundled ELF, PE and Mach-O
+// executables; "*" activation). Findings inform the admin; they are not
+// verdicts, and code can hide from them.
 package vsix

@@ -1,0 +1,163 @@
+package vsix
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/airvsx/airvsx/index"
+)
+
+// Inspection is everything airvsx can say about one .vsix file without
+// trusting it: the facts of its manifests, its files, and every problem.
+// It is the model of "airvsx inspect" and encodes to its --json output.
+type Inspection struct {
+	File   string `json:"file"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+
+	ID            string          `json:"id,omitempty"`
+	Version       string          `json:"version,omitempty"`
+	Platform      index.Platform  `json:"platform,omitempty"`
+	PreRelease    bool            `json:"preRelease"`
+	DisplayName   string          `json:"displayName,omitempty"`
+	Description   string          `json:"description,omitempty"`
+	Engine        string          `json:"engine,omitempty"`
+	Main          string          `json:"main,omitempty"`
+	Browser       string          `json:"browser,omitempty"`
+	Activation    []InspectEvent  `json:"activationEvents"`
+	Contributions []string        `json:"contributions"` // contribution kinds present
+	Commands      []Command       `json:"commands,omitempty"`
+	Languages     []Language      `json:"languages,omitempty"`
+	Dependencies  []string        `json:"extensionDependencies"`
+	ExtensionPack []string        `json:"extensionPack"`
+	ExtensionKind []string        `json:"extensionKind,omitempty"`
+	Declared      []string        `json:"declaredCapabilities"`
+	Unknown       []string        `json:"unknownCapabilities,omitempty"` // declared keys airvsx does not know: denied
+	Detected      []index.Finding `json:"detectedCapabilities"`
+	Assets        Assets          `json:"-"`
+	Files         []InspectFile   `json:"files"`
+	Problems      []Problem       `json:"problems"`
+}
+
+// InspectEvent is one activation event, explicit or implied by a
+// contribution, and whether VS Code documents its kind.
+type InspectEvent struct {
+	Event    string `json:"event"`
+	Known    bool   `json:"known"`
+	Implicit bool   `json:"implicit,omitempty"`
+}
+
+// InspectFile is one archive entry.
+type InspectFile struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+	Dir  bool   `json:"dir,omitempty"`
+}
+
+// Err returns a *ProblemsError naming the file when the inspection found
+// errors (not warnings), and nil otherwise.
+func (in *Inspection) Err() error {
+	r := Report{Problems: in.Problems}
+	err := r.Err()
+	var pe *ProblemsError
+	if errors.As(err, &pe) {
+		pe.Name = in.File
+	}
+	return err
+}
+
+// Inspect opens the .vsix at path, checks it against every archive rule,
+// reads and cross-checks its manifests and detects capabilities.
+//
+// A file that cannot be read gives an error. Anything wrong with the
+// content (not a zip, a broken rule, disagreeing manifests) is recorded in
+// the Inspection's Problems; Inspection.Err reports whether any is an error.
+func Inspect(ctx context.Context, path string, opts Options) (*Inspection, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in := &Inspection{
+		File:          path,
+		Activation:    []InspectEvent{},
+		Contributions: []string{},
+		Dependencies:  []string{},
+		ExtensionPack: []string{},
+		Declared:      []string{},
+		Detected:      []index.Finding{},
+		Files:         []InspectFile{},
+		Problems:      []Problem{},
+	}
+	size, sum, err := hashFile(path)
+	if err != nil {
+		return nil, err
+	}
+	in.Size, in.SHA256 = size, sum
+
+	a, err := Open(path, opts)
+	if err != nil {
+		var pe *ProblemsError
+		if errors.As(err, &pe) {
+			in.Problems = append(in.Problems, pe.Problems...)
+			return in, nil
+		}
+		return nil, err
+	}
+	defer a.Close()
+	for _, e := range a.Entries() {
+		in.Files = append(in.Files, InspectFile{Name: e.Name, Size: e.Size, Dir: e.Dir})
+	}
+
+	pkg := ReadPackage(a)
+	in.Problems = append(in.Problems, pkg.Report.Problems...)
+	if !pkg.ID.IsZero() {
+		in.ID = pkg.ID.String()
+	}
+	if pkg.Version != nil {
+		in.Version = pkg.Version.Original()
+	}
+	in.Platform = pkg.Platform
+	in.PreRelease = pkg.PreRelease
+	in.Assets = pkg.Assets
+	for _, c := range pkg.Declared {
+		in.Declared = append(in.Declared, string(c))
+	}
+	for _, f := range pkg.Detected {
+		in.Detected = append(in.Detected, index.Finding(f))
+	}
+	if m := pkg.Manifest; m != nil {
+		in.DisplayName, in.Description = m.DisplayName, m.Description
+		in.Engine = m.Engines["vscode"]
+		in.Main, in.Browser = m.Main, m.Browser
+		for _, e := range m.Activation() {
+			in.Activation = append(in.Activation, InspectEvent{Event: e.Raw, Known: e.Known, Implicit: e.Implicit})
+		}
+		in.Contributions = append(in.Contributions, m.Contributes.Kinds...)
+		in.Commands, in.Languages = m.Contributes.Commands, m.Contributes.Languages
+		in.Dependencies = append(in.Dependencies, m.ExtensionDependencies...)
+		in.ExtensionPack = append(in.ExtensionPack, m.ExtensionPack...)
+		in.ExtensionKind = m.ExtensionKind
+		in.Unknown = m.Capabilities.Unknown
+	}
+	return in, nil
+}
+
+// hashFile returns the size and lowercase hex sha256 of the file at path,
+// streaming it.
+func hashFile(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
