@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/airvsx/airvsx/index/vsix"
+)
+
+// The exit statuses of every airvsx command (ARCHITECTURE.md).
+const (
+	exitOK     = 0 // success
+	exitFailed = 1 // the check or operation failed: verification problems, policy refusals
+	exitError  = 2 // usage or I/O errors: the command could not do its work
+)
+
+// errFailed marks a check that failed after its report was written; main
+// prints no further message for it.
+var errFailed = errors.New("check failed")
+
+// usageError is a bad flag, argument or option.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// exitCode is the one place errors become exit statuses.
+func exitCode(err error) int {
+	var u *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &u):
+		return exitError
+	case errors.Is(err, errFailed), errors.Is(err, vsix.ErrRejected):
+		return exitFailed
+	default:
+		return exitError
+	}
+}
+
+// report prints err to stderr unless it only says that a report already
+// written to stdout found problems, and returns the exit status.
+func report(stderr io.Writer, err error) int {
+	code := exitCode(err)
+	if err != nil && !errors.Is(err, errFailed) {
+		fmt.Fprintf(stderr, "airvsx: %v\n", err)
+	}
+	return code
+}
