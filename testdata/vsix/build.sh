@@ -41,12 +41,28 @@ field() {
   node -e 'process.stdout.write(String(require(process.argv[1])[process.argv[2]]))' "$1/package.json" "$2"
 }
 
-# build <extension dir name> [vsce --target value]
+# build <extension dir name> [vsce --target value] [package.json patch] [more vsce flags...]
+# The patch is a JSON object shallow-merged into the staged package.json
+# (written back with 2-space indent), so one source directory yields several
+# versions without a source directory per version.
 build() {
-  local ext="$1" target="${2:-}"
-  local src="$sources/$ext" work="$stage/$ext${2:+-$2}"
+  local ext="$1" target="${2:-}" patch="${3:-}"
+  local extra=("${@:4}")
+  local work="$stage/$ext${target:+-$target}"
+  if [ -n "$patch" ]; then
+    work="$work-$(printf '%s' "$patch" | sha256sum | cut -c1-12)"
+  fi
   rm -rf "$work"
-  cp -R "$src" "$work"
+  cp -R "$sources/$ext" "$work"
+  if [ -n "$patch" ]; then
+    node -e '
+      const fs = require("fs");
+      const [file, patch] = process.argv.slice(1);
+      const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
+      Object.assign(pkg, JSON.parse(patch));
+      fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
+    ' "$work/package.json" "$patch"
+  fi
   find "$work" -type d -exec chmod 0755 {} +
   find "$work" -type f -exec chmod 0644 {} +
 
@@ -56,7 +72,8 @@ build() {
 
   local args=(package --no-dependencies --allow-missing-repository -o "$file")
   [ -n "$target" ] && args+=(--target "$target")
-  echo "== $ext${target:+ ($target)} -> ${file#"$testdata"/}"
+  args+=("${extra[@]}")
+  echo "== $ext${target:+ ($target)}${patch:+ $patch}${extra[*]:+ ${extra[*]}} -> ${file#"$testdata"/}"
   (cd "$work" && "$vsce" "${args[@]}" </dev/null)
 }
 
@@ -64,5 +81,18 @@ build hello-command
 build hello-command linux-x64
 build night-theme
 build git-helper
+
+# More versions of hello-command, for the fixture Open VSX server
+# (mirror/openvsxtest): an older one, a pre-release, an engine-incompatible
+# newest one, and a second platform build.
+build hello-command "" '{"version":"0.9.0"}'
+build hello-command "" '{"version":"1.1.0"}' --pre-release
+build hello-command "" '{"version":"2.0.0","engines":{"vscode":"^1.999.0"}}'
+build hello-command darwin-arm64
+# An extension pack, an extension with a dependency, and one from another
+# namespace (served unsigned by the fixture server).
+build demo-pack
+build uses-git
+build unsigned-tool
 
 (cd "$out" && sha256sum -- *.vsix)
