@@ -1,0 +1,447 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The registry directory's fixed names.
+const (
+	// MarkerFile marks a directory as a registry; it holds
+	// {"kind":"airvsx-registry","format":DirFormat}.
+	MarkerFile = "airvsx-registry"
+	// DirFormat is the version of the directory layout this package
+	// reads and writes.
+	DirFormat = 1
+	// MaxIndexBytes caps the size of an index.json a Dir reads.
+	MaxIndexBytes = 8 << 20
+
+	markerKind    = "airvsx-registry"
+	metadataDir   = "metadata"
+	extensionsDir = "extensions"
+	quarantineDir = "quarantine"
+	tempPrefix    = ".tmp-"
+	maxMarker     = 4096
+)
+
+// testHookBeforeRename, when set, runs before a finished temp file is
+// renamed into place; an error makes the write fail there.
+var testHookBeforeRename func(name string) error
+
+// DirOptions configure OpenDir. The zero value opens an existing registry
+// for reading and writing.
+type DirOptions struct {
+	// Create makes a new registry when the path does not exist or is an
+	// empty directory. Default false: the path must already be a registry.
+	Create bool
+	// ReadOnly opens without taking the writer lock and refuses writes.
+	// Default false.
+	ReadOnly bool
+	// Logger receives debug and warning records. Default nil: discard.
+	Logger *slog.Logger
+	// Now is the clock for quarantine records (nothing signed uses it).
+	// Default nil: time.Now.
+	Now func() time.Time
+}
+
+// Dir is the directory store: a registry in a local directory.
+//
+//	<root>/airvsx-registry               marker: {"kind":"airvsx-registry","format":1}
+//	<root>/metadata/<name>               TUF metadata and the catalog
+//	<root>/extensions/<ns>/<name>/       one OCI image layout per extension:
+//	    oci-layout                       {"imageLayoutVersion":"1.0.0"}
+//	    index.json                       an OCI image index, one manifest per tag (ref.name), sorted by tag
+//	    blobs/sha256/<hex>               blobs, manifests included
+//	<root>/quarantine/<name>[.N]/        rejected files, REASON and reason.json
+//
+// Every write goes to a temp file (".tmp-*") in the target's directory, is
+// hashed while copied, fsynced, checked, renamed into place, and the
+// directory fsynced; index.json is replaced the same way, so readers see
+// the old file or the new. A writer holds an advisory lock on the marker
+// file (flock, on Unix), so one process writes at a time, and on open it
+// removes the ".tmp-*" files a killed run left behind; readers ignore
+// them. All access goes through os.Root, so nothing in the directory
+// (symlinks included) can lead outside it, and only regular files are
+// read.
+//
+// A Dir is safe for concurrent use by multiple goroutines.
+type Dir struct {
+	path string
+	root *os.Root
+	lock *os.File // writers: the marker file, locked
+	opts DirOptions
+	log  *slog.Logger
+	mu   sync.Mutex // serializes read-modify-write of index.json and quarantine names
+}
+
+var _ Store = (*Dir)(nil)
+
+type marker struct {
+	Kind   string `json:"kind"`
+	Format int    `json:"format"`
+}
+
+// OpenDir opens the registry in the directory at path (or creates one, with
+// opts.Create). Writers take the registry's lock and fail with ErrLocked
+// while another process holds it.
+func OpenDir(path string, opts DirOptions) (*Dir, error) {
+	if opts.Create && opts.ReadOnly {
+		return nil, fmt.Errorf("open registry %s: Create and ReadOnly exclude each other", path)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && opts.Create:
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, fmt.Errorf("create registry: %w", err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("open registry: %w", err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("open registry %s: not a directory: %w", path, ErrNotRegistry)
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, fmt.Errorf("open registry: %w", err)
+	}
+	d := &Dir{path: path, root: root, opts: opts, log: opts.Logger}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	if err := d.open(); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("open registry %s: %w", path, err)
+	}
+	return d, nil
+}
+
+func (d *Dir) open() error {
+	data, err := readRegular(d.root, MarkerFile, maxMarker)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && d.opts.Create:
+		entries, err := fs.ReadDir(d.root.FS(), ".")
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), tempPrefix) { // a creation that died before the marker
+				return fmt.Errorf("directory is not empty and has no %s file: %w", MarkerFile, ErrNotRegistry)
+			}
+		}
+		b, _ := json.Marshal(marker{Kind: markerKind, Format: DirFormat})
+		if err := d.writeBytes(context.Background(), ".", MarkerFile, append(b, '\n')); err != nil {
+			return err
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("no %s file: %w", MarkerFile, ErrNotRegistry)
+	case err != nil:
+		return err
+	default:
+		var m marker
+		if err := decodeStrict(data, &m); err != nil || m.Kind != markerKind {
+			return fmt.Errorf("%s: not {\"kind\":%q,...}: %w", MarkerFile, markerKind, ErrNotRegistry)
+		}
+		if m.Format != DirFormat {
+			return fmt.Errorf("%s: format %d; this airvsx reads format %d", MarkerFile, m.Format, DirFormat)
+		}
+	}
+	if d.opts.ReadOnly {
+		return nil
+	}
+	f, err := d.root.Open(MarkerFile)
+	if err != nil {
+		return err
+	}
+	d.lock = f
+	if err := lockFile(f); err != nil {
+		return err
+	}
+	for _, dir := range []string{metadataDir, extensionsDir, quarantineDir} {
+		if err := d.root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return d.removeTemps()
+}
+
+// removeTemps removes the ".tmp-*" files and directories a killed writer
+// left behind. Only a writer holding the lock calls it.
+func (d *Dir) removeTemps() error {
+	var n int
+	err := fs.WalkDir(d.root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(e.Name(), tempPrefix) {
+			return nil
+		}
+		n++
+		if err := d.root.RemoveAll(p); err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if n > 0 {
+		d.log.Debug("removed stale temp files", "count", n)
+	}
+	if err != nil {
+		return fmt.Errorf("remove stale temp files: %w", err)
+	}
+	return nil
+}
+
+// Close releases the directory and the writer lock.
+func (d *Dir) Close() error {
+	var errs []error
+	if d.lock != nil {
+		errs = append(errs, d.lock.Close()) // closing releases the flock
+		d.lock = nil
+	}
+	errs = append(errs, d.root.Close())
+	return errors.Join(errs...)
+}
+
+// Path returns the directory the registry is in.
+func (d *Dir) Path() string { return d.path }
+
+func (d *Dir) writable() error {
+	if d.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	return nil
+}
+
+func repoDir(repo string) string { return extensionsDir + "/" + repo }
+
+func blobPath(repo, digest string) string {
+	return repoDir(repo) + "/blobs/sha256/" + strings.TrimPrefix(digest, "sha256:")
+}
+
+func checkBlobArgs(ctx context.Context, repo, digest string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := CheckRepo(repo); err != nil {
+		return err
+	}
+	return CheckDigest(digest)
+}
+
+// StatBlob returns the size of a blob.
+func (d *Dir) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
+	if err := checkBlobArgs(ctx, repo, digest); err != nil {
+		return 0, fmt.Errorf("stat blob: %w", err)
+	}
+	fi, err := d.root.Lstat(blobPath(repo, digest))
+	if err != nil {
+		return 0, fmt.Errorf("stat blob %s in %s: %w", digest, repo, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("stat blob %s in %s: not a regular file (%s)", digest, repo, fi.Mode().Type())
+	}
+	return fi.Size(), nil
+}
+
+// PutBlob stores a blob crash-safely (see Dir). A present blob of the right
+// size is kept and r is not read; one of another size is replaced.
+func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, r io.Reader) error {
+	if err := checkBlobArgs(ctx, repo, digest); err != nil {
+		return fmt.Errorf("put blob: %w", err)
+	}
+	if size < 0 {
+		return fmt.Errorf("put blob %s in %s: negative size %d", digest, repo, size)
+	}
+	if err := d.writable(); err != nil {
+		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
+	}
+	p := blobPath(repo, digest)
+	if fi, err := d.root.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == size {
+		return nil
+	}
+	dir := path.Dir(p)
+	if err := d.root.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
+	}
+	err := d.writeFile(ctx, dir, path.Base(p), io.LimitReader(r, size+1), func(n int64, sum string) error {
+		if n > size {
+			return &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n}
+		}
+		if n != size || sum != digest {
+			return &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n, GotDigest: sum}
+		}
+		return d.ensureLayout(ctx, repo) // the layout exists before its first blob does
+	})
+	if err != nil {
+		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
+	}
+	return nil
+}
+
+// OpenBlob opens a blob for verified reading. A stored size other than
+// size fails at once with a *MismatchError.
+func (d *Dir) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
+	if err := checkBlobArgs(ctx, repo, digest); err != nil {
+		return nil, fmt.Errorf("open blob: %w", err)
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("open blob %s in %s: negative size %d", digest, repo, size)
+	}
+	f, err := openRegular(d.root, blobPath(repo, digest))
+	if err != nil {
+		return nil, fmt.Errorf("open blob %s in %s: %w", digest, repo, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open blob %s in %s: %w", digest, repo, err)
+	}
+	if fi.Size() != size {
+		f.Close()
+		return nil, &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: fi.Size()}
+	}
+	return VerifyReader(ctx, f, repo, digest, size), nil
+}
+
+// openRegular opens name for reading if it is a regular file; it never
+// opens a pipe or device, and never follows a final symlink.
+func openRegular(root *os.Root, name string) (*os.File, error) {
+	fi, err := root.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", name, fi.Mode().Type())
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	return f, nil
+}
+
+// readRegular reads a regular file of at most max bytes.
+func readRegular(root *os.Root, name string, max int64) ([]byte, error) {
+	f, err := openRegular(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: more than %d bytes: %w", name, max, ErrTooLarge)
+	}
+	return data, nil
+}
+
+// writeBytes writes data to dir/name crash-safely.
+func (d *Dir) writeBytes(ctx context.Context, dir, name string, data []byte) error {
+	return d.writeFile(ctx, dir, name, bytes.NewReader(data), nil)
+}
+
+// writeFile writes r to dir/name crash-safely: a temp file in dir, hashed
+// while copied, fsynced, checked by check (given the byte count and
+// "sha256:<hex>"), renamed into place, the directory fsynced. On any error
+// the temp file is removed and dir/name is untouched.
+func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) (err error) {
+	tmp := path.Join(dir, tempPrefix+randText())
+	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+		if err != nil {
+			d.root.Remove(tmp)
+		}
+	}()
+	h := sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(f, h), ctxReader{ctx, r}, make([]byte, 256<<10))
+	if err != nil {
+		return err
+	}
+	if check != nil {
+		if err := check(n, "sha256:"+hex.EncodeToString(h.Sum(nil))); err != nil {
+			return err
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	err, f = f.Close(), nil
+	if err != nil {
+		return err
+	}
+	if testHookBeforeRename != nil {
+		if err := testHookBeforeRename(path.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	if err := d.root.Rename(tmp, path.Join(dir, name)); err != nil {
+		return err
+	}
+	return d.syncDir(dir)
+}
+
+// syncDir fsyncs a directory so a rename in it is durable. Windows cannot
+// and filesystems that do not support it are skipped.
+func (d *Dir) syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := d.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ctxReader fails reads once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// osPath returns the operating-system path of a slash path in the registry.
+func (d *Dir) osPath(p string) string { return filepath.Join(d.path, filepath.FromSlash(p)) }
+
+// randText returns a random name part for temp files.
+func randText() string { return rand.Text() }

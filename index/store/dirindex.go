@@ -1,0 +1,311 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+
+	digest "github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// ociLayout is the content of every layout's oci-layout file.
+const ociLayout = `{"imageLayoutVersion":"1.0.0"}`
+
+// decodeStrict decodes one JSON value: unknown fields and trailing data
+// are errors.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("data after the JSON value")
+	}
+	return nil
+}
+
+// ensureLayout makes repo an OCI image layout if it is not one yet:
+// oci-layout, then an empty index.json (whose presence makes the
+// repository exist).
+func (d *Dir) ensureLayout(ctx context.Context, repo string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	dir := repoDir(repo)
+	if _, err := d.root.Lstat(dir + "/" + ocispec.ImageIndexFile); err == nil {
+		return nil
+	}
+	if err := d.root.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := d.writeBytes(ctx, dir, ocispec.ImageLayoutFile, []byte(ociLayout)); err != nil {
+		return err
+	}
+	return d.writeIndex(ctx, repo, nil)
+}
+
+// decodeIndex reads an index.json strictly and returns its tags sorted.
+// Every descriptor must carry a valid tag in org.opencontainers.image.ref.name.
+func decodeIndex(data []byte) ([]TagEntry, error) {
+	var ix ocispec.Index
+	if err := decodeStrict(data, &ix); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if ix.SchemaVersion != 2 {
+		bad("schemaVersion", "%d; want 2", ix.SchemaVersion)
+	}
+	if ix.MediaType != MediaTypeIndex {
+		bad("mediaType", "%q; want %q", ix.MediaType, MediaTypeIndex)
+	}
+	if ix.ArtifactType != "" || ix.Subject != nil || ix.Annotations != nil {
+		bad("index", "artifactType, subject and annotations are not allowed")
+	}
+	tags := make([]TagEntry, 0, len(ix.Manifests))
+	seen := make(map[string]int)
+	for i, m := range ix.Manifests {
+		field := fmt.Sprintf("manifests[%d]", i)
+		tag := m.Annotations[ocispec.AnnotationRefName]
+		if err := CheckTag(tag); err != nil {
+			bad(field+".annotations[\"org.opencontainers.image.ref.name\"]", "%v", err)
+		} else if j, ok := seen[tag]; ok {
+			bad(field, "tag %q repeats manifests[%d]", tag, j)
+		}
+		seen[tag] = i
+		if err := checkManifestDescriptor(m.MediaType, string(m.Digest), m.Size); err != nil {
+			bad(field, "%v", err)
+		}
+		if m.URLs != nil || m.Data != nil || m.Platform != nil {
+			bad(field, "urls, data and platform are not allowed")
+		}
+		ann := maps.Clone(m.Annotations)
+		delete(ann, ocispec.AnnotationRefName)
+		if len(ann) == 0 {
+			ann = nil
+		}
+		tags = append(tags, TagEntry{Tag: tag, Manifest: Descriptor{
+			MediaType: m.MediaType, Digest: string(m.Digest), Size: m.Size, ArtifactType: m.ArtifactType, Annotations: ann,
+		}})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.SortFunc(tags, func(a, b TagEntry) int { return cmp.Compare(a.Tag, b.Tag) })
+	return tags, nil
+}
+
+// encodeIndex returns the canonical index.json for tags: compact JSON,
+// descriptors sorted by tag.
+func encodeIndex(tags []TagEntry) ([]byte, error) {
+	tags = slices.Clone(tags)
+	slices.SortFunc(tags, func(a, b TagEntry) int { return cmp.Compare(a.Tag, b.Tag) })
+	ix := ocispec.Index{
+		Versioned: specs.Versioned{SchemaVersion: 2},
+		MediaType: MediaTypeIndex,
+		Manifests: make([]ocispec.Descriptor, 0, len(tags)),
+	}
+	for _, t := range tags {
+		ann := maps.Clone(t.Manifest.Annotations)
+		if ann == nil {
+			ann = make(map[string]string)
+		}
+		ann[ocispec.AnnotationRefName] = t.Tag
+		ix.Manifests = append(ix.Manifests, ocispec.Descriptor{
+			MediaType:    t.Manifest.MediaType,
+			Digest:       digest.Digest(t.Manifest.Digest),
+			Size:         t.Manifest.Size,
+			Annotations:  ann,
+			ArtifactType: t.Manifest.ArtifactType,
+		})
+	}
+	return marshal(ix)
+}
+
+func checkManifestDescriptor(mediaType, dgst string, size int64) error {
+	if mediaType != MediaTypeManifest && mediaType != MediaTypeIndex {
+		return fmt.Errorf("mediaType %q: want %s or %s", mediaType, MediaTypeManifest, MediaTypeIndex)
+	}
+	if err := CheckDigest(dgst); err != nil {
+		return err
+	}
+	if size < 0 {
+		return fmt.Errorf("size %d is negative", size)
+	}
+	return nil
+}
+
+// readIndex reads repo's index.json; fs.ErrNotExist when the repository
+// does not exist.
+func (d *Dir) readIndex(repo string) ([]TagEntry, error) {
+	name := repoDir(repo) + "/" + ocispec.ImageIndexFile
+	data, err := readRegular(d.root, name, MaxIndexBytes)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := decodeIndex(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return tags, nil
+}
+
+// writeIndex replaces repo's index.json atomically. The caller holds d.mu.
+func (d *Dir) writeIndex(ctx context.Context, repo string, tags []TagEntry) error {
+	data, err := encodeIndex(tags)
+	if err != nil {
+		return err
+	}
+	return d.writeBytes(ctx, repoDir(repo), ocispec.ImageIndexFile, data)
+}
+
+// Tag points tag at a manifest already stored in repo, rewriting index.json
+// atomically. The descriptor's annotations are kept in index.json.
+func (d *Dir) Tag(ctx context.Context, repo, tag string, m Descriptor) error {
+	if err := d.checkTagArgs(ctx, repo, tag); err != nil {
+		return fmt.Errorf("tag: %w", err)
+	}
+	if err := checkManifestDescriptor(m.MediaType, m.Digest, m.Size); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	size, err := d.StatBlob(ctx, repo, m.Digest)
+	if err != nil {
+		return fmt.Errorf("tag %s in %s: manifest: %w", tag, repo, err)
+	}
+	if size != m.Size {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, &MismatchError{Repo: repo, Digest: m.Digest, Size: m.Size, GotSize: size})
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	tags, err := d.readIndex(repo)
+	if err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
+	m.Annotations = maps.Clone(m.Annotations)
+	delete(m.Annotations, ocispec.AnnotationRefName)
+	if len(m.Annotations) == 0 {
+		m.Annotations = nil
+	}
+	tags = append(tags, TagEntry{Tag: tag, Manifest: m})
+	if err := d.writeIndex(ctx, repo, tags); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	return nil
+}
+
+// Tags lists repo's tags from its index.json (read strictly, at most
+// MaxIndexBytes).
+func (d *Dir) Tags(ctx context.Context, repo string) ([]TagEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("tags: %w", err)
+	}
+	if err := CheckRepo(repo); err != nil {
+		return nil, fmt.Errorf("tags: %w", err)
+	}
+	tags, err := d.readIndex(repo)
+	if err != nil {
+		return nil, fmt.Errorf("tags of %s: %w", repo, err)
+	}
+	return tags, nil
+}
+
+// Untag removes tag from repo's index.json atomically.
+func (d *Dir) Untag(ctx context.Context, repo, tag string) error {
+	if err := d.checkTagArgs(ctx, repo, tag); err != nil {
+		return fmt.Errorf("untag: %w", err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	tags, err := d.readIndex(repo)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
+	n := len(tags)
+	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
+	if len(tags) == n {
+		return nil
+	}
+	if err := d.writeIndex(ctx, repo, tags); err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
+	return nil
+}
+
+func (d *Dir) checkTagArgs(ctx context.Context, repo, tag string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := CheckRepo(repo); err != nil {
+		return err
+	}
+	if err := CheckTag(tag); err != nil {
+		return err
+	}
+	return d.writable()
+}
+
+// Repos lists the repositories under extensions/ that have an index.json.
+// Entries that are not valid repository names are skipped (temp files
+// silently, anything else with a warning).
+func (d *Dir) Repos(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("repos: %w", err)
+	}
+	fsys := d.root.FS()
+	namespaces, err := fs.ReadDir(fsys, extensionsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("repos: %w", err)
+	}
+	repos := []string{}
+	for _, ns := range namespaces {
+		if strings.HasPrefix(ns.Name(), tempPrefix) {
+			continue
+		}
+		if !ns.IsDir() {
+			d.log.Warn("not a namespace directory; skipped", "path", extensionsDir+"/"+ns.Name())
+			continue
+		}
+		names, err := fs.ReadDir(fsys, extensionsDir+"/"+ns.Name())
+		if err != nil {
+			return nil, fmt.Errorf("repos: %w", err)
+		}
+		for _, n := range names {
+			repo := ns.Name() + "/" + n.Name()
+			if strings.HasPrefix(n.Name(), tempPrefix) {
+				continue
+			}
+			if err := CheckRepo(repo); err != nil || !n.IsDir() {
+				d.log.Warn("not a repository; skipped", "path", repoDir(repo))
+				continue
+			}
+			fi, err := d.root.Lstat(repoDir(repo) + "/" + ocispec.ImageIndexFile)
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			repos = append(repos, repo)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("repos: %w", err)
+		}
+	}
+	slices.Sort(repos)
+	return repos, nil
+}

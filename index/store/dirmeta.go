@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The files Quarantine writes beside the rejected ones.
+const (
+	ReasonFile     = "REASON"      // the reason, as text
+	ReasonJSONFile = "reason.json" // QuarantineRecord
+)
+
+// maxQuarantineName leaves room for the ".N" suffix of a repeated name.
+const maxQuarantineName = 200
+
+// QuarantineRecord is the content of reason.json in a quarantine directory.
+type QuarantineRecord struct {
+	Name   string           `json:"name"`   // the name asked for
+	Reason string           `json:"reason"` // why the files were rejected
+	Time   time.Time        `json:"time"`   // when, by the wall clock (UTC)
+	Files  []QuarantineFile `json:"files"`  // sorted by name
+}
+
+// QuarantineFile describes one quarantined file.
+type QuarantineFile struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"` // sha256:<hex>
+}
+
+// ReadMetadata reads metadata/<name>, at most maxSize bytes.
+func (d *Dir) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read metadata: %w", err)
+	}
+	if err := CheckMetadataName(name); err != nil {
+		return nil, fmt.Errorf("read metadata: %w", err)
+	}
+	if maxSize < 0 {
+		return nil, fmt.Errorf("read metadata %s: negative maxSize %d", name, maxSize)
+	}
+	data, err := readRegular(d.root, metadataDir+"/"+name, maxSize)
+	if err != nil {
+		return nil, fmt.Errorf("read metadata %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// WriteMetadata replaces metadata/<name> crash-safely, creating its
+// parent directories.
+func (d *Dir) WriteMetadata(ctx context.Context, name string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write metadata: %w", err)
+	}
+	if err := CheckMetadataName(name); err != nil {
+		return fmt.Errorf("write metadata: %w", err)
+	}
+	if err := d.writable(); err != nil {
+		return fmt.Errorf("write metadata %s: %w", name, err)
+	}
+	p := metadataDir + "/" + name
+	if err := d.root.MkdirAll(path.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("write metadata %s: %w", name, err)
+	}
+	if err := d.writeBytes(ctx, path.Dir(p), path.Base(p), data); err != nil {
+		return fmt.Errorf("write metadata %s: %w", name, err)
+	}
+	return nil
+}
+
+// Quarantine writes the files, REASON and reason.json into a temp
+// directory under quarantine/, then renames it to quarantine/<name>, or
+// <name>.2, <name>.3, … when that exists. It returns the directory's path.
+func (d *Dir) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
+	if err := checkQuarantine(ctx, name, files); err != nil {
+		return "", fmt.Errorf("quarantine: %w", err)
+	}
+	if err := d.writable(); err != nil {
+		return "", fmt.Errorf("quarantine %s: %w", name, err)
+	}
+	now := time.Now
+	if d.opts.Now != nil {
+		now = d.opts.Now
+	}
+	rec := QuarantineRecord{Name: name, Reason: reason, Time: now().UTC(), Files: []QuarantineFile{}}
+	tmp := quarantineDir + "/" + tempPrefix + randText()
+	if err := d.root.MkdirAll(quarantineDir, 0o755); err != nil {
+		return "", fmt.Errorf("quarantine %s: %w", name, err)
+	}
+	if err := d.root.Mkdir(tmp, 0o755); err != nil {
+		return "", fmt.Errorf("quarantine %s: %w", name, err)
+	}
+	final, err := d.fillQuarantine(ctx, tmp, &rec, files)
+	if err != nil {
+		d.root.RemoveAll(tmp)
+		return "", fmt.Errorf("quarantine %s: %w", name, err)
+	}
+	return d.osPath(final), nil
+}
+
+func checkQuarantine(ctx context.Context, name string, files map[string]io.Reader) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkElement(name); err != nil || len(name) > maxQuarantineName {
+		return fmt.Errorf("quarantine name %q: want one element [A-Za-z0-9][A-Za-z0-9._-]* of at most %d bytes, not a reserved name: %w", name, maxQuarantineName, ErrInvalidName)
+	}
+	folded := make(map[string]string)
+	for f := range files {
+		if err := checkElement(f); err != nil {
+			return fmt.Errorf("quarantine file %q: %v: %w", f, err, ErrInvalidName)
+		}
+		lf := strings.ToLower(f)
+		if lf == strings.ToLower(ReasonFile) || lf == ReasonJSONFile {
+			return fmt.Errorf("quarantine file %q: reserved for the reason: %w", f, ErrInvalidName)
+		}
+		if other, ok := folded[lf]; ok {
+			return fmt.Errorf("quarantine files %q and %q differ only in case: %w", f, other, ErrInvalidName)
+		}
+		folded[lf] = f
+	}
+	return nil
+}
+
+func (d *Dir) fillQuarantine(ctx context.Context, tmp string, rec *QuarantineRecord, files map[string]io.Reader) (string, error) {
+	for _, f := range slices.Sorted(maps.Keys(files)) {
+		var qf QuarantineFile
+		err := d.writeFile(ctx, tmp, f, files[f], func(n int64, sum string) error {
+			qf = QuarantineFile{Name: f, Size: n, SHA256: sum}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		rec.Files = append(rec.Files, qf)
+	}
+	reason := rec.Reason
+	if !strings.HasSuffix(reason, "\n") {
+		reason += "\n"
+	}
+	if err := d.writeBytes(ctx, tmp, ReasonFile, []byte(reason)); err != nil {
+		return "", err
+	}
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := d.writeBytes(ctx, tmp, ReasonJSONFile, append(b, '\n')); err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := 1; ; i++ {
+		final := quarantineDir + "/" + rec.Name
+		if i > 1 {
+			final += "." + strconv.Itoa(i)
+		}
+		if _, err := d.root.Lstat(final); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if err := d.root.Rename(tmp, final); err != nil {
+			return "", err
+		}
+		return final, d.syncDir(quarantineDir)
+	}
+}

@@ -1,0 +1,150 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/airvsx/airvsx/index"
+)
+
+// ErrInvalidName is wrapped by every error about a hostile or malformed
+// repository, digest, tag, metadata or quarantine name.
+var ErrInvalidName = errors.New("invalid name")
+
+// Limits on names.
+const (
+	// MaxTagLen is the longest OCI tag.
+	MaxTagLen = 128
+	// maxMetadataDepth is the most elements a metadata name may have.
+	maxMetadataDepth = 8
+	// maxElementLen is the longest path element (most filesystems' limit).
+	maxElementLen = 255
+)
+
+var (
+	tagPattern     = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+	elementPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	shortAlias     = regexp.MustCompile(`~[0-9]`)
+)
+
+// Repo returns the repository of an extension: "<ns>/<name>", lower-cased.
+// Identity is case-insensitive, and lower case also keeps two spellings of
+// one ID from colliding on case-insensitive filesystems (FAT, NTFS).
+func Repo(id index.ID) string {
+	return strings.ToLower(id.Namespace) + "/" + strings.ToLower(id.Name)
+}
+
+// CheckRepo reports whether repo is a valid repository name: "<ns>/<name>",
+// both parts index.ValidName and lower-case, neither a Windows reserved
+// device name nor shaped like an 8.3 short-name alias ("~" then a digit).
+// The last two rules keep every registry copyable to a directory on any
+// filesystem.
+func CheckRepo(repo string) error {
+	ns, name, ok := strings.Cut(repo, "/")
+	if !ok {
+		return fmt.Errorf("repository %q: want <namespace>/<name>: %w", repo, ErrInvalidName)
+	}
+	for _, part := range []string{ns, name} {
+		switch {
+		case !index.ValidName(part):
+			return fmt.Errorf("repository %q: part %q is not a valid extension name part: %w", repo, part, ErrInvalidName)
+		case part != strings.ToLower(part):
+			return fmt.Errorf("repository %q: part %q is not lower-case: %w", repo, part, ErrInvalidName)
+		case reservedName(part):
+			return fmt.Errorf("repository %q: part %q is a Windows reserved device name: %w", repo, part, ErrInvalidName)
+		case shortAlias.MatchString(part):
+			return fmt.Errorf("repository %q: part %q looks like an 8.3 short-name alias: %w", repo, part, ErrInvalidName)
+		}
+	}
+	return nil
+}
+
+// ValidDigest reports whether d is "sha256:" followed by 64 lowercase hex
+// digits, the only digest form airvsx writes or reads.
+func ValidDigest(d string) bool {
+	hex, ok := strings.CutPrefix(d, "sha256:")
+	if !ok || len(hex) != 64 {
+		return false
+	}
+	for i := range len(hex) {
+		c := hex[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckDigest is ValidDigest as an error wrapping ErrInvalidName.
+func CheckDigest(d string) error {
+	if !ValidDigest(d) {
+		return fmt.Errorf("digest %q: want sha256:<64 lowercase hex>: %w", d, ErrInvalidName)
+	}
+	return nil
+}
+
+// ValidTag reports whether tag follows the OCI tag grammar
+// [A-Za-z0-9_][A-Za-z0-9._-]{0,127}.
+func ValidTag(tag string) bool { return tagPattern.MatchString(tag) }
+
+// CheckTag is ValidTag as an error wrapping ErrInvalidName.
+func CheckTag(tag string) error {
+	if !ValidTag(tag) {
+		return fmt.Errorf("tag %q: want [A-Za-z0-9_][A-Za-z0-9._-]{0,127}: %w", tag, ErrInvalidName)
+	}
+	return nil
+}
+
+// CheckMetadataName reports whether name is a valid metadata name: a clean
+// relative slash path of at most 8 elements, each element
+// [A-Za-z0-9][A-Za-z0-9._-]* of at most 255 bytes and not a Windows
+// reserved device name (with or without an extension). So no "..", no
+// absolute path, no backslash, no hidden or temporary (".tmp-") file.
+func CheckMetadataName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("metadata name %q: %s: %w", name, why, ErrInvalidName)
+	}
+	if name == "" || path.Clean(name) != name || strings.HasPrefix(name, "/") {
+		return bad("want a clean relative slash path")
+	}
+	elems := strings.Split(name, "/")
+	if len(elems) > maxMetadataDepth {
+		return bad(fmt.Sprintf("more than %d elements", maxMetadataDepth))
+	}
+	for _, e := range elems {
+		if err := checkElement(e); err != nil {
+			return bad(err.Error())
+		}
+	}
+	return nil
+}
+
+// checkElement checks one file name of a metadata or quarantine path.
+func checkElement(e string) error {
+	switch {
+	case len(e) > maxElementLen:
+		return fmt.Errorf("element %q is longer than %d bytes", e, maxElementLen)
+	case !elementPattern.MatchString(e):
+		return fmt.Errorf("element %q: want [A-Za-z0-9][A-Za-z0-9._-]*", e)
+	case reservedName(e):
+		return fmt.Errorf("element %q is a Windows reserved device name", e)
+	}
+	return nil
+}
+
+// reservedName reports whether s, or its part before the first dot, is a
+// Windows reserved device name.
+func reservedName(s string) bool {
+	base, _, _ := strings.Cut(strings.ToLower(s), ".")
+	switch base {
+	case "con", "prn", "aux", "nul", "conin$", "conout$":
+		return true
+	}
+	if len(base) == 4 && (strings.HasPrefix(base, "com") || strings.HasPrefix(base, "lpt")) {
+		return '0' <= base[3] && base[3] <= '9'
+	}
+	return false
+}
