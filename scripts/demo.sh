@@ -1,13 +1,46 @@
 #!/usr/bin/env bash
-# The main job on the bundled, offline samples. For now: inspect each sample
-# .vsix (later: sync from the built-in demo upstream, verify, render the site).
+# The main job, end to end, on the built-in offline demo upstream:
+#   1. start the fixture Open VSX (cmd/openvsx-fixture) on loopback;
+#   2. make a signing key (or reuse ./demo-key.key);
+#   3. sync policies/examples/demo.yaml from it into ./registry;
+#   4. list the signed catalog.
+# Nothing leaves the machine: the upstream is the fixture on 127.0.0.1.
 set -euo pipefail
 bin=${1:-bin/airvsx}
+fixture=${2:-bin/openvsx-fixture}
 cd "$(dirname "$0")/.."
+export COSIGN_PASSWORD=${COSIGN_PASSWORD-}
 
 "$bin" version
-for f in testdata/vsix/*.vsix; do
-	echo
-	echo "== airvsx inspect $f"
-	"$bin" inspect "$f"
+
+echo "== starting the offline demo upstream"
+out=$(mktemp)
+"$fixture" -listen 127.0.0.1:0 >"$out" 2>/dev/null &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -f "$out"' EXIT
+for _ in $(seq 100); do
+	[ -s "$out" ] && break
+	sleep 0.1
 done
+upstream=$(head -n1 "$out")
+echo "upstream: $upstream"
+
+echo
+echo "== airvsx keygen"
+if [ -f demo-key.key ]; then
+	echo "reusing demo-key.key"
+else
+	"$bin" keygen --out demo-key
+fi
+
+echo
+echo "== airvsx sync --policy policies/examples/demo.yaml --registry registry"
+"$bin" sync --upstream "$upstream" --policy policies/examples/demo.yaml --registry registry --key demo-key.key
+
+echo
+echo "== airvsx ls --registry registry"
+"$bin" ls --registry registry
+
+echo
+echo "== airvsx inspect (one entry's package, as stored)"
+"$bin" inspect testdata/vsix/airvsx-demo.git-helper-0.3.0.vsix | head -n 20

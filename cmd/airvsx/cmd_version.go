@@ -65,3 +65,9 @@ func newVersionCommand(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
 }
+
+// userAgent names airvsx and its version, for the requests sync makes.
+func userAgent() string {
+	bi := readBuildInfo()
+	return fmt.Sprintf("airvsx/%s (%s; offline mirror)", bi.Version, bi.Platform)
+}

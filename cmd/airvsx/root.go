@@ -57,6 +57,9 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 	root.AddCommand(
 		newVersionCommand(g),
 		newInspectCommand(g),
+		newKeygenCommand(g),
+		newSyncCommand(g),
+		newLsCommand(g),
 	)
 	return root
 }

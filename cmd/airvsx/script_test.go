@@ -7,12 +7,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )
+
+// upstreams are the fixture servers of running scripts, by URL.
+var upstreams sync.Map
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"airvsx": func() { os.Exit(Main()) }})
@@ -33,11 +40,18 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_GOLDEN") != "",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
+			e.Setenv("COSIGN_PASSWORD", "")
+			// Every script gets its own fixture upstream on loopback; a
+			// request it has no answer for fails the test.
+			srv := openvsxtest.New(t, openvsxtest.Options{SlowDelay: 100 * time.Millisecond})
+			upstreams.Store(srv.URL, srv)
+			e.Setenv("UPSTREAM", srv.URL)
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"hostile": cmdHostile,
-			"status":  cmdStatus,
+			"hostile":  cmdHostile,
+			"status":   cmdStatus,
+			"upstream": cmdUpstream,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -105,4 +119,49 @@ func cmdHostile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("hostile: no case %q", args[0])
+}
+
+// cmdUpstream controls the script's fixture upstream:
+//
+//	upstream fault PATTERN KIND TIMES   inject a fault (KIND: 429, 503, reset, truncated, sha256, signature, slow; TIMES: a number or always)
+//	upstream count PREFIX SUFFIX N      assert how many requests went to paths under PREFIX ending in SUFFIX
+func cmdUpstream(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := upstreams.Load(ts.Getenv("UPSTREAM"))
+	if !ok {
+		ts.Fatalf("upstream: no fixture server")
+	}
+	srv := v.(*openvsxtest.Server)
+	switch {
+	case len(args) == 4 && args[0] == "fault":
+		kinds := map[string]openvsxtest.Fault{
+			"429": openvsxtest.TooManyRequests, "503": openvsxtest.Unavailable, "reset": openvsxtest.Reset,
+			"truncated": openvsxtest.Truncated, "sha256": openvsxtest.WrongSHA256,
+			"signature": openvsxtest.BadSignature, "slow": openvsxtest.Slow,
+		}
+		f, ok := kinds[args[2]]
+		if !ok {
+			ts.Fatalf("upstream fault: unknown kind %q", args[2])
+		}
+		times := openvsxtest.Always
+		if args[3] != "always" {
+			n, err := strconv.Atoi(args[3])
+			ts.Check(err)
+			times = n
+		}
+		srv.Fault(args[1], f, times)
+	case len(args) == 4 && args[0] == "count":
+		want, err := strconv.Atoi(args[3])
+		ts.Check(err)
+		got := 0
+		for _, r := range srv.Requests() {
+			if strings.HasPrefix(r.Path, args[1]) && strings.HasSuffix(r.Path, args[2]) {
+				got++
+			}
+		}
+		if (got == want) == neg {
+			ts.Fatalf("upstream: %d requests under %s ending in %s; want %d", got, args[1], args[2], want)
+		}
+	default:
+		ts.Fatalf("usage: upstream fault PATTERN KIND TIMES | upstream count PREFIX SUFFIX N (got %s)", strings.Join(args, " "))
+	}
 }

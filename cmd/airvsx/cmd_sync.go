@@ -1,0 +1,236 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/policies"
+)
+
+type syncOptions struct {
+	upstream    string
+	policy      string
+	registry    string
+	key         string
+	dryRun      bool
+	prune       bool
+	json        bool
+	report      string
+	concurrency int
+	rate        float64
+	caFile      string
+}
+
+func newSyncCommand(g *globals) *cobra.Command {
+	var opts syncOptions
+	cmd := &cobra.Command{
+		Use:   "sync --upstream URL --policy FILE --registry DIR --key PREFIX.key",
+		Short: "Mirror what a policy allows from Open VSX into a signed registry",
+		Long: `Sync plans from the policy, fetches every new version from the upstream it
+is given (and from nowhere else), verifies each download (size, sha256,
+Open VSX's Ed25519 signature, the safe-zip rules, and that the package is
+what was asked for), stores it, and signs a new catalog with the key
+(password in COSIGN_PASSWORD).
+
+The upstream is never implicit: --upstream or the policy's upstream: must
+name it. --dry-run prints the plan (new, unchanged, leaving, bytes to
+fetch) and writes nothing. Rejected downloads are quarantined with the
+reason, the run goes on, and the exit status is 1.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSync(cmd, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.upstream, "upstream", "", "the Open VSX to mirror from (overrides the policy's upstream:)")
+	f.StringVar(&opts.policy, "policy", "", "the policy file (required)")
+	f.StringVar(&opts.registry, "registry", "", "the registry directory, created if missing (required)")
+	f.StringVar(&opts.key, "key", "", "the signing key, PREFIX.key from airvsx keygen or a cosign.key (required unless --dry-run)")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "print the plan and write nothing")
+	f.BoolVar(&opts.prune, "prune", false, "drop from the catalog what the policy no longer wants")
+	f.BoolVar(&opts.json, "json", false, "print the run's report (plan, results, egress log) as JSON")
+	f.StringVar(&opts.report, "report", "", "also write the JSON report to this file")
+	f.IntVar(&opts.concurrency, "concurrency", 4, "parallel downloads")
+	f.Float64Var(&opts.rate, "rate", 2, "requests per second to the upstream (Open VSX's free tier allows under 3)")
+	f.StringVar(&opts.caFile, "ca-file", "", "extra PEM CA bundle to trust for the upstream")
+	return cmd
+}
+
+func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
+	if opts.policy == "" || opts.registry == "" {
+		return usagef("sync: --policy and --registry are required")
+	}
+	if opts.key == "" && !opts.dryRun {
+		return usagef("sync: --key is required (or --dry-run)")
+	}
+	if opts.concurrency < 1 || opts.rate <= 0 {
+		return usagef("sync: --concurrency must be at least 1 and --rate positive")
+	}
+	pol, err := policies.Load(opts.policy)
+	if err != nil {
+		return &usageError{err}
+	}
+	upstream := opts.upstream
+	if upstream == "" {
+		upstream = pol.Upstream
+	}
+	if upstream == "" {
+		return usagef("sync: no upstream: pass --upstream URL or set upstream: in %s (airvsx never picks one itself)", opts.policy)
+	}
+	client, err := mirror.NewClient(mirror.ClientOptions{
+		BaseURL: upstream, UserAgent: userAgent(), Rate: opts.rate, CAFile: opts.caFile, Logger: g.logger(),
+	})
+	if err != nil {
+		return &usageError{err}
+	}
+	so := mirror.Options{
+		Client: client, Policy: pol, DryRun: opts.dryRun, Prune: opts.prune,
+		Concurrency: opts.concurrency, Logger: g.logger(),
+	}
+	if !opts.dryRun {
+		so.Signer, err = index.LoadSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD")))
+		if err != nil {
+			return err
+		}
+	}
+	regPath := opts.registry
+	if _, err := os.Stat(regPath); opts.dryRun && errors.Is(err, os.ErrNotExist) {
+		// Plan against an empty registry, writing nothing at the target.
+		tmp, err := os.MkdirTemp("", "airvsx-dry-run-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		regPath = filepath.Join(tmp, "registry")
+		if st, err := openRegistry(regPath, true); err != nil {
+			return err
+		} else if err := st.Close(); err != nil {
+			return err
+		}
+	}
+	st, err := openRegistry(regPath, !opts.dryRun)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	so.Store = st
+	if f, ok := g.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !opts.json {
+		so.Progress = func(done, total int, bytes int64) {
+			fmt.Fprintf(g.stderr, "\r\033[Ksync: %d/%d entries, %s", done, total, humanBytes(bytes))
+			if done == total {
+				fmt.Fprintln(g.stderr)
+			}
+		}
+	}
+
+	rep, err := mirror.Sync(cmd.Context(), so)
+	if rep != nil && opts.report != "" {
+		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	if opts.json {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printSyncReport(g.stdout, rep)
+	}
+	if rep.Failed() {
+		return errFailed
+	}
+	return nil
+}
+
+// openRegistry opens (and, for writers, creates) a directory registry.
+func openRegistry(path string, write bool) (*store.Dir, error) {
+	if !write {
+		st, err := store.OpenDir(path, store.DirOptions{ReadOnly: true})
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("registry %s does not exist", path)
+		}
+		return st, err
+	}
+	return store.OpenDir(path, store.DirOptions{Create: true})
+}
+
+func printSyncReport(w io.Writer, rep *mirror.Report) {
+	p := rep.Plan
+	fmt.Fprintf(w, "upstream: %s\n", rep.Upstream)
+	fmt.Fprintf(w, "plan: %d new, %d unchanged, %d leaving, %d skipped, %d missing; %s to fetch\n",
+		len(p.New), len(p.Unchanged), len(p.Leaving), len(p.Skipped), len(p.Missing), humanBytes(p.FetchBytes))
+	for _, it := range p.New {
+		fmt.Fprintf(w, "  new        %s (%s)\n", it.String(), it.Reason)
+	}
+	for _, e := range p.Unchanged {
+		fmt.Fprintf(w, "  unchanged  %s\n", e.String())
+	}
+	for _, e := range p.Leaving {
+		fmt.Fprintf(w, "  leaving    %s (kept until --prune)\n", e.String())
+	}
+	for _, s := range p.Skipped {
+		name := s.ID.String()
+		if s.Version != "" {
+			name = (&mirror.Item{ID: s.ID, Version: s.Version, Platform: s.Platform}).String()
+		}
+		fmt.Fprintf(w, "  skipped    %s: %s\n", name, s.Reason)
+	}
+	for _, m := range p.Missing {
+		sev := "warning"
+		if m.Fatal {
+			sev = "error"
+		}
+		fmt.Fprintf(w, "  missing    %s, required by %s: %s (%s)\n", m.ID, m.RequiredBy, m.Reason, sev)
+	}
+	if rep.DryRun {
+		fmt.Fprintln(w, "dry run: nothing written")
+		return
+	}
+	fmt.Fprintf(w, "stored: %d\n", len(rep.Stored))
+	if len(rep.Quarantined) > 0 {
+		fmt.Fprintf(w, "quarantined: %d\n", len(rep.Quarantined))
+		for _, q := range rep.Quarantined {
+			fmt.Fprintf(w, "  %s: %s\n    in %s\n", q.Item, q.Reason, q.Path)
+		}
+	}
+	if c := rep.Catalog; c != nil {
+		fmt.Fprintf(w, "catalog: serial %d, %d entries, %s, expires %s\n", c.Serial, c.Entries, c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
+	}
+	fmt.Fprintf(w, "requests: %d\n", len(rep.Egress))
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,363 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/policies"
+)
+
+// API is the part of the Open VSX API the planner needs. *Client
+// implements it.
+type API interface {
+	VersionReferences(ctx context.Context, id index.ID) ([]VersionReference, error)
+	ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (*Extension, error)
+	Sitemap(ctx context.Context) ([]index.ID, error)
+}
+
+// Item is one (extension, version, platform) the plan fetches.
+type Item struct {
+	ID         index.ID       `json:"id"`
+	Version    string         `json:"version"`
+	Platform   index.Platform `json:"platform"`
+	PreRelease bool           `json:"preRelease,omitempty"`
+	Engine     string         `json:"engine,omitempty"`
+	Published  time.Time      `json:"published"`
+	Size       int64          `json:"size,omitempty"` // upstream's downloadSize; 0 when it sends none
+	Signed     bool           `json:"signed"`
+	Reason     string         `json:"reason"` // why the plan wants it
+	// Meta is upstream's JSON for this version, stored with the entry.
+	Meta *Extension `json:"-"`
+}
+
+// String returns "ns.name@version" plus "@platform" unless universal.
+func (it *Item) String() string { return entryName(it.ID, it.Version, it.Platform) }
+
+func (it *Item) key() string { return entryKey(it.ID, it.Version, it.Platform) }
+
+// Skip is a version upstream offers that the plan leaves out, and why.
+type Skip struct {
+	ID       index.ID       `json:"id"`
+	Version  string         `json:"version"`
+	Platform index.Platform `json:"platform"`
+	Reason   string         `json:"reason"`
+}
+
+// Missing is a dependency or pack member the registry will lack.
+type Missing struct {
+	ID         index.ID `json:"id"`
+	RequiredBy string   `json:"requiredBy"`
+	Reason     string   `json:"reason"`
+	// Fatal reports whether the run fails for it: the policy asks for
+	// dependencies (dependencies: true) and this one cannot be had.
+	Fatal bool `json:"fatal"`
+}
+
+// Plan is what a sync will do: fetch New, keep Unchanged, and list what
+// leaves the catalog (kept until pruned).
+type Plan struct {
+	New       []Item        `json:"new"`
+	Unchanged []index.Entry `json:"unchanged"`
+	Leaving   []index.Entry `json:"leaving"`
+	Skipped   []Skip        `json:"skipped"`
+	Missing   []Missing     `json:"missing"`
+	// FetchBytes is the sum of the sizes upstream announced for New;
+	// items without an announced size count 0.
+	FetchBytes int64 `json:"fetchBytes"`
+}
+
+// Failed reports whether the plan has a fatal missing dependency.
+func (p *Plan) Failed() bool {
+	return slices.ContainsFunc(p.Missing, func(m Missing) bool { return m.Fatal })
+}
+
+// planner holds the state of one planning run.
+type planner struct {
+	api     API
+	pol     *policies.Policy
+	current map[string]*index.Entry // by entry key
+	log     *slog.Logger
+
+	plan    Plan
+	planned map[string]bool // entry keys in New or Unchanged
+	visited map[string]bool // ID keys enumerated
+}
+
+// MakePlan decides what a sync does. It enumerates the policy's exact IDs
+// (or, when the policy has globs, upstream's sitemap), lists every version
+// and platform of each with the paged version-references endpoint, asks
+// the policy which to keep (platforms, version range, latest N,
+// pre-release, engine against the policy's editor, upstream signature,
+// size), reads upstream's metadata of each kept version, and closes over
+// extensionDependencies and extensionPack when the policy asks for it.
+// A version already in current is not fetched again. current may be nil.
+func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index.Catalog, log *slog.Logger) (*Plan, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := &planner{api: api, pol: pol, log: log, current: map[string]*index.Entry{}, planned: map[string]bool{}, visited: map[string]bool{}}
+	if current != nil {
+		for i := range current.Entries {
+			e := &current.Entries[i]
+			p.current[entryKey(e.ID, e.Version, e.Platform)] = e
+		}
+	}
+	ids := pol.ExactIDs()
+	if pol.HasGlobs() {
+		all, err := api.Sitemap(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("enumerate upstream extensions: %w", err)
+		}
+		for _, id := range all {
+			if pol.Wants(id) && !slices.ContainsFunc(ids, id.Equal) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.SortFunc(ids, index.ID.Compare)
+
+	type work struct {
+		id         index.ID
+		requiredBy string
+	}
+	queue := make([]work, 0, len(ids))
+	for _, id := range ids {
+		queue = append(queue, work{id: id})
+	}
+	for len(queue) > 0 {
+		w := queue[0]
+		queue = queue[1:]
+		if p.visited[w.id.Key()] {
+			continue
+		}
+		p.visited[w.id.Key()] = true
+		deps, err := p.planExtension(ctx, w.id, w.requiredBy)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range deps {
+			if p.visited[d.id.Key()] {
+				continue
+			}
+			if !pol.Dependencies {
+				if !pol.Wants(d.id) {
+					p.plan.Missing = append(p.plan.Missing, Missing{ID: d.id, RequiredBy: d.requiredBy, Reason: "not mirrored: the policy does not pull in dependencies (dependencies: false)"})
+				}
+				continue
+			}
+			queue = append(queue, work{id: d.id, requiredBy: d.requiredBy})
+		}
+	}
+
+	// What the current catalog has that the plan no longer wants.
+	for k, e := range p.current {
+		if !p.planned[k] {
+			p.plan.Leaving = append(p.plan.Leaving, *e)
+		}
+	}
+	p.sort()
+	return &p.plan, nil
+}
+
+type dep struct {
+	id         index.ID
+	requiredBy string
+}
+
+// planExtension plans one extension and returns its dependencies and pack
+// members.
+func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy string) ([]dep, error) {
+	pol := p.pol
+	if requiredBy != "" {
+		if _, excluded := excludedReason(pol, id); excluded {
+			p.plan.Missing = append(p.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "excluded by the policy", Fatal: true})
+			return nil, nil
+		}
+		pol = pol.WithDependencies(id)
+	}
+	refs, err := p.api.VersionReferences(ctx, id)
+	if errors.Is(err, ErrNotFound) || err == nil && len(refs) == 0 {
+		if requiredBy != "" {
+			p.plan.Missing = append(p.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "not found upstream", Fatal: true})
+		} else {
+			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Reason: "not found upstream"})
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list versions of %s: %w", id, err)
+	}
+
+	// Candidates from the references; what a reference does not say
+	// (the pre-release flag, the signature, the size) is learnt from the
+	// version's own metadata, fetched only for versions Select keeps.
+	type cand struct {
+		c         policies.Candidate
+		ref       VersionReference
+		meta      *Extension
+		entry     *index.Entry
+		confirmed bool
+		unusable  string
+	}
+	var cands []*cand
+	for _, r := range refs {
+		v, err := index.ParseVersion(r.Version)
+		if err != nil {
+			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Version: r.Version, Reason: "upstream version is not SemVer: " + err.Error()})
+			continue
+		}
+		plat, err := index.ParsePlatform(r.TargetPlatform)
+		if err != nil {
+			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Version: r.Version, Platform: index.Platform(r.TargetPlatform), Reason: err.Error()})
+			continue
+		}
+		engine, _ := index.ParseEngineRange(r.Engines["vscode"]) // a bad range stays zero and is refused by an editor check
+		c := &cand{c: policies.Candidate{ID: id, Version: v, Platform: plat, Engine: engine, Signed: true}, ref: r}
+		if e := p.current[entryKey(id, r.Version, plat)]; e != nil {
+			c.entry, c.confirmed = e, true
+			c.c.PreRelease, c.c.Signed, c.c.Size = e.PreRelease, e.Upstream.Signed, e.VsixSize
+		}
+		cands = append(cands, c)
+	}
+
+	var selected []*cand
+	for range len(cands) + 1 {
+		var usable []policies.Candidate
+		for _, c := range cands {
+			if c.unusable == "" {
+				usable = append(usable, c.c)
+			}
+		}
+		keep := pol.Select(usable)
+		selected = selected[:0]
+		changed := false
+		for _, k := range keep {
+			i := slices.IndexFunc(cands, func(c *cand) bool {
+				return c.unusable == "" && c.c.Version.Equal(k.Version) && c.c.Version.Original() == k.Version.Original() && c.c.Platform == k.Platform
+			})
+			c := cands[i]
+			selected = append(selected, c)
+			if c.confirmed {
+				continue
+			}
+			meta, err := p.api.ExtensionVersion(ctx, id, c.c.Platform, c.ref.Version)
+			if err != nil {
+				return nil, fmt.Errorf("read metadata of %s: %w", entryName(id, c.ref.Version, c.c.Platform), err)
+			}
+			c.meta, c.confirmed = meta, true
+			if meta.Files["download"] == "" {
+				c.unusable = "upstream lists no download for it (files {})"
+				changed = true
+				continue
+			}
+			before := c.c
+			c.c.PreRelease = meta.PreRelease
+			c.c.Signed = meta.Files["signature"] != "" && meta.Files["publicKey"] != ""
+			c.c.Size = meta.DownloadSize
+			if before != c.c && !pol.Match(c.c).Allowed {
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+
+	chosen := map[*cand]bool{}
+	for _, c := range selected {
+		chosen[c] = true
+	}
+	if requiredBy != "" && len(selected) == 0 {
+		p.plan.Missing = append(p.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "no version upstream satisfies the policy", Fatal: true})
+	}
+	var deps []dep
+	for _, c := range cands {
+		name := entryName(id, c.ref.Version, c.c.Platform)
+		switch {
+		case c.unusable != "":
+			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: c.unusable})
+			continue
+		case !chosen[c]:
+			reason := "older than the newest versions the policy keeps"
+			if d := pol.Match(c.c); !d.Allowed {
+				reason = d.Reason
+			}
+			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: reason})
+			continue
+		}
+		key := entryKey(id, c.ref.Version, c.c.Platform)
+		p.planned[key] = true
+		if c.entry != nil {
+			p.plan.Unchanged = append(p.plan.Unchanged, *c.entry)
+			for _, d := range append(slices.Clone(c.entry.Dependencies), c.entry.ExtensionPack...) {
+				deps = append(deps, dep{id: d, requiredBy: name})
+			}
+			continue
+		}
+		reason := pol.Match(c.c).Reason
+		if requiredBy != "" {
+			reason = "dependency of " + requiredBy
+		}
+		it := Item{
+			ID: id, Version: c.ref.Version, Platform: c.c.Platform, PreRelease: c.c.PreRelease,
+			Engine: c.c.Engine.String(), Published: c.meta.Timestamp, Size: c.c.Size, Signed: c.c.Signed,
+			Reason: reason, Meta: c.meta,
+		}
+		p.plan.New = append(p.plan.New, it)
+		p.plan.FetchBytes += max(it.Size, 0)
+		ds, err := c.meta.DependencyIDs()
+		if err != nil {
+			return nil, fmt.Errorf("%s: dependencies: %w", name, err)
+		}
+		ps, err := c.meta.PackIDs()
+		if err != nil {
+			return nil, fmt.Errorf("%s: extension pack: %w", name, err)
+		}
+		for _, d := range append(ds, ps...) {
+			deps = append(deps, dep{id: d, requiredBy: name})
+		}
+	}
+	return deps, nil
+}
+
+func excludedReason(pol *policies.Policy, id index.ID) (string, bool) {
+	d := pol.Match(policies.Candidate{ID: id})
+	if strings.HasPrefix(d.Reason, "excluded") {
+		return d.Reason, true
+	}
+	return "", false
+}
+
+func (p *planner) sort() {
+	byEntry := func(a, b index.Entry) int {
+		return strings.Compare(entryKey(a.ID, a.Version, a.Platform), entryKey(b.ID, b.Version, b.Platform))
+	}
+	slices.SortFunc(p.plan.New, func(a, b Item) int { return strings.Compare(a.key(), b.key()) })
+	slices.SortFunc(p.plan.Unchanged, byEntry)
+	slices.SortFunc(p.plan.Leaving, byEntry)
+	slices.SortFunc(p.plan.Skipped, func(a, b Skip) int {
+		return strings.Compare(entryKey(a.ID, a.Version, a.Platform), entryKey(b.ID, b.Version, b.Platform))
+	})
+	slices.SortFunc(p.plan.Missing, func(a, b Missing) int {
+		return strings.Compare(a.ID.Key()+" "+a.RequiredBy, b.ID.Key()+" "+b.RequiredBy)
+	})
+	p.plan.Missing = slices.CompactFunc(p.plan.Missing, func(a, b Missing) bool { return a.ID.Equal(b.ID) && a.RequiredBy == b.RequiredBy })
+}
+
+func entryKey(id index.ID, version string, platform index.Platform) string {
+	return id.Key() + "@" + version + "@" + string(platform)
+}
+
+func entryName(id index.ID, version string, platform index.Platform) string {
+	s := id.String() + "@" + version
+	if platform != index.Universal && platform != "" {
+		s += "@" + string(platform)
+	}
+	return s
+}

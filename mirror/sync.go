@@ -1,0 +1,248 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sigstore/sigstore/pkg/signature"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/policies"
+)
+
+// Options configure Sync.
+type Options struct {
+	// Client talks to the upstream; required. Sync opens no other
+	// connection.
+	Client *Client
+	// Policy says what to mirror; required.
+	Policy *policies.Policy
+	// Store is the registry written to; required.
+	Store store.Store
+	// Signer signs the new catalog's TUF metadata; required unless DryRun.
+	Signer signature.Signer
+	// DryRun plans and reports, and writes nothing. Default false.
+	DryRun bool
+	// Prune drops from the catalog what the policy no longer wants.
+	// Default false: leaving entries are listed and kept.
+	Prune bool
+	// Concurrency bounds parallel downloads. 0 means 4.
+	Concurrency int
+	// TempDir holds downloads while they are verified. "" means the
+	// system's temp directory.
+	TempDir string
+	// Logger receives progress records. nil means discard.
+	Logger *slog.Logger
+	// Now is the clock for the catalog's created time and expiry. nil
+	// means time.Now.
+	Now func() time.Time
+	// Progress, when set, is called after each item is stored or
+	// rejected.
+	Progress func(done, total int, bytes int64)
+}
+
+// Report is what a sync did, for people and machines.
+type Report struct {
+	Upstream     string         `json:"upstream"`
+	PolicyDigest string         `json:"policyDigest"`
+	DryRun       bool           `json:"dryRun"`
+	Plan         *Plan          `json:"plan"`
+	Stored       []string       `json:"stored"`
+	Quarantined  []RejectError  `json:"quarantined"`
+	Catalog      *CatalogInfo   `json:"catalog,omitempty"`
+	Egress       []EgressRecord `json:"egress"`
+}
+
+// CatalogInfo describes the catalog a sync signed.
+type CatalogInfo struct {
+	Serial  int64     `json:"serial"`
+	Digest  string    `json:"digest"`
+	Entries int       `json:"entries"`
+	Expires time.Time `json:"expires"`
+}
+
+// Failed reports whether the sync should exit 1: something was
+// quarantined or a required dependency is missing.
+func (r *Report) Failed() bool {
+	return len(r.Quarantined) > 0 || r.Plan != nil && r.Plan.Failed()
+}
+
+// Sync mirrors what the policy allows from the upstream into the store:
+// plan, fetch and verify every new version, store it, then sign a new
+// catalog (serial + 1, chained to the previous one) as the single target of
+// the registry's TUF metadata. The catalog is written last, so a sync that
+// stops anywhere leaves the previous catalog valid, and the next run
+// reuses what was stored without downloading it again.
+//
+// Rejected downloads are quarantined and the run goes on; Report.Failed
+// says whether any was. Errors are for failures to run: the network after
+// retries, the store, the signer.
+func Sync(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Client == nil || opts.Policy == nil || opts.Store == nil {
+		return nil, errors.New("sync: Client, Policy and Store are required")
+	}
+	if opts.Signer == nil && !opts.DryRun {
+		return nil, errors.New("sync: a signing key is required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = 4
+	}
+	rep := &Report{Upstream: opts.Client.BaseURL(), PolicyDigest: opts.Policy.Digest(), DryRun: opts.DryRun, Stored: []string{}, Quarantined: []RejectError{}}
+	defer func() { rep.Egress = opts.Client.Egress() }()
+
+	prev, prevDigest, err := loadPrevious(ctx, opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := MakePlan(ctx, opts.Client, opts.Policy, prev, log)
+	if err != nil {
+		return nil, err
+	}
+	rep.Plan = plan
+	log.Info("plan", "new", len(plan.New), "unchanged", len(plan.Unchanged), "leaving", len(plan.Leaving), "skipped", len(plan.Skipped), "missing", len(plan.Missing), "bytes", plan.FetchBytes)
+	if opts.DryRun {
+		return rep, nil
+	}
+
+	var pinned []index.UpstreamKey
+	if prev != nil {
+		pinned = prev.UpstreamKeys
+	}
+	tmp, err := os.MkdirTemp(opts.TempDir, "airvsx-sync-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	f := &fetcher{client: opts.Client, store: opts.Store, pol: opts.Policy, tmpDir: tmp, log: log, keys: newKeyring(pinned)}
+
+	// Fetch with bounded concurrency; the first hard error cancels the
+	// rest.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu      sync.Mutex
+		entries []index.Entry
+		done    int
+		bytes   int64
+		wg      sync.WaitGroup
+		sem     = make(chan struct{}, conc)
+	)
+	for i := range plan.New {
+		it := &plan.New[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			e, err := f.fetch(ctx, it)
+			mu.Lock()
+			defer mu.Unlock()
+			var rej *RejectError
+			switch {
+			case errors.As(err, &rej):
+				rep.Quarantined = append(rep.Quarantined, *rej)
+			case err != nil:
+				cancel(err)
+				return
+			default:
+				entries = append(entries, e)
+				rep.Stored = append(rep.Stored, it.String())
+				bytes += e.VsixSize
+				log.Info("stored", "ext", it.String(), "bytes", e.VsixSize, "sha256", e.VsixSHA256)
+			}
+			done++
+			if opts.Progress != nil {
+				opts.Progress(done, len(plan.New), bytes)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return rep, err
+	}
+	slices.Sort(rep.Stored)
+	slices.SortFunc(rep.Quarantined, func(a, b RejectError) int { return compareStrings(a.Item, b.Item) })
+
+	// The new catalog: what stays, what was stored, and what leaves
+	// (unless pruned).
+	cat := &index.Catalog{
+		Format:       index.CatalogFormat,
+		Serial:       1,
+		Created:      now().UTC().Truncate(time.Second),
+		Upstream:     opts.Client.BaseURL(),
+		PolicyDigest: opts.Policy.Digest(),
+		UpstreamKeys: f.keys.used(),
+	}
+	if prev != nil {
+		cat.Serial = prev.Serial + 1
+		cat.Previous = prevDigest
+	}
+	cat.Entries = append(cat.Entries, plan.Unchanged...)
+	cat.Entries = append(cat.Entries, entries...)
+	if !opts.Prune {
+		cat.Entries = append(cat.Entries, plan.Leaving...)
+	}
+	data, err := cat.Encode()
+	if err != nil {
+		return rep, err
+	}
+	if err := cat.Validate(); err != nil {
+		return rep, fmt.Errorf("new catalog: %w", err)
+	}
+	res, err := index.Publish(ctx, store.Metadata(ctx, opts.Store), data, opts.Signer, index.PublishOptions{Expires: opts.Policy.CatalogExpires, Now: now})
+	if err != nil {
+		return rep, fmt.Errorf("sign catalog: %w", err)
+	}
+	rep.Catalog = &CatalogInfo{Serial: cat.Serial, Digest: res.CatalogDigest, Entries: len(cat.Entries), Expires: res.Expires}
+	log.Info("catalog signed", "serial", cat.Serial, "entries", len(cat.Entries), "digest", res.CatalogDigest)
+	return rep, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// loadPrevious reads the registry's current catalog through its own TUF
+// metadata (signatures and hashes checked from the registry's first root;
+// expiry is not: an expired registry can be synced again). It returns nil
+// for a registry that has no catalog yet.
+func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, error) {
+	longAgo := func() time.Time { return time.Unix(1, 0) }
+	cat, tr, err := store.ReadCatalog(ctx, s, store.CatalogOptions{Load: index.LoadOptions{Now: longAgo}})
+	if errors.Is(err, store.ErrNoCatalog) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("the registry's current catalog does not verify: %w", err)
+	}
+	return cat, tr.CatalogDigest, nil
+}

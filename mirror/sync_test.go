@@ -1,0 +1,343 @@
+package mirror_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sigstore/sigstore/pkg/signature"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/policies"
+)
+
+// testNow pins the clock: catalogs signed "now" are valid for 90 days.
+var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func demoPolicy(t *testing.T) *policies.Policy {
+	t.Helper()
+	p, err := policies.Load(filepath.Join("..", "policies", "examples", "demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func policyFrom(t *testing.T, yaml string) *policies.Policy {
+	t.Helper()
+	p, err := policies.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func testSigner(t *testing.T) (signature.SignerVerifier, []byte) {
+	t.Helper()
+	priv, pub, err := index.GenerateKeyPair([]byte("pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, err := index.ParseSigner("test.key", priv, []byte("pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sv, pub
+}
+
+type env struct {
+	srv    *openvsxtest.Server
+	client *mirror.Client
+	signer signature.SignerVerifier
+	dir    string
+}
+
+func newEnv(t *testing.T, opts openvsxtest.Options) *env {
+	t.Helper()
+	srv := openvsxtest.New(t, opts)
+	c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, _ := testSigner(t)
+	return &env{srv: srv, client: c, signer: sv, dir: filepath.Join(t.TempDir(), "registry")}
+}
+
+func (e *env) sync(t *testing.T, pol *policies.Policy, dryRun bool) *mirror.Report {
+	t.Helper()
+	st, err := store.OpenDir(e.dir, store.DirOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rep, err := mirror.Sync(t.Context(), mirror.Options{
+		Client: e.client, Policy: pol, Store: st, Signer: e.signer, DryRun: dryRun,
+		Now: func() time.Time { return testNow }, TempDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return rep
+}
+
+func (e *env) catalog(t *testing.T) *index.Catalog {
+	t.Helper()
+	st, err := store.OpenDir(e.dir, store.DirOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cat, _, err := store.ReadCatalog(t.Context(), st, store.CatalogOptions{Load: index.LoadOptions{Now: func() time.Time { return testNow }}})
+	if err != nil {
+		t.Fatalf("ReadCatalog: %v", err)
+	}
+	return cat
+}
+
+func names(es []index.Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSyncDemo syncs the demo policy from the fixture upstream: platform
+// builds, the pre-release and the engine-incompatible version skipped,
+// the pack and the dependency closed over, the glob found in the sitemap.
+func TestSyncDemo(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	rep := e.sync(t, demoPolicy(t), false)
+	if rep.Failed() {
+		t.Fatalf("sync failed: quarantined %v, missing %v", rep.Quarantined, rep.Plan.Missing)
+	}
+	want := []string{
+		"airvsx-demo.demo-pack@1.0.0",
+		"airvsx-demo.git-helper@0.3.0",
+		"airvsx-demo.hello-command@1.0.0",
+		"airvsx-demo.hello-command@1.0.0@linux-x64",
+		"airvsx-demo.night-theme@2.1.0",
+		"airvsx-demo.uses-git@1.0.0",
+		"other-pub.unsigned-tool@0.1.0",
+	}
+	cat := e.catalog(t)
+	if diff := cmp.Diff(want, names(cat.Entries)); diff != "" {
+		t.Errorf("catalog entries (-want +got):\n%s", diff)
+	}
+	skipped := map[string]string{}
+	for _, s := range rep.Plan.Skipped {
+		skipped[(&mirror.Item{ID: s.ID, Version: s.Version, Platform: s.Platform}).String()] = s.Reason
+	}
+	for name, reason := range map[string]string{
+		"airvsx-demo.hello-command@2.0.0":              "engines.vscode",
+		"airvsx-demo.hello-command@1.1.0":              "pre-release",
+		"airvsx-demo.hello-command@0.9.0":              "no download",
+		"airvsx-demo.hello-command@1.0.0@darwin-arm64": "platform",
+	} {
+		if !strings.Contains(skipped[name], reason) {
+			t.Errorf("skip reason of %s = %q; want it to mention %q", name, skipped[name], reason)
+		}
+	}
+	if cat.Serial != 1 || cat.Previous != "" || cat.Upstream != e.srv.URL || cat.PolicyDigest != demoPolicy(t).Digest() {
+		t.Errorf("catalog header = serial %d, previous %q, upstream %q, policy %q", cat.Serial, cat.Previous, cat.Upstream, cat.PolicyDigest)
+	}
+	for _, en := range cat.Entries {
+		signed := en.ID.Namespace != "other-pub"
+		if en.Upstream.Signed != signed {
+			t.Errorf("%s: upstream signed = %v; want %v", en.String(), en.Upstream.Signed, signed)
+		}
+		if signed && (en.Upstream.KeyID != e.srv.KeyID() || len(cat.UpstreamKeys) != 1 || cat.UpstreamKeys[0].ID != e.srv.KeyID()) {
+			t.Errorf("%s: key %q; catalog keys %v; want the upstream key %q pinned", en.String(), en.Upstream.KeyID, cat.UpstreamKeys, e.srv.KeyID())
+		}
+		if en.Published.IsZero() || en.DisplayName == "" {
+			t.Errorf("%s: published %v, display name %q", en.String(), en.Published, en.DisplayName)
+		}
+	}
+	if git := cat.Find(index.MustParseID("airvsx-demo.git-helper"), "0.3.0", index.Universal); git == nil || !git.DeclaredCapabilities.Has(index.Spawn) || len(git.DetectedCapabilities) == 0 {
+		t.Errorf("git-helper entry = %+v; want spawn declared and detected", git)
+	}
+	if len(rep.Egress) == 0 {
+		t.Error("the report has no egress log")
+	}
+	for _, r := range rep.Egress {
+		if !strings.HasPrefix(r.URL, e.srv.URL) {
+			t.Errorf("request to %s: outside the upstream %s", r.URL, e.srv.URL)
+		}
+	}
+}
+
+// TestSyncTwiceDownloadsNothing: a second sync of the same policy fetches
+// no file, keeps every entry and chains the new catalog to the old.
+func TestSyncTwiceDownloadsNothing(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	pol := demoPolicy(t)
+	e.sync(t, pol, false)
+	first := e.catalog(t)
+	before := e.srv.Count("/cdn/")
+	rep := e.sync(t, pol, false)
+	if got := e.srv.Count("/cdn/") - before; got != 0 {
+		t.Errorf("second sync made %d file downloads; want 0", got)
+	}
+	if len(rep.Plan.New) != 0 || len(rep.Plan.Unchanged) != len(first.Entries) {
+		t.Errorf("second plan: %d new, %d unchanged; want 0 and %d", len(rep.Plan.New), len(rep.Plan.Unchanged), len(first.Entries))
+	}
+	second := e.catalog(t)
+	d, _ := first.Digest()
+	if second.Serial != 2 || second.Previous != d {
+		t.Errorf("second catalog: serial %d previous %q; want 2 and %q", second.Serial, second.Previous, d)
+	}
+	if diff := cmp.Diff(names(first.Entries), names(second.Entries)); diff != "" {
+		t.Errorf("entries changed:\n%s", diff)
+	}
+}
+
+// TestSyncDryRunWritesNothing: --dry-run plans and writes nothing.
+func TestSyncDryRunWritesNothing(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	rep := e.sync(t, demoPolicy(t), true)
+	if len(rep.Plan.New) != 7 {
+		t.Errorf("dry run plans %d new; want 7", len(rep.Plan.New))
+	}
+	if n := e.srv.Count("/cdn/"); n != 0 {
+		t.Errorf("dry run downloaded %d files", n)
+	}
+	var files []string
+	filepath.WalkDir(e.dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Base(p) != store.MarkerFile {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 0 {
+		t.Errorf("dry run wrote %v", files)
+	}
+}
+
+// TestSyncFaults: each injected fault is retried or quarantined with a
+// named reason, and never stored as valid.
+func TestSyncFaults(t *testing.T) {
+	pol := `version: 1
+editor: 1.95.0
+extensions:
+  - id: airvsx-demo.night-theme
+`
+	tests := []struct {
+		name        string
+		pattern     string
+		fault       openvsxtest.Fault
+		times       int
+		quarantined string // reason substring; "" means retried and stored
+	}{
+		{"429 then ok", "/api/airvsx-demo/night-theme", openvsxtest.TooManyRequests, 2, ""},
+		{"503 then ok", "/cdn/", openvsxtest.Unavailable, 2, ""},
+		{"reset then ok", "/cdn/", openvsxtest.Reset, 2, ""},
+		{"truncated then ok", "/cdn/", openvsxtest.Truncated, 1, ""},
+		{"slow", "/cdn/", openvsxtest.Slow, 1, ""},
+		{"wrong sha256", "*.sha256", openvsxtest.WrongSHA256, openvsxtest.Always, "sha256 mismatch"},
+		{"bad signature", "*.sigzip", openvsxtest.BadSignature, openvsxtest.Always, "upstream signature"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, openvsxtest.Options{SlowDelay: 50 * time.Millisecond})
+			e.srv.Fault(tt.pattern, tt.fault, tt.times)
+			rep := e.sync(t, policyFrom(t, pol), false)
+			cat := e.catalog(t)
+			if tt.quarantined == "" {
+				if rep.Failed() || len(cat.Entries) != 1 {
+					t.Fatalf("sync: failed=%v quarantined=%v entries=%v; want the fault retried and the entry stored", rep.Failed(), rep.Quarantined, names(cat.Entries))
+				}
+				return
+			}
+			if !rep.Failed() || len(rep.Quarantined) != 1 || !strings.Contains(rep.Quarantined[0].Reason, tt.quarantined) {
+				t.Fatalf("quarantined = %+v; want one with reason containing %q", rep.Quarantined, tt.quarantined)
+			}
+			if len(cat.Entries) != 0 {
+				t.Errorf("catalog has %v; a rejected download must not be stored as valid", names(cat.Entries))
+			}
+			q := rep.Quarantined[0].Path
+			reason, err := os.ReadFile(filepath.Join(q, store.ReasonFile))
+			if err != nil || !bytes.Contains(reason, []byte(tt.quarantined)) {
+				t.Errorf("quarantine REASON = %q, %v", reason, err)
+			}
+			if _, err := os.Stat(filepath.Join(q, "airvsx-demo.night-theme-2.1.0.vsix")); err != nil {
+				t.Errorf("quarantine lacks the vsix: %v", err)
+			}
+		})
+	}
+}
+
+// TestSyncRequiresSignature: a policy that requires upstream signatures
+// leaves the unsigned extension out.
+func TestSyncRequiresSignature(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	rep := e.sync(t, policyFrom(t, `version: 1
+extensions:
+  - id: other-pub.unsigned-tool
+requireUpstreamSignature: true
+`), false)
+	if len(rep.Plan.New) != 0 || len(rep.Plan.Skipped) == 0 || !strings.Contains(rep.Plan.Skipped[0].Reason, "sign") {
+		t.Errorf("plan = new %v skipped %+v; want the unsigned version skipped for its signature", rep.Plan.New, rep.Plan.Skipped)
+	}
+}
+
+// TestSyncMissingDependency: a dependency the registry cannot have (here:
+// excluded by the policy) fails the run when the policy asks for
+// dependencies.
+func TestSyncMissingDependency(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	rep := e.sync(t, policyFrom(t, `version: 1
+extensions:
+  - id: airvsx-demo.uses-git
+exclude: [airvsx-demo.git-helper]
+dependencies: true
+`), false)
+	if !rep.Failed() || len(rep.Plan.Missing) != 1 || !rep.Plan.Missing[0].Fatal || rep.Plan.Missing[0].ID.Key() != "airvsx-demo.git-helper" {
+		t.Fatalf("missing = %+v; want git-helper missing and fatal", rep.Plan.Missing)
+	}
+}
+
+// TestSyncIdenticalTrees: syncing the same upstream into two empty
+// registries gives byte-identical extension trees (metadata differs only
+// by ECDSA's random signatures).
+func TestSyncIdenticalTrees(t *testing.T) {
+	a := newEnv(t, openvsxtest.Options{})
+	a.sync(t, demoPolicy(t), false)
+	b := *a
+	b.dir = filepath.Join(t.TempDir(), "registry")
+	b.sync(t, demoPolicy(t), false)
+	ta, tb := tree(t, filepath.Join(a.dir, "extensions")), tree(t, filepath.Join(b.dir, "extensions"))
+	if len(ta) == 0 {
+		t.Fatal("no extension files")
+	}
+	if diff := cmp.Diff(ta, tb); diff != "" {
+		t.Errorf("trees differ (-a +b):\n%s", diff)
+	}
+}
+
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
