@@ -3,7 +3,8 @@
 #   1. start the fixture Open VSX (cmd/openvsx-fixture) on loopback;
 #   2. make a signing key (or reuse ./demo-key.key);
 #   3. sync policies/examples/demo.yaml from it into ./registry;
-#   4. list the signed catalog.
+#   4. list the signed catalog;
+#   5. inspect one package.
 # Nothing leaves the machine: the upstream is the fixture on 127.0.0.1.
 set -euo pipefail
 bin=${1:-bin/airvsx}
@@ -15,14 +16,19 @@ export COSIGN_PASSWORD=${COSIGN_PASSWORD-}
 
 echo "== starting the offline demo upstream"
 out=$(mktemp)
-"$fixture" -listen 127.0.0.1:0 >"$out" 2>/dev/null &
+"$fixture" -listen 127.0.0.1:0 -fixtures testdata/vsix >"$out" 2>"$out.log" &
 pid=$!
-trap 'kill $pid 2>/dev/null || true; rm -f "$out"' EXIT
+trap 'kill $pid 2>/dev/null || true; rm -f "$out" "$out.log"' EXIT
 for _ in $(seq 100); do
 	[ -s "$out" ] && break
 	sleep 0.1
 done
 upstream=$(head -n1 "$out")
+if [ -z "$upstream" ]; then
+	echo "the demo upstream did not start:" >&2
+	cat "$out.log" >&2
+	exit 1
+fi
 echo "upstream: $upstream"
 
 echo
@@ -35,12 +41,14 @@ fi
 
 echo
 echo "== airvsx sync --policy policies/examples/demo.yaml --registry registry"
-"$bin" sync --upstream "$upstream" --policy policies/examples/demo.yaml --registry registry --key demo-key.key
+# --rate: the upstream is a local fixture; the default (2 requests/s) is
+# for open-vsx.org's free tier.
+"$bin" sync --upstream "$upstream" --rate 50 --policy policies/examples/demo.yaml --registry registry --key demo-key.key
 
 echo
 echo "== airvsx ls --registry registry"
 "$bin" ls --registry registry
 
 echo
-echo "== airvsx inspect (one entry's package, as stored)"
-"$bin" inspect testdata/vsix/airvsx-demo.git-helper-0.3.0.vsix | head -n 20
+echo "== airvsx inspect (the package that declares and needs spawn)"
+"$bin" inspect testdata/vsix/airvsx-demo.git-helper-0.3.0.vsix
