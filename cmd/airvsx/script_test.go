@@ -22,6 +22,11 @@ import (
 var upstreams sync.Map
 
 func TestMain(m *testing.M) {
+	// Tests that start airvsx as a child process of their own (to kill it)
+	// re-run this binary with AIRVSX_TEST_MAIN=1.
+	if os.Getenv("AIRVSX_TEST_MAIN") == "1" {
+		os.Exit(Main())
+	}
 	testscript.Main(m, map[string]func(){"airvsx": func() { os.Exit(Main()) }})
 }
 
@@ -55,6 +60,16 @@ func TestScript(t *testing.T) {
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
+			case "oras":
+				// oras is installed by CI (.ci/run); where it is missing
+				// outside CI the script skips, in CI it must be there.
+				if _, err := exec.LookPath("oras"); err != nil {
+					if os.Getenv("CI") != "" {
+						return false, fmt.Errorf("oras is not on PATH in CI: %w", err)
+					}
+					return false, nil
+				}
+				return true, nil
 			case "netns":
 				// Can this process make a user and network namespace
 				// with no network at all?
