@@ -26,9 +26,9 @@ import (
 // RejectError says a download failed verification; its files went to
 // quarantine.
 type RejectError struct {
-	Item   string // ns.name@version[@platform]
-	Reason string
-	Path   string // where the quarantined files are
+	Item   string `json:"item"`   // ns.name@version[@platform]
+	Reason string `json:"reason"` // what failed, for people
+	Path   string `json:"path"`   // where the quarantined files are
 }
 
 func (e *RejectError) Error() string {
