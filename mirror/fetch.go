@@ -44,6 +44,19 @@ type fetcher struct {
 	tmpDir string
 	log    *slog.Logger
 	keys   *keyring
+	// dl bounds downloads in flight and work bounds verification and
+	// storing, so a slow check never holds a download slot.
+	dl, work chan struct{}
+}
+
+// acquire takes a slot of sem, or fails when ctx is done.
+func acquire(ctx context.Context, sem chan struct{}) (release func(), err error) {
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // files of one item, as fetched (or recovered from the store).
@@ -68,18 +81,34 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 		}
 	}()
 
+	release, err := acquire(ctx, f.work)
+	if err != nil {
+		return index.Entry{}, err
+	}
 	resumed, err := f.recover(ctx, it, files)
+	release()
 	if err != nil {
 		return index.Entry{}, err
 	}
 	if !resumed {
-		if reason, err := f.download(ctx, it, files); err != nil {
+		release, err := acquire(ctx, f.dl)
+		if err != nil {
+			return index.Entry{}, err
+		}
+		reason, err := f.download(ctx, it, files)
+		release()
+		if err != nil {
 			return index.Entry{}, err
 		} else if reason != "" {
 			return index.Entry{}, f.reject(ctx, it, files, reason)
 		}
 	}
+	release, err = acquire(ctx, f.work)
+	if err != nil {
+		return index.Entry{}, err
+	}
 	e, reason, err := f.verifyAndStore(ctx, it, files)
+	release()
 	if err != nil {
 		return index.Entry{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
@@ -77,16 +78,33 @@ func (p *Plan) Failed() bool {
 	return slices.ContainsFunc(p.Missing, func(m Missing) bool { return m.Fatal })
 }
 
+// PlanOptions configure MakePlan. The zero value works.
+type PlanOptions struct {
+	// Concurrency bounds the extensions planned at once (their version
+	// lists and metadata are fetched in parallel). 0 means 4.
+	Concurrency int
+	// Logger receives debug records. nil means discard.
+	Logger *slog.Logger
+}
+
 // planner holds the state of one planning run.
 type planner struct {
 	api     API
 	pol     *policies.Policy
-	current map[string]*index.Entry // by entry key
+	current map[string]*index.Entry // by entry key; read-only while planning
 	log     *slog.Logger
 
 	plan    Plan
 	planned map[string]bool // entry keys in New or Unchanged
 	visited map[string]bool // ID keys enumerated
+}
+
+// extPlan is the plan of one extension, merged into the run's plan in a
+// fixed order so that planning in parallel stays deterministic.
+type extPlan struct {
+	plan    Plan
+	planned []string
+	deps    []dep
 }
 
 // MakePlan decides what a sync does. It enumerates the policy's exact IDs
@@ -97,9 +115,14 @@ type planner struct {
 // size), reads upstream's metadata of each kept version, and closes over
 // extensionDependencies and extensionPack when the policy asks for it.
 // A version already in current is not fetched again. current may be nil.
-func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index.Catalog, log *slog.Logger) (*Plan, error) {
+func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index.Catalog, opts PlanOptions) (*Plan, error) {
+	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = 4
 	}
 	p := &planner{api: api, pol: pol, log: log, current: map[string]*index.Entry{}, planned: map[string]bool{}, visited: map[string]bool{}}
 	if current != nil {
@@ -130,28 +153,48 @@ func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index
 	for _, id := range ids {
 		queue = append(queue, work{id: id})
 	}
+	// Plan in waves: every extension of a wave in parallel, then merge
+	// their plans in queue order and queue the dependencies they name.
 	for len(queue) > 0 {
-		w := queue[0]
-		queue = queue[1:]
-		if p.visited[w.id.Key()] {
-			continue
+		var wave []work
+		for _, w := range queue {
+			if !p.visited[w.id.Key()] {
+				p.visited[w.id.Key()] = true
+				wave = append(wave, w)
+			}
 		}
-		p.visited[w.id.Key()] = true
-		deps, err := p.planExtension(ctx, w.id, w.requiredBy)
-		if err != nil {
+		queue = queue[:0:0]
+		results := make([]*extPlan, len(wave))
+		errs := make([]error, len(wave))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, conc)
+		for i, w := range wave {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				results[i], errs[i] = p.planExtension(ctx, w.id, w.requiredBy)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
-		for _, d := range deps {
-			if p.visited[d.id.Key()] {
-				continue
-			}
-			if !pol.Dependencies {
-				if !pol.Wants(d.id) {
-					p.plan.Missing = append(p.plan.Missing, Missing{ID: d.id, RequiredBy: d.requiredBy, Reason: "not mirrored: the policy does not pull in dependencies (dependencies: false)"})
+		for _, r := range results {
+			p.merge(r)
+			for _, d := range r.deps {
+				if p.visited[d.id.Key()] {
+					continue
 				}
-				continue
+				if !pol.Dependencies {
+					if !pol.Wants(d.id) {
+						p.plan.Missing = append(p.plan.Missing, Missing{ID: d.id, RequiredBy: d.requiredBy, Reason: "not mirrored: the policy does not pull in dependencies (dependencies: false)"})
+					}
+					continue
+				}
+				queue = append(queue, work{id: d.id, requiredBy: d.requiredBy})
 			}
-			queue = append(queue, work{id: d.id, requiredBy: d.requiredBy})
 		}
 	}
 
@@ -170,25 +213,39 @@ type dep struct {
 	requiredBy string
 }
 
-// planExtension plans one extension and returns its dependencies and pack
-// members.
-func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy string) ([]dep, error) {
+// merge adds one extension's plan to the run's.
+func (p *planner) merge(r *extPlan) {
+	p.plan.New = append(p.plan.New, r.plan.New...)
+	p.plan.Unchanged = append(p.plan.Unchanged, r.plan.Unchanged...)
+	p.plan.Skipped = append(p.plan.Skipped, r.plan.Skipped...)
+	p.plan.Missing = append(p.plan.Missing, r.plan.Missing...)
+	p.plan.FetchBytes += r.plan.FetchBytes
+	for _, k := range r.planned {
+		p.planned[k] = true
+	}
+}
+
+// planExtension plans one extension: what to fetch and keep, what to skip,
+// and the dependencies and pack members it names. It only reads the
+// planner's shared state, so extensions can be planned in parallel.
+func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy string) (*extPlan, error) {
+	r := &extPlan{}
 	pol := p.pol
 	if requiredBy != "" {
 		if _, excluded := excludedReason(pol, id); excluded {
-			p.plan.Missing = append(p.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "excluded by the policy", Fatal: true})
-			return nil, nil
+			r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "excluded by the policy", Fatal: true})
+			return r, nil
 		}
 		pol = pol.WithDependencies(id)
 	}
 	refs, err := p.api.VersionReferences(ctx, id)
 	if errors.Is(err, ErrNotFound) || err == nil && len(refs) == 0 {
 		if requiredBy != "" {
-			p.plan.Missing = append(p.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "not found upstream", Fatal: true})
+			r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "not found upstream", Fatal: true})
 		} else {
-			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Reason: "not found upstream"})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Reason: "not found upstream"})
 		}
-		return nil, nil
+		return r, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list versions of %s: %w", id, err)
@@ -206,20 +263,20 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		unusable  string
 	}
 	var cands []*cand
-	for _, r := range refs {
-		v, err := index.ParseVersion(r.Version)
+	for _, ref := range refs {
+		v, err := index.ParseVersion(ref.Version)
 		if err != nil {
-			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Version: r.Version, Reason: "upstream version is not SemVer: " + err.Error()})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: ref.Version, Reason: "upstream version is not SemVer: " + err.Error()})
 			continue
 		}
-		plat, err := index.ParsePlatform(r.TargetPlatform)
+		plat, err := index.ParsePlatform(ref.TargetPlatform)
 		if err != nil {
-			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Version: r.Version, Platform: index.Platform(r.TargetPlatform), Reason: err.Error()})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: ref.Version, Platform: index.Platform(ref.TargetPlatform), Reason: err.Error()})
 			continue
 		}
-		engine, _ := index.ParseEngineRange(r.Engines["vscode"]) // a bad range stays zero and is refused by an editor check
-		c := &cand{c: policies.Candidate{ID: id, Version: v, Platform: plat, Engine: engine, Signed: true}, ref: r}
-		if e := p.current[entryKey(id, r.Version, plat)]; e != nil {
+		engine, _ := index.ParseEngineRange(ref.Engines["vscode"]) // a bad range stays zero and is refused by an editor check
+		c := &cand{c: policies.Candidate{ID: id, Version: v, Platform: plat, Engine: engine, Signed: true}, ref: ref}
+		if e := p.current[entryKey(id, ref.Version, plat)]; e != nil {
 			c.entry, c.confirmed = e, true
 			c.c.PreRelease, c.c.Signed, c.c.Size = e.PreRelease, e.Upstream.Signed, e.VsixSize
 		}
@@ -274,29 +331,28 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		chosen[c] = true
 	}
 	if requiredBy != "" && len(selected) == 0 {
-		p.plan.Missing = append(p.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "no version upstream satisfies the policy", Fatal: true})
+		r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "no version upstream satisfies the policy", Fatal: true})
 	}
-	var deps []dep
 	for _, c := range cands {
 		name := entryName(id, c.ref.Version, c.c.Platform)
 		switch {
 		case c.unusable != "":
-			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: c.unusable})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: c.unusable})
 			continue
 		case !chosen[c]:
 			reason := "older than the newest versions the policy keeps"
 			if d := pol.Match(c.c); !d.Allowed {
 				reason = d.Reason
 			}
-			p.plan.Skipped = append(p.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: reason})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: reason})
 			continue
 		}
 		key := entryKey(id, c.ref.Version, c.c.Platform)
-		p.planned[key] = true
+		r.planned = append(r.planned, key)
 		if c.entry != nil {
-			p.plan.Unchanged = append(p.plan.Unchanged, *c.entry)
+			r.plan.Unchanged = append(r.plan.Unchanged, *c.entry)
 			for _, d := range append(slices.Clone(c.entry.Dependencies), c.entry.ExtensionPack...) {
-				deps = append(deps, dep{id: d, requiredBy: name})
+				r.deps = append(r.deps, dep{id: d, requiredBy: name})
 			}
 			continue
 		}
@@ -309,8 +365,8 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 			Engine: c.c.Engine.String(), Published: c.meta.Timestamp, Size: c.c.Size, Signed: c.c.Signed,
 			Reason: reason, Meta: c.meta,
 		}
-		p.plan.New = append(p.plan.New, it)
-		p.plan.FetchBytes += max(it.Size, 0)
+		r.plan.New = append(r.plan.New, it)
+		r.plan.FetchBytes += max(it.Size, 0)
 		ds, err := c.meta.DependencyIDs()
 		if err != nil {
 			return nil, fmt.Errorf("%s: dependencies: %w", name, err)
@@ -320,10 +376,10 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 			return nil, fmt.Errorf("%s: extension pack: %w", name, err)
 		}
 		for _, d := range append(ds, ps...) {
-			deps = append(deps, dep{id: d, requiredBy: name})
+			r.deps = append(r.deps, dep{id: d, requiredBy: name})
 		}
 	}
-	return deps, nil
+	return r, nil
 }
 
 func excludedReason(pol *policies.Policy, id index.ID) (string, bool) {

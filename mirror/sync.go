@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -110,7 +111,7 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, err := MakePlan(ctx, opts.Client, opts.Policy, prev, log)
+	plan, err := MakePlan(ctx, opts.Client, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,10 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	f := &fetcher{client: opts.Client, store: opts.Store, pol: opts.Policy, tmpDir: tmp, log: log, keys: newKeyring(pinned)}
+	f := &fetcher{
+		client: opts.Client, store: opts.Store, pol: opts.Policy, tmpDir: tmp, log: log, keys: newKeyring(pinned),
+		dl: make(chan struct{}, conc), work: make(chan struct{}, runtime.GOMAXPROCS(0)),
+	}
 
 	// Fetch with bounded concurrency; the first hard error cancels the
 	// rest.
@@ -141,22 +145,12 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		done    int
 		bytes   int64
 		wg      sync.WaitGroup
-		sem     = make(chan struct{}, conc)
 	)
 	for i := range plan.New {
 		it := &plan.New[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				return
-			}
 			e, err := f.fetch(ctx, it)
 			mu.Lock()
 			defer mu.Unlock()
@@ -165,7 +159,9 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 			case errors.As(err, &rej):
 				rep.Quarantined = append(rep.Quarantined, *rej)
 			case err != nil:
-				cancel(err)
+				if ctx.Err() == nil {
+					cancel(err)
+				}
 				return
 			default:
 				entries = append(entries, e)
