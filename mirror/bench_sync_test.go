@@ -572,7 +572,7 @@ func (r syncResult) report(b *testing.B, spec benchSpec, conc int, bw float64, h
 			load = strings.Join(f[:3], " ")
 		}
 	}
-	b.Logf("SUMMARY %s %s conc=%d: wall %.1fs, bound %.1fs = max(bytes/bw %.2fs [%s at %.0f MB/s], requests×latency/conc %.1fs [%d × %s / %d]), wall/bound %.2f; plan %.1fs (%d requests, serial), fetch %.1fs; peak RSS %s; the default --rate %g would take ≥ %.0fs; load %s",
+	b.Logf("SUMMARY %s %s conc=%d: wall %.1fs, bound %.1fs = max(bytes/bw %.2fs [%s at %.0f MB/s], requests×latency/conc %.1fs [%d × %s / %d]), wall/bound %.2f; plan %.1fs (%d requests), fetch %.1fs; peak RSS %s; the default --rate %g would take ≥ %.0fs; load %s",
 		spec.name, how, conc, r.wall.Seconds(), bound, bwTerm, mb(bytesRead), bw/1e6, latTerm, reqs, benchLatency, conc, ratio,
 		planWall.Seconds(), planReqs, r.wall.Seconds()-planWall.Seconds(), rss, mirror.DefaultRate, float64(reqs)/mirror.DefaultRate,
 		load)
