@@ -1,4 +1,153 @@
-// Package verify checks registries and single .vsix files offline:
-// signatures, freshness, rollback, every byte, policy and dependency
-// closure. It reads only, fails closed and reports every problem.
+// Package verify checks registries and single .vsix files offline: every
+// signature, freshness, rollback, every byte, policy and dependency
+// closure. It reads only, opens no network connection, fails closed, and
+// reports every problem it finds, not just the first: each Problem names
+// its severity, a stable Rule, the file (Path, relative to the registry),
+// the entry (ns.name@version[@platform]), a message and the Fix.
+//
+// Registry and Package return an error only when the verification could
+// not run (bad options, a path that is not a registry, a damaged state
+// file, a cancelled context); everything wrong with the registry or the
+// package itself, its trust chain included, is a Problem in the Report.
+// Errors fail the verification (exit status 1); warnings are hints.
+//
+// # Trust (Registry)
+//
+// The anchor is a pinned root.json (RegistryOptions.Root, --root) or the
+// publisher's key (Key, --key). With a key, the registry's
+// metadata/1.root.json must list the key as a root key and be signed by
+// it (index.TrustOnFirstUse); after that first use the newest verified
+// root, pinned in the state directory, is the anchor. From the anchor the
+// TUF chain is verified as index.Load specifies: root rotations
+// (N+1.root.json signed by the old and the new root's thresholds),
+// timestamp, snapshot and targets (signatures and thresholds, lengths
+// and hashes declared by the role above, consistent versions), expiry of
+// every role against Now, no role version lower than recorded in the
+// state, and the catalog target's length and sha256. Each failure is one
+// problem naming the metadata file:
+//
+//   - trust-signature: a role is not signed by the keys the trusted root
+//     names (a catalog signed by another key, a version bumped without
+//     re-signing, an unauthorised root rotation, a wrong --key);
+//   - trust-expired: a role is past its expiry (a freeze);
+//   - trust-rollback: a role's version is lower than recorded;
+//   - trust-mismatch: a file's length, hash or version differs from what
+//     the role above pins (an edited catalog, a snapshot from another
+//     publish: mix-and-match);
+//   - trust-missing, trust-malformed: a file the chain needs is absent or
+//     is not valid TUF metadata.
+//
+// When the chain does not verify, nothing the catalog says can be trusted
+// and no entry is checked.
+//
+// # State
+//
+// RegistryOptions.StateDir keeps, per registry identity (the sha256 of the
+// pinned root.json, or in key mode of the registry's 1.root.json),
+// registries/<hex>/state.json (the TUF versions, the catalog's serial and
+// digest) and in key mode registries/<hex>/root.json (the pinned root).
+// The TUF versions are recorded whenever the chain verifies, even when
+// entries have problems: TUF clients persist each role as soon as it
+// verifies, because a version the signer published is a fact whatever
+// this copy's blobs hold; not recording it would let an attacker who
+// damages one blob make the verifier forget a newer version and then
+// roll it back unnoticed. The catalog's serial and digest are recorded
+// only when the catalog's own checks below pass, so a forked history keeps
+// being reported until the admin resolves it (by deleting the state).
+//
+// # The catalog
+//
+//   - catalog-invalid: it decodes strictly and validates (format, serial,
+//     every entry well formed, entries and upstream keys unique);
+//   - catalog-rollback: its serial is not lower than the recorded one;
+//   - catalog-fork: the recorded serial names the recorded digest;
+//   - catalog-chain: when the serial is the recorded one plus one, its
+//     previous field is the recorded digest (the hash chain).
+//
+// # Every entry
+//
+// The entries are checked by a pool of RegistryOptions.Workers goroutines
+// (default GOMAXPROCS), each streaming one blob at a time through its own
+// 1 MiB buffer, so memory does not grow with the registry.
+//
+//   - manifest-missing, manifest-mismatch: the manifest blob exists with
+//     the size and sha256 the catalog pins (hashed while read);
+//   - manifest-invalid: store.ParseManifest accepts it (the OCI 1.1
+//     artifact of ARCHITECTURE.md, canonical bytes);
+//   - manifest-entry: its annotations (id, version, platform, pre-release,
+//     created = published, upstream sha256) match the entry;
+//   - blob-missing, blob-size, blob-digest, blob-unreadable: the empty
+//     config and every layer blob exist with the descriptor's size and
+//     sha256, hashed while streamed;
+//   - vsix-entry: the vsix layer's digest and size are the entry's
+//     vsixSha256 and vsixSize;
+//   - signature-missing: the entry has an upstream-signature layer exactly
+//     when it says upstream signed it;
+//   - signature-key: the entry's upstream key is an Ed25519 key pinned in
+//     the catalog's upstreamKeys;
+//   - signature-invalid: upstream's Ed25519 signature (.signature.sig in
+//     the sigzip) verifies over the whole vsix; the check is fed by the
+//     same streaming pass that hashes the vsix;
+//   - vsix-unsafe: the vsix passes every safe-zip rule of index/vsix;
+//   - vsix-package: its manifests are present, valid and agree;
+//   - vsix-identity: it is the entry's extension, version and platform;
+//   - entry-summary: the entry's dependencies, extension pack, engine and
+//     declared capabilities are the package's;
+//   - layout-invalid: the repository has the OCI oci-layout file and a
+//     well-formed index.json (duplicate tags included);
+//   - tag-missing, tag-mismatch: the entry's tag (<platform>-<version>)
+//     points at the manifest the catalog pins.
+//
+// With NoReadData (--no-read-data) manifests are still read, hashed and
+// parsed, but blobs are checked by size only and vsix files are not
+// opened: no blob-digest, vsix-* or signature-invalid checks.
+//
+// # Policy and closure
+//
+//   - dependency-missing, pack-member-missing: every extensionDependencies
+//     and extensionPack member of every entry is in the registry (any
+//     version; VS Code resolves them by ID). An error, or a warning when
+//     the policy given sets dependencies: false. Checked with or without
+//     a policy.
+//
+// With RegistryOptions.Policy (--policy), for every entry:
+//
+//   - policy-excluded: no exclude pattern matches its ID;
+//   - policy-unsigned: upstream signed it when the policy sets
+//     requireUpstreamSignature;
+//   - policy-denied: policies.Match allows it (a rule selects the ID, or
+//     it is a dependency or pack member of an allowed entry when the
+//     policy sets dependencies: true; platform, pre-release, version
+//     range, engine, size). The latest-N cut is not applied: a registry
+//     keeps older versions until pruned.
+//
+// # Extras (warnings)
+//
+// What no catalog entry references is listed, never failed: orphan-repo
+// (a repository with no entry), orphan-tag (a tag no entry uses: left by
+// --prune or an interrupted sync; it is not signed), orphan-blob (a blob
+// no entry's manifest references), extra-file (a file the layout has no
+// place for, leftover temp files included). The exception is
+// tag-dangling, an error: a tag that points at a missing manifest, which
+// no airvsx operation leaves and OCI tools fail on. metadata/ and
+// quarantine/ are not listed: old TUF files are history, quarantine is
+// never signed.
+//
+// # Package
+//
+// Package is the single-package gate: vsix-unsafe and vsix-package (Path
+// is then the archive entry), with PackageOptions.Sigzip and UpstreamKey
+// signature-invalid, and with a policy policy-excluded, policy-unsigned
+// (a package without a verified signature counts as unsigned) and
+// policy-denied.
+//
+// # Reports
+//
+// Report.Write writes text (a summary line, then problems grouped by
+// entry with their fixes), JSON (the Report itself: REPORT.md documents
+// the schema, SchemaVersion names it), SARIF 2.1.0 (one result per
+// problem, located by file relative to the base id REGISTRY and by entry
+// as a logical location) and JUnit XML (one test case per entry plus one
+// named "registry" for the problems of no single entry; warnings in
+// system-out).
 package verify

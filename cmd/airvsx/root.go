@@ -60,6 +60,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newKeygenCommand(g),
 		newSyncCommand(g),
 		newLsCommand(g),
+		newVerifyCommand(g),
 	)
 	return root
 }

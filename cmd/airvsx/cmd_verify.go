@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/policies"
+	"github.com/airvsx/airvsx/verify"
+)
+
+type verifyOptions struct {
+	registry   string
+	root       string
+	key        string
+	policy     string
+	state      string
+	noState    bool
+	format     string
+	json       bool
+	output     string
+	noReadData bool
+	sigzip     string
+	openvsxKey string
+}
+
+func newVerifyCommand(g *globals) *cobra.Command {
+	var opts verifyOptions
+	cmd := &cobra.Command{
+		Use:   "verify (--registry DIR (--root root.json | --key PREFIX.pub) | FILE.vsix)",
+		Short: "Verify a registry, or one .vsix, offline",
+		Long: `Verify checks a registry offline and read-only, and reports every problem
+with the file, the entry, the rule and what to do about it:
+
+  - trust: the TUF chain from the pinned root (--root) or from the registry's
+    first root signed by --key (trusted on first use, then pinned in the state
+    directory), its expiry, and no version lower than recorded (rollback);
+  - the catalog: its hash chain to the catalog verified before;
+  - every entry: its manifest, every blob's size and sha256 (streamed, in
+    parallel), the vsix's safe-zip and manifest rules and identity, and Open
+    VSX's Ed25519 signature with the key pinned in the catalog;
+  - with --policy: every entry allowed, nothing excluded; always: every
+    dependency and extension-pack member present;
+  - extras: repositories, tags, blobs and files no entry references are
+    warnings (hints), never errors.
+
+--no-read-data checks structure and signatures only: manifests are read,
+blobs are checked by size, vsix files are not opened.
+
+The state directory (default $XDG_STATE_HOME/airvsx or ~/.local/state/airvsx;
+--state for CI) keeps, per registry, the versions verified before, so an
+older copy is caught; it is updated whenever the trust chain verifies.
+
+With FILE.vsix instead of --registry, verify is the single-package gate: the
+safe-zip and manifest rules, the policy (--policy), and with --sigzip and
+--openvsx-key, upstream's signature.
+
+Formats: text (default), json, sarif (SARIF 2.1.0), junit (JUnit XML);
+--output writes the report to a file and prints the summary line.
+
+Exit status: 0 no problem, 1 problems found, 2 could not verify (bad flags,
+an unreadable trust anchor, not a registry).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runVerify(cmd, g, opts, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.registry, "registry", "", "the registry directory to verify")
+	f.StringVar(&opts.root, "root", "", "the pinned trust anchor: a root.json obtained out of band")
+	f.StringVar(&opts.key, "key", "", "the publisher's public key (PREFIX.pub): trust the registry's first root on first use")
+	f.StringVar(&opts.policy, "policy", "", "a policy every entry (or the package) must satisfy")
+	f.StringVar(&opts.state, "state", "", "the state directory (default: the user's state directory for airvsx)")
+	f.BoolVar(&opts.noState, "no-state", false, "read and record no state: rollback beyond what the registry shows goes unnoticed")
+	f.StringVar(&opts.format, "format", "text", "report format: text, json, sarif or junit")
+	f.BoolVar(&opts.json, "json", false, "same as --format json")
+	f.StringVarP(&opts.output, "output", "o", "", "write the report to this file and print only the summary line")
+	f.BoolVar(&opts.noReadData, "no-read-data", false, "check structure and signatures only; do not hash blobs or open vsix files")
+	f.StringVar(&opts.sigzip, "sigzip", "", "with FILE.vsix: upstream's .sigzip for it")
+	f.StringVar(&opts.openvsxKey, "openvsx-key", "", "with --sigzip: the Open VSX public key (PEM) it was signed with")
+	return cmd
+}
+
+func runVerify(cmd *cobra.Command, g *globals, opts verifyOptions, args []string) error {
+	format := opts.format
+	if opts.json {
+		if cmd.Flags().Changed("format") && format != "json" {
+			return usagef("verify: --json and --format %s disagree", format)
+		}
+		format = "json"
+	}
+	f, err := verify.ParseFormat(format)
+	if err != nil {
+		return usagef("verify: %v", err)
+	}
+	var pol *policies.Policy
+	if opts.policy != "" {
+		if pol, err = policies.Load(opts.policy); err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+	}
+	var rep *verify.Report
+	if len(args) == 1 {
+		if rep, err = verifyPackage(cmd, opts, args[0], pol); err != nil {
+			return err
+		}
+	} else if rep, err = verifyRegistry(cmd, g, opts, pol); err != nil {
+		return err
+	}
+	if err := writeVerifyReport(g.stdout, opts.output, rep, f); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return errFailed
+	}
+	return nil
+}
+
+func verifyRegistry(cmd *cobra.Command, g *globals, opts verifyOptions, pol *policies.Policy) (*verify.Report, error) {
+	if opts.sigzip != "" || opts.openvsxKey != "" {
+		return nil, usagef("verify: --sigzip and --openvsx-key go with FILE.vsix, not --registry")
+	}
+	if opts.registry == "" {
+		return nil, usagef("verify: --registry DIR or FILE.vsix is required")
+	}
+	if (opts.root == "") == (opts.key == "") {
+		return nil, usagef("verify: give exactly one trust anchor: --root root.json or --key PREFIX.pub")
+	}
+	if opts.noState && opts.state != "" {
+		return nil, usagef("verify: --state and --no-state exclude each other")
+	}
+	o := verify.RegistryOptions{Path: opts.registry, Policy: pol, NoReadData: opts.noReadData, Logger: g.logger()}
+	if opts.root != "" {
+		b, err := verifyReadFile(opts.root, index.MaxRootBytes)
+		if err != nil {
+			return nil, fmt.Errorf("verify: trust anchor: %w", err)
+		}
+		o.Root = b
+	} else {
+		v, err := index.LoadVerifier(opts.key)
+		if err != nil {
+			return nil, fmt.Errorf("verify: trust anchor: %w", err)
+		}
+		o.Key = v
+	}
+	switch {
+	case opts.noState:
+	case opts.state != "":
+		o.StateDir = opts.state
+	default:
+		d, err := verify.DefaultStateDir()
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w (pass --state DIR or --no-state)", err)
+		}
+		o.StateDir = d
+	}
+	if _, err := os.Stat(opts.registry); err != nil {
+		return nil, fmt.Errorf("verify: registry %s: %w", opts.registry, err)
+	}
+	return verify.Registry(cmd.Context(), o)
+}
+
+func verifyPackage(cmd *cobra.Command, opts verifyOptions, path string, pol *policies.Policy) (*verify.Report, error) {
+	if opts.registry != "" || opts.root != "" || opts.key != "" || opts.state != "" || opts.noState || opts.noReadData {
+		return nil, usagef("verify: FILE.vsix takes --policy, --sigzip, --openvsx-key and the report flags only")
+	}
+	if (opts.sigzip == "") != (opts.openvsxKey == "") {
+		return nil, usagef("verify: --sigzip and --openvsx-key go together")
+	}
+	o := verify.PackageOptions{Policy: pol}
+	if opts.sigzip != "" {
+		sz, err := verifyReadFile(opts.sigzip, vsix.MaxSigzipBytes)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		kb, err := verifyReadFile(opts.openvsxKey, 64<<10)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		pub, err := vsix.ParseUpstreamKey(kb)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %s: %w", opts.openvsxKey, err)
+		}
+		o.Sigzip, o.UpstreamKey = sz, pub
+	}
+	return verify.Package(cmd.Context(), path, o)
+}
+
+// writeVerifyReport writes the report to stdout, or to the output file
+// (written to a temp file and renamed) with the summary line on stdout.
+func writeVerifyReport(stdout io.Writer, output string, rep *verify.Report, f verify.Format) error {
+	version := readBuildInfo().Version
+	if output == "" {
+		return rep.Write(stdout, f, version)
+	}
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, f, version); err != nil {
+		return err
+	}
+	tmp := output + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("verify: write report: %w", err)
+	}
+	if err := os.Rename(tmp, output); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("verify: write report: %w", err)
+	}
+	_, err := fmt.Fprintf(stdout, "%s\nreport (%s): %s\n", rep.SummaryLine(), f, output)
+	return err
+}
+
+// verifyReadFile reads a small file, refusing more than max bytes.
+func verifyReadFile(path string, max int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return nil, fmt.Errorf("%s: empty", path)
+	}
+	return b, nil
+}

@@ -1,0 +1,54 @@
+package verify_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/internal/benchreg"
+)
+
+// BenchmarkRegistry verifies a registry made at run time (BENCH_ENTRIES
+// entries of BENCH_SIZE random bytes, default 40 × 5 MiB; BENCH_SIGNED=1
+// signs them upstream, as Open VSX does) and reports its throughput. scripts/bench-verify.sh compares
+// the CLI with openssl on a 2 GB registry.
+func BenchmarkRegistry(b *testing.B) {
+	entries, size := envInt(b, "BENCH_ENTRIES", 40), envInt(b, "BENCH_SIZE", 5<<20)
+	dir := b.TempDir()
+	res, err := benchreg.Make(b.Context(), filepath.Join(dir, "reg"), filepath.Join(dir, "bench"), benchreg.Options{Entries: entries, Size: int64(size), Signed: os.Getenv("BENCH_SIGNED") == "1"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	key, err := index.LoadVerifier(res.PubKey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name   string
+		noRead bool
+	}{{"read-data", false}, {"no-read-data", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.SetBytes(res.Bytes)
+			for b.Loop() {
+				rep, err := verify.Registry(b.Context(), verify.RegistryOptions{Path: filepath.Join(dir, "reg"), Key: key, NoReadData: mode.noRead})
+				if err != nil || !rep.OK() {
+					b.Fatalf("verify: %v %v", err, rep.Problems)
+				}
+			}
+		})
+	}
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	if s := os.Getenv(name); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		return n
+	}
+	return def
+}

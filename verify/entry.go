@@ -1,0 +1,398 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/vsix"
+)
+
+// entryCheck collects the problems of one entry.
+type entryCheck struct {
+	v     *registryVerifier
+	e     *index.Entry
+	name  string
+	repo  string
+	probs []Problem
+}
+
+func (c *entryCheck) add(rule Rule, path, format string, args ...any) {
+	c.probs = append(c.probs, Problem{Severity: Error, Rule: rule, Path: path, Entry: c.name, Message: fmt.Sprintf(format, args...), Fix: fixFor(rule)})
+}
+
+// checkEntries checks every entry with a bounded pool of workers; each
+// worker streams one blob at a time through its own buffer, so memory
+// does not grow with the registry.
+func (v *registryVerifier) checkEntries(ctx context.Context) error {
+	var (
+		next   atomic.Int64
+		mu     sync.Mutex
+		wg     sync.WaitGroup
+		blobs  atomic.Int64
+		nbytes atomic.Int64
+	)
+	workers := min(v.opts.Workers, max(len(v.cat.Entries), 1))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := newHasher()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(v.cat.Entries) || ctx.Err() != nil {
+					return
+				}
+				e := &v.cat.Entries[i]
+				c := &entryCheck{v: v, e: e, name: e.String(), repo: store.Repo(e.ID)}
+				n, b := c.run(ctx, h)
+				blobs.Add(int64(n))
+				nbytes.Add(b)
+				mu.Lock()
+				v.rep.Problems = append(v.rep.Problems, c.probs...)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	v.rep.Summary.Blobs = int(blobs.Load())
+	v.rep.Summary.Bytes = nbytes.Load()
+	return nil
+}
+
+// run checks the entry and returns how many blobs it checked and how many
+// bytes it hashed.
+func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int64) {
+	e, st := c.e, c.v.st
+	mpath := store.BlobName(c.repo, e.ManifestDigest)
+	c.v.ref(c.repo, e.ManifestDigest)
+	if e.ManifestSize > store.MaxManifestBytes {
+		c.add(RuleManifestInvalid, mpath, "the catalog pins a manifest of %d bytes, more than the %d a manifest may have", e.ManifestSize, store.MaxManifestBytes)
+		return 0, 0
+	}
+	rc, err := st.OpenBlob(ctx, c.repo, e.ManifestDigest, e.ManifestSize)
+	var raw []byte
+	if err == nil {
+		raw, err = io.ReadAll(rc)
+		rc.Close()
+	}
+	blobs++
+	if err != nil {
+		c.blobProblem(mpath, "manifest", err, true)
+		return blobs, 0
+	}
+	hashed += int64(len(raw))
+	m, err := store.ParseManifest(raw)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			c.add(RuleManifestInvalid, mpath, "%s", line)
+		}
+		return blobs, hashed
+	}
+	c.checkAnnotations(m, mpath)
+	c.v.ref(c.repo, store.EmptyConfigDigest)
+	for _, l := range m.Layers {
+		c.v.ref(c.repo, l.Digest)
+	}
+
+	// The config and every layer.
+	type blob struct {
+		what   string
+		digest string
+		size   int64
+	}
+	list := []blob{{"config", store.EmptyConfigDigest, int64(len(store.EmptyConfig))}}
+	var vsixLayer, sigLayer *store.Layer
+	for i := range m.Layers {
+		l := &m.Layers[i]
+		switch l.Role {
+		case store.RoleVsix:
+			vsixLayer = l
+			continue // checked below, with the package rules
+		case store.RoleUpstreamSignature:
+			sigLayer = l
+		}
+		list = append(list, blob{fmt.Sprintf("layer %s (%s)", l.Role, l.Title), l.Digest, l.Size})
+	}
+	for _, b := range list {
+		path := store.BlobName(c.repo, b.digest)
+		blobs++
+		if c.v.opts.NoReadData {
+			c.statBlob(ctx, b.what, path, b.digest, b.size)
+			continue
+		}
+		n, err := h.blob(ctx, st, c.repo, b.digest, b.size)
+		hashed += n
+		if err != nil {
+			c.blobProblem(path, b.what, err, false)
+		}
+	}
+
+	// The vsix: the entry's package, byte for byte.
+	vpath := store.BlobName(c.repo, vsixLayer.Digest)
+	if vsixLayer.Digest != "sha256:"+e.VsixSHA256 || vsixLayer.Size != e.VsixSize {
+		c.add(RuleVsixEntry, mpath, "the vsix layer is %s (%d bytes); the catalog entry names sha256:%s (%d bytes)", vsixLayer.Digest, vsixLayer.Size, e.VsixSHA256, e.VsixSize)
+	}
+	if (sigLayer != nil) != e.Upstream.Signed {
+		if e.Upstream.Signed {
+			c.add(RuleSignatureMissing, mpath, "the catalog says upstream signed it, but the manifest has no %s layer", store.RoleUpstreamSignature)
+		} else {
+			c.add(RuleSignatureMissing, mpath, "the catalog says upstream did not sign it, but the manifest has a %s layer", store.RoleUpstreamSignature)
+		}
+	}
+	blobs++
+	if c.v.opts.NoReadData {
+		c.statBlob(ctx, "layer vsix", vpath, vsixLayer.Digest, vsixLayer.Size)
+		return blobs, hashed
+	}
+	n, err := c.checkVsix(ctx, h, *vsixLayer, sigLayer, vpath)
+	hashed += n
+	if err != nil {
+		c.blobProblem(vpath, "layer vsix ("+vsixLayer.Title+")", err, false)
+	}
+	return blobs, hashed
+}
+
+// checkAnnotations compares what the manifest says with the entry.
+func (c *entryCheck) checkAnnotations(m *store.Manifest, path string) {
+	e, in := c.e, m.Info
+	var bad []string
+	if !in.ID.Equal(e.ID) {
+		bad = append(bad, fmt.Sprintf("id %s, entry %s", in.ID, e.ID))
+	}
+	if in.Version != e.Version {
+		bad = append(bad, fmt.Sprintf("version %s, entry %s", in.Version, e.Version))
+	}
+	if in.Platform != e.Platform {
+		bad = append(bad, fmt.Sprintf("platform %s, entry %s", in.Platform, e.Platform))
+	}
+	if in.PreRelease != e.PreRelease {
+		bad = append(bad, fmt.Sprintf("prerelease %v, entry %v", in.PreRelease, e.PreRelease))
+	}
+	if !in.Created.Equal(e.Published) {
+		bad = append(bad, fmt.Sprintf("created %s, entry published %s", in.Created.Format("2006-01-02T15:04:05Z07:00"), e.Published.Format("2006-01-02T15:04:05Z07:00")))
+	}
+	if in.UpstreamSHA256 != "" && in.UpstreamSHA256 != e.VsixSHA256 {
+		bad = append(bad, fmt.Sprintf("upstream sha256 %s, entry vsixSha256 %s", in.UpstreamSHA256, e.VsixSHA256))
+	}
+	if len(bad) > 0 {
+		c.add(RuleManifestEntry, path, "the manifest's annotations disagree with the catalog entry: %s", strings.Join(bad, "; "))
+	}
+}
+
+// statBlob checks a blob by size only (NoReadData).
+func (c *entryCheck) statBlob(ctx context.Context, what, path, digest string, size int64) {
+	got, err := c.v.st.StatBlob(ctx, c.repo, digest)
+	switch {
+	case err != nil:
+		c.blobProblem(path, what, err, false)
+	case got != size:
+		c.add(RuleBlobSize, path, "%s: %d bytes; want %d", what, got, size)
+	}
+}
+
+// blobProblem reports a failed blob read.
+func (c *entryCheck) blobProblem(path, what string, err error, manifest bool) {
+	var mm *store.MismatchError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if manifest {
+			c.add(RuleManifestMissing, path, "%s: missing", what)
+		} else {
+			c.add(RuleBlobMissing, path, "%s: missing", what)
+		}
+	case errors.As(err, &mm):
+		rule := RuleBlobDigest
+		msg := fmt.Sprintf("%s: content has sha256 %s; want %s", what, strings.TrimPrefix(mm.GotDigest, "sha256:"), strings.TrimPrefix(mm.Digest, "sha256:"))
+		if mm.GotSize != mm.Size {
+			rule = RuleBlobSize
+			msg = fmt.Sprintf("%s: %d bytes; want %d", what, mm.GotSize, mm.Size)
+			if mm.GotSize == mm.Size+1 && mm.GotDigest == "" {
+				msg = fmt.Sprintf("%s: more than the %d bytes it should have", what, mm.Size)
+			}
+		}
+		if manifest {
+			rule = RuleManifestMismatch
+		}
+		c.add(rule, path, "%s", msg)
+	default:
+		c.add(RuleBlobUnreadable, path, "%s: %v", what, err)
+	}
+}
+
+// checkVsix hashes the vsix, and when it is the right file, checks it
+// against the safe-zip rules, its manifests against the entry, and the
+// upstream signature. It returns the bytes hashed; the error is a blob
+// read problem (missing, wrong size or digest, I/O).
+func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, sig *store.Layer, path string) (int64, error) {
+	f, err := c.v.st.OpenBlobFile(ctx, c.repo, l.Digest)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if fi.Size() != l.Size {
+		return 0, &store.MismatchError{Repo: c.repo, Digest: l.Digest, Size: l.Size, GotSize: fi.Size()}
+	}
+	// One pass hashes the file with sha256 (its digest) and, when the
+	// entry is signed, feeds the Ed25519 check.
+	var ed *edVerifier
+	if sig != nil && c.e.Upstream.Signed {
+		ed = c.signatureCheck(ctx, *sig)
+	}
+	n, sum, err := h.hashFile(ctx, f, l.Size, ed)
+	if err != nil {
+		return n, err
+	}
+	if sum != l.Digest {
+		return n, &store.MismatchError{Repo: c.repo, Digest: l.Digest, Size: l.Size, GotSize: l.Size, GotDigest: sum}
+	}
+	if ed != nil && !ed.verify() {
+		c.add(RuleSignatureInvalid, path, "Open VSX's Ed25519 signature (key %s) does not verify over this vsix", c.e.Upstream.KeyID)
+	}
+	c.checkPackage(f, l.Size, path)
+	return n, nil
+}
+
+// signatureCheck reads the sigzip layer (verified by OpenBlob) and the
+// key the catalog pins for the entry, and starts the Ed25519 check; it
+// returns nil after reporting why it cannot.
+func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *edVerifier {
+	path := store.BlobName(c.repo, l.Digest)
+	if l.Size > vsix.MaxSigzipBytes {
+		c.add(RuleSignatureInvalid, path, "the sigzip is %d bytes, more than %d", l.Size, vsix.MaxSigzipBytes)
+		return nil
+	}
+	rc, err := c.v.st.OpenBlob(ctx, c.repo, l.Digest, l.Size)
+	if err != nil {
+		return nil // reported with the other blobs
+	}
+	data, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return nil // reported with the other blobs
+	}
+	sig, err := vsix.ReadSigzipSignature(data)
+	if err != nil {
+		c.add(RuleSignatureInvalid, path, "%s", oneLine(err))
+		return nil
+	}
+	var pemKey string
+	for _, k := range c.v.cat.UpstreamKeys {
+		if k.ID == c.e.Upstream.KeyID {
+			pemKey = k.PEM
+		}
+	}
+	if pemKey == "" {
+		c.add(RuleSignatureKey, store.BlobName(c.repo, c.e.ManifestDigest), "upstream key %q is not pinned in the catalog", c.e.Upstream.KeyID)
+		return nil
+	}
+	pub, err := vsix.ParseUpstreamKey([]byte(pemKey))
+	if err != nil {
+		c.add(RuleSignatureKey, "metadata/", "catalog upstreamKeys %q: %v", c.e.Upstream.KeyID, err)
+		return nil
+	}
+	return newEdVerifier(pub, sig)
+}
+
+// checkPackage applies the safe-zip rules and the manifest rules and
+// compares the package with the entry.
+func (c *entryCheck) checkPackage(f io.ReaderAt, size int64, path string) {
+	// The archive's size is pinned by the signed catalog; a size limit is
+	// the policy's to judge (policy-denied), not a safe-zip rule here.
+	a, err := vsix.NewReader(f, size, vsix.Options{MaxArchiveBytes: max(size, 1)})
+	if err != nil {
+		var pe *vsix.ProblemsError
+		if errors.As(err, &pe) {
+			for _, p := range pe.Problems {
+				c.add(RuleVsixUnsafe, path, "%s", p.String())
+			}
+			return
+		}
+		c.add(RuleBlobUnreadable, path, "%v", err)
+		return
+	}
+	defer a.Close()
+	pkg := vsix.ReadPackage(a)
+	for _, p := range pkg.Report.Errors() {
+		c.add(RuleVsixPackage, path, "%s", p.String())
+	}
+	c.comparePackage(pkg, path)
+}
+
+// comparePackage checks that the package is the entry: identity, and the
+// summary fields installers act on.
+func (c *entryCheck) comparePackage(pkg *vsix.Package, path string) {
+	e := c.e
+	version := "?"
+	if pkg.Version != nil {
+		version = pkg.Version.Original()
+	}
+	if !pkg.ID.Equal(e.ID) || version != e.Version || pkg.Platform != e.Platform {
+		got := pkg.ID.String() + "@" + version
+		if pkg.Platform != index.Universal {
+			got += "@" + string(pkg.Platform)
+		}
+		c.add(RuleVsixIdentity, path, "the package is %s, not %s", got, e.String())
+		return
+	}
+	var bad []string
+	if m := pkg.Manifest; m != nil {
+		if !sameIDs(e.Dependencies, parseIDs(m.ExtensionDependencies)) {
+			bad = append(bad, fmt.Sprintf("dependencies %v, package %v", e.Dependencies, m.ExtensionDependencies))
+		}
+		if !sameIDs(e.ExtensionPack, parseIDs(m.ExtensionPack)) {
+			bad = append(bad, fmt.Sprintf("extensionPack %v, package %v", e.ExtensionPack, m.ExtensionPack))
+		}
+		if e.Engine != m.Engines["vscode"] {
+			bad = append(bad, fmt.Sprintf("engine %q, package %q", e.Engine, m.Engines["vscode"]))
+		}
+	}
+	if !slices.Equal(index.NewCapabilitySet(e.DeclaredCapabilities...), index.NewCapabilitySet(pkg.Declared...)) {
+		bad = append(bad, fmt.Sprintf("declaredCapabilities %v, package %v", e.DeclaredCapabilities, pkg.Declared))
+	}
+	if len(bad) > 0 {
+		c.add(RuleEntrySummary, path, "the catalog entry disagrees with its package: %s", strings.Join(bad, "; "))
+	}
+}
+
+func parseIDs(ss []string) []index.ID {
+	var out []index.ID
+	for _, s := range ss {
+		if id, err := index.ParseID(s); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func sameIDs(a, b []index.ID) bool {
+	key := func(ids []index.ID) []string {
+		var out []string
+		for _, id := range ids {
+			out = append(out, id.Key())
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return slices.Equal(key(a), key(b))
+}
+
+// oneLine flattens a multi-line error for a message.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n\t", "; ")), " ")
+}

@@ -1,0 +1,154 @@
+package verify
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Format is a report format.
+type Format string
+
+// The report formats.
+const (
+	Text  Format = "text"  // for people: a summary line, then problems grouped by entry
+	JSON  Format = "json"  // the Report as JSON (REPORT.md)
+	SARIF Format = "sarif" // SARIF 2.1.0, for code-scanning UIs
+	JUnit Format = "junit" // JUnit XML, one test case per entry, for CI systems
+)
+
+// Formats lists every format.
+var Formats = []Format{Text, JSON, SARIF, JUnit}
+
+// ParseFormat returns the format named s.
+func ParseFormat(s string) (Format, error) {
+	if slices.Contains(Formats, Format(s)) {
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("unknown report format %q (want text, json, sarif or junit)", s)
+}
+
+// Write writes the report in format f. toolVersion names the airvsx
+// version in SARIF's tool.driver.
+func (r *Report) Write(w io.Writer, f Format, toolVersion string) error {
+	switch f {
+	case Text:
+		return r.WriteText(w)
+	case JSON:
+		return r.WriteJSON(w)
+	case SARIF:
+		return r.WriteSARIF(w, toolVersion)
+	case JUnit:
+		return r.WriteJUnit(w)
+	}
+	return fmt.Errorf("unknown report format %q", f)
+}
+
+// WriteJSON writes the report as indented JSON (REPORT.md).
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// SummaryLine is the report's first line of text: the verdict and the
+// counts.
+func (r *Report) SummaryLine() string {
+	s := r.Summary
+	verdict := "ok"
+	if !s.OK {
+		verdict = "FAILED"
+	}
+	what := fmt.Sprintf("%d %s", s.Entries, plural(s.Entries, "entry", "entries"))
+	if r.Kind == "package" {
+		what = "package " + r.Target
+	}
+	data := fmt.Sprintf("%d %s hashed (%s)", s.Blobs, plural(s.Blobs, "blob", "blobs"), humanBytes(s.Bytes))
+	if !s.ReadData {
+		data = fmt.Sprintf("%d %s checked by size (--no-read-data)", s.Blobs, plural(s.Blobs, "blob", "blobs"))
+	}
+	return fmt.Sprintf("verify %s: %s, %s: %d %s, %d %s", verdict, what, data,
+		s.Errors, plural(s.Errors, "error", "errors"), s.Warnings, plural(s.Warnings, "warning", "warnings"))
+}
+
+// WriteText writes the report for people: the summary line, what was
+// trusted, then the problems grouped by entry (registry-wide ones first),
+// each with its fix, and a closing line with the next step.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString(r.SummaryLine() + "\n")
+	if c := r.Catalog; c != nil {
+		fmt.Fprintf(&b, "catalog: serial %d, %d %s, %s, expires %s\n", c.Serial, c.Entries, plural(c.Entries, "entry", "entries"), c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
+	}
+	if t := r.Trust; t != nil && t.Verified.Root > 0 {
+		fmt.Fprintf(&b, "trust: %s mode%s; root v%d, timestamp v%d, snapshot v%d, targets v%d", t.Mode, map[bool]string{true: " (first use)"}[t.FirstUse],
+			t.Verified.Root, t.Verified.Timestamp, t.Verified.Snapshot, t.Verified.Targets)
+		if t.Recorded {
+			fmt.Fprintf(&b, "; recorded in %s", t.StateDir)
+		}
+		b.WriteString("\n")
+	}
+	if p := r.Package; p != nil {
+		signed := "no verified upstream signature"
+		if p.Signed {
+			signed = "upstream signature verified"
+		}
+		fmt.Fprintf(&b, "package: sha256 %s, %d bytes, %s\n", p.SHA256, p.Size, signed)
+	}
+	group := "\x00"
+	for _, p := range r.Problems {
+		if p.Entry != group {
+			group = p.Entry
+			name := p.Entry
+			if name == "" {
+				name = "registry"
+			}
+			fmt.Fprintf(&b, "\n%s:\n", name)
+		}
+		where := ""
+		if p.Path != "" {
+			where = " " + sanitize(p.Path) + ":"
+		}
+		fmt.Fprintf(&b, "  %s %s:%s %s\n", p.Severity, p.Rule, where, sanitize(p.Message))
+		fmt.Fprintf(&b, "    fix: %s\n", p.Fix)
+	}
+	if !r.Summary.OK {
+		b.WriteString("\nThe registry or package must not be used until every error is fixed; warnings are hints.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// sanitize keeps control characters (from hostile names) out of a
+// terminal.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,213 @@
+package verify_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/verify"
+)
+
+const sarifSchemaSHA256 = "2d99159ae54a3eea97f81781cff48780548657c35949f4b7f25e99a2ba4de4f8"
+
+// tamperedReport verifies a registry with a flipped vsix byte, a missing
+// blob and an orphan blob: errors in two entries and a warning.
+func tamperedReport(t *testing.T) *verify.Report {
+	t.Helper()
+	dir := fresh(t)
+	f := blobFile(t, dir, hello, store.RoleVsix)
+	b := readFile(t, f)
+	b[len(b)/3] ^= 0x80
+	writeFile(t, f, b)
+	remove(t, blobFile(t, dir, usesGit, store.RoleReadme))
+	writeFile(t, filepath.Join(dir, "extensions", "airvsx-demo", "night-theme", "blobs", "sha256", strings.Repeat("ab", 32)), []byte("stray"))
+	rep := check(t, dir)
+	if rep.Summary.Errors != 2 || rep.Summary.Warnings != 1 {
+		t.Fatalf("want 2 errors and 1 warning; got:\n%s", problemList(rep))
+	}
+	return rep
+}
+
+func TestSARIFSchemaFile(t *testing.T) {
+	sum := sha256.Sum256(readFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json")))
+	if got := hex.EncodeToString(sum[:]); got != sarifSchemaSHA256 {
+		t.Fatalf("testdata/sarif-2.1.0-rtm.5.json has sha256 %s; want the vendored %s", got, sarifSchemaSHA256)
+	}
+}
+
+// TestSARIFValidates validates the SARIF output, for a failing and a clean
+// registry and a package, against the published SARIF 2.1.0 schema, and
+// checks that results carry rule, level, file and entry.
+func TestSARIFValidates(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(readFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft4)
+	if err := c.AddResource("sarif.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("sarif.json")
+	if err != nil {
+		t.Fatalf("compile the SARIF schema: %v", err)
+	}
+	pkgRep, err := verify.Package(t.Context(), filepath.Join("..", "testdata", "vsix", "airvsx-demo.night-theme-2.1.0.vsix"), verify.PackageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rep := range map[string]*verify.Report{"tampered": tamperedReport(t), "clean": check(t, fresh(t)), "package": pkgRep} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := rep.Write(&buf, verify.SARIF, "test"); err != nil {
+				t.Fatal(err)
+			}
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.Validate(inst); err != nil {
+				t.Fatalf("SARIF output does not validate: %v\n%s", err, buf.String())
+			}
+			// A mutation the schema refuses proves the validator looks.
+			bad := bytes.Replace(buf.Bytes(), []byte(`"version": "2.1.0"`), []byte(`"version": "2.0.0"`), 1)
+			if inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(bad)); schema.Validate(inst) == nil {
+				t.Fatal("the schema accepts version 2.0.0: the validator is not checking")
+			}
+			var log struct {
+				Runs []struct {
+					Results []struct {
+						RuleID    string `json:"ruleId"`
+						Level     string `json:"level"`
+						Locations []struct {
+							Physical struct {
+								Artifact struct{ URI string } `json:"artifactLocation"`
+							} `json:"physicalLocation"`
+							Logical []struct{ Name string } `json:"logicalLocations"`
+						} `json:"locations"`
+					} `json:"results"`
+				} `json:"runs"`
+			}
+			if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(log.Runs[0].Results); got != len(rep.Problems) {
+				t.Fatalf("%d results; want %d", got, len(rep.Problems))
+			}
+			for i, r := range log.Runs[0].Results {
+				p := rep.Problems[i]
+				if r.RuleID != string(p.Rule) || r.Level != string(p.Severity) || len(r.Locations) != 1 || r.Locations[0].Physical.Artifact.URI != p.Path {
+					t.Errorf("result %d = %+v; want rule %s level %s at %s", i, r, p.Rule, p.Severity, p.Path)
+				}
+				if p.Entry != "" && (len(r.Locations[0].Logical) != 1 || r.Locations[0].Logical[0].Name != p.Entry) {
+					t.Errorf("result %d: logical location %+v; want entry %s", i, r.Locations[0].Logical, p.Entry)
+				}
+			}
+		})
+	}
+}
+
+// TestJUnit: one test case per entry plus one for the registry, the
+// failing entries failed, counts consistent.
+func TestJUnit(t *testing.T) {
+	rep := tamperedReport(t)
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, verify.JUnit, "test"); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string `xml:"name,attr"`
+				Class   string `xml:"classname,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+					Text    string `xml:",chardata"`
+				} `xml:"failure"`
+				Out string `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("JUnit output does not parse: %v\n%s", err, buf.String())
+	}
+	if doc.Tests != 8 || doc.Failures != 2 || len(doc.Suites) != 1 || doc.Suites[0].Tests != 8 || doc.Suites[0].Failures != 2 || len(doc.Suites[0].Cases) != 8 {
+		t.Fatalf("tests %d failures %d; want 8 test cases (7 entries + registry) and 2 failures:\n%s", doc.Tests, doc.Failures, buf.String())
+	}
+	failed := map[string]string{}
+	for _, c := range doc.Suites[0].Cases {
+		if c.Failure != nil {
+			failed[c.Name] = c.Failure.Text
+		}
+		if c.Name == "registry" && !strings.Contains(c.Out, "orphan-blob") {
+			t.Errorf("registry case system-out %q; want the orphan-blob warning", c.Out)
+		}
+	}
+	if !strings.Contains(failed[hello], "blob-digest") || !strings.Contains(failed[usesGit], "blob-missing") {
+		t.Errorf("failures = %v; want %s (blob-digest) and %s (blob-missing)", failed, hello, usesGit)
+	}
+}
+
+// TestJSONReport: the JSON report round-trips into Report and carries the
+// documented fields.
+func TestJSONReport(t *testing.T) {
+	rep := tamperedReport(t)
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, verify.JSON, "test"); err != nil {
+		t.Fatal(err)
+	}
+	var back verify.Report
+	dec := json.NewDecoder(&buf)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Schema != verify.SchemaVersion || back.Kind != "registry" || back.Summary.OK || back.Summary.Errors != 2 || len(back.Entries) != 7 || back.Catalog == nil || back.Trust == nil {
+		t.Fatalf("report = %+v", back)
+	}
+	for _, p := range back.Problems {
+		if p.Rule == "" || p.Message == "" || p.Fix == "" || p.Severity == "" {
+			t.Errorf("incomplete problem %+v", p)
+		}
+	}
+}
+
+// TestTextReport: the summary line, problems grouped by entry with their
+// file and fix.
+func TestTextReport(t *testing.T) {
+	rep := tamperedReport(t)
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, verify.Text, "test"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	first, _, _ := strings.Cut(out, "\n")
+	if !strings.HasPrefix(first, "verify FAILED: 7 entries, ") || !strings.HasSuffix(first, ": 2 errors, 1 warning") {
+		t.Errorf("summary line %q", first)
+	}
+	for _, s := range []string{"\nregistry:\n  warning orphan-blob: extensions/airvsx-demo/night-theme/blobs/sha256/", "\n" + hello + ":\n  error blob-digest: extensions/airvsx-demo/hello-command/blobs/sha256/", "    fix: copy the registry again"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("text report lacks %q:\n%s", s, out)
+		}
+	}
+	clean := check(t, fresh(t))
+	buf.Reset()
+	clean.WriteText(&buf)
+	if first, _, _ := strings.Cut(buf.String(), "\n"); !strings.HasPrefix(first, "verify ok: 7 entries, ") {
+		t.Errorf("clean summary line %q", first)
+	}
+	_ = os.Stdout
+}

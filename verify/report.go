@@ -1,0 +1,181 @@
+package verify
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/airvsx/airvsx/index"
+)
+
+// SchemaVersion is the value of Report.Schema: the version of the JSON
+// report's schema (REPORT.md). Fields are only ever added within a version.
+const SchemaVersion = "airvsx.verify/v1"
+
+// Severity says whether a problem fails the verification.
+type Severity string
+
+const (
+	// Error: the registry or package must not be used; exit status 1.
+	Error Severity = "error"
+	// Warning: a hint that deserves a look (an orphaned file or tag); it
+	// never fails the verification.
+	Warning Severity = "warning"
+)
+
+// Problem is one finding. Path is the file in the registry (slash path
+// relative to its root, e.g. "metadata/timestamp.json" or
+// "extensions/ns/name/blobs/sha256/<hex>"), or the archive entry of a
+// single package; Entry names the catalog entry ("ns.name@version" plus
+// "@platform" when not universal), empty for registry-wide problems.
+type Problem struct {
+	Severity Severity `json:"severity"`
+	Rule     Rule     `json:"rule"`
+	Path     string   `json:"path,omitempty"`
+	Entry    string   `json:"entry,omitempty"`
+	Message  string   `json:"message"`
+	Fix      string   `json:"fix"`
+}
+
+// CatalogSummary describes the verified catalog.
+type CatalogSummary struct {
+	Serial   int64     `json:"serial"`
+	Digest   string    `json:"digest"`   // sha256:<hex> of the catalog bytes
+	Previous string    `json:"previous"` // the catalog's hash-chain link, "" for the first
+	Created  time.Time `json:"created"`
+	Expires  time.Time `json:"expires"` // the timestamp role's expiry: re-sign before it
+	Entries  int       `json:"entries"`
+}
+
+// TrustSummary says where trust came from and what was recorded.
+type TrustSummary struct {
+	// Mode is "root" (--root pinned a root.json), "key" (--key: the
+	// registry's first root, trusted on first use because that key signed
+	// it, or the root pinned in the state directory since).
+	Mode string `json:"mode"`
+	// FirstUse is set when this run trusted the registry's root for the
+	// first time (key mode without a pinned root).
+	FirstUse bool `json:"firstUse"`
+	// StateDir is the directory of this registry's recorded state, ""
+	// when no state directory is used.
+	StateDir string `json:"stateDir,omitempty"`
+	// Previous is the state recorded before this run (zero when none).
+	Previous index.State `json:"previous"`
+	// Verified is the state of the chain this run verified (zero when it
+	// did not verify).
+	Verified index.State `json:"verified"`
+	// Recorded reports whether Verified (and the catalog's serial and
+	// digest) were written to StateDir.
+	Recorded bool `json:"recorded"`
+}
+
+// Summary counts what was checked and found.
+type Summary struct {
+	OK       bool  `json:"ok"` // no errors
+	Entries  int   `json:"entries"`
+	EntryOK  int   `json:"entriesOk"` // entries without an error
+	Blobs    int   `json:"blobs"`     // blobs checked (by hash, or by size with NoReadData)
+	Bytes    int64 `json:"bytes"`     // bytes hashed
+	ReadData bool  `json:"readData"`  // every blob was hashed
+	Errors   int   `json:"errors"`
+	Warnings int   `json:"warnings"`
+}
+
+// EntryResult is the outcome for one catalog entry (or the single
+// package): one JUnit test case.
+type EntryResult struct {
+	Entry    string `json:"entry"`
+	Manifest string `json:"manifest,omitempty"` // path of the manifest blob
+	Errors   int    `json:"errors"`
+	Warnings int    `json:"warnings"`
+}
+
+// Report is everything one verification found.
+type Report struct {
+	Schema   string          `json:"schema"` // SchemaVersion
+	Kind     string          `json:"kind"`   // "registry" or "package"
+	Target   string          `json:"target"` // the registry directory or the .vsix path, as given
+	Catalog  *CatalogSummary `json:"catalog,omitempty"`
+	Trust    *TrustSummary   `json:"trust,omitempty"`
+	Package  *PackageSummary `json:"package,omitempty"`
+	Summary  Summary         `json:"summary"`
+	Entries  []EntryResult   `json:"entries"`
+	Problems []Problem       `json:"problems"`
+}
+
+// OK reports whether the verification found no error.
+func (r *Report) OK() bool { return r.Summary.Errors == 0 }
+
+// Errors returns the error-severity problems.
+func (r *Report) Errors() []Problem { return r.filter(Error) }
+
+// Warnings returns the warnings.
+func (r *Report) Warnings() []Problem { return r.filter(Warning) }
+
+func (r *Report) filter(s Severity) []Problem {
+	var out []Problem
+	for _, p := range r.Problems {
+		if p.Severity == s {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// finish sorts the problems (registry-wide first, then by entry, errors
+// before warnings, then by path and rule) and fills the counts.
+func (r *Report) finish(entries []EntryResult) {
+	slices.SortStableFunc(r.Problems, func(a, b Problem) int {
+		return cmp.Or(
+			cmp.Compare(a.Entry, b.Entry),
+			cmp.Compare(sevRank(a.Severity), sevRank(b.Severity)),
+			cmp.Compare(a.Path, b.Path),
+			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+	r.Problems = slices.Compact(r.Problems)
+	if r.Problems == nil {
+		r.Problems = []Problem{}
+	}
+	byEntry := map[string]*EntryResult{}
+	r.Entries = slices.Clone(entries)
+	if r.Entries == nil {
+		r.Entries = []EntryResult{}
+	}
+	for i := range r.Entries {
+		r.Entries[i].Errors, r.Entries[i].Warnings = 0, 0
+		byEntry[r.Entries[i].Entry] = &r.Entries[i]
+	}
+	s := &r.Summary
+	s.Errors, s.Warnings = 0, 0
+	for _, p := range r.Problems {
+		er := byEntry[p.Entry]
+		if p.Severity == Error {
+			s.Errors++
+			if er != nil {
+				er.Errors++
+			}
+		} else {
+			s.Warnings++
+			if er != nil {
+				er.Warnings++
+			}
+		}
+	}
+	s.Entries = len(r.Entries)
+	s.EntryOK = 0
+	for _, e := range r.Entries {
+		if e.Errors == 0 {
+			s.EntryOK++
+		}
+	}
+	s.OK = s.Errors == 0
+}
+
+func sevRank(s Severity) int {
+	if s == Error {
+		return 0
+	}
+	return 1
+}

@@ -1,0 +1,67 @@
+package verify_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/verify"
+)
+
+// TestStateRecorded: a verified chain is recorded in the state directory,
+// also when entries have problems (the versions are facts the signer
+// published); key mode pins the root on first use and uses it after.
+func TestStateRecorded(t *testing.T) {
+	dir := fresh(t)
+	state := t.TempDir()
+	withState := func(o *verify.RegistryOptions) { o.StateDir = state; useKey(t, o, base(t).pubPath) }
+	// A damaged entry: the chain is still recorded.
+	f := blobFile(t, dir, hello, store.RoleVsix)
+	b := readFile(t, f)
+	b[0] ^= 1
+	writeFile(t, f, b)
+	rep := check(t, dir, withState)
+	if rep.OK() || !rep.Trust.Recorded || !rep.Trust.FirstUse || rep.Trust.Verified.Timestamp != 2 || rep.Trust.Mode != "key" {
+		t.Fatalf("trust = %+v ok=%v; want first use, recorded timestamp 2", rep.Trust, rep.OK())
+	}
+	sd := rep.Trust.StateDir
+	var s map[string]any
+	if err := json.Unmarshal(readFile(t, filepath.Join(sd, "state.json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s["catalogSerial"].(float64) != 2 {
+		t.Errorf("state.json = %v; want catalogSerial 2", s)
+	}
+	if _, err := os.Stat(filepath.Join(sd, "root.json")); err != nil {
+		t.Errorf("key mode pinned no root: %v", err)
+	}
+	b[0] ^= 1
+	writeFile(t, f, b)
+	rep = check(t, dir, withState)
+	if !rep.OK() || rep.Trust.FirstUse || rep.Trust.Previous.Timestamp != 2 {
+		t.Fatalf("second run: trust %+v problems:\n%s", rep.Trust, problemList(rep))
+	}
+	// A damaged state file stops the run: it cannot check rollback.
+	writeFile(t, filepath.Join(sd, "state.json"), []byte("{"))
+	o := verify.RegistryOptions{Path: dir, StateDir: state}
+	useKey(t, &o, base(t).pubPath)
+	if _, err := verify.Registry(t.Context(), o); err == nil {
+		t.Error("damaged state file: no error")
+	}
+}
+
+// TestRegistryCannotRun: bad options and a path that is not a registry
+// are errors (exit 2), not reports.
+func TestRegistryCannotRun(t *testing.T) {
+	for name, o := range map[string]verify.RegistryOptions{
+		"no path":      {Root: []byte("{}")},
+		"no anchor":    {Path: t.TempDir()},
+		"not registry": {Path: t.TempDir(), Root: []byte("{}")},
+	} {
+		if _, err := verify.Registry(t.Context(), o); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

@@ -1,0 +1,457 @@
+package verify_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/theupdateframework/go-tuf/v2/metadata"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/verify"
+)
+
+const (
+	hello      = "airvsx-demo.hello-command@1.0.0"
+	helloLinux = "airvsx-demo.hello-command@1.0.0@linux-x64"
+	usesGit    = "airvsx-demo.uses-git@1.0.0"
+	gitHelper  = "airvsx-demo.git-helper@0.3.0"
+	unsigned   = "other-pub.unsigned-tool@0.1.0"
+	helloIndex = "extensions/airvsx-demo/hello-command/index.json"
+)
+
+// want is a problem a tampered registry must produce: the rule, the file
+// (a prefix of Path, or the exact path) and the entry ("" for
+// registry-wide problems).
+type want struct {
+	rule  verify.Rule
+	path  string
+	entry string
+}
+
+// tamperCase damages a fresh copy of the fixture registry; setup returns
+// the problems verification must report and may change the options.
+type tamperCase struct {
+	name  string
+	setup func(t *testing.T, dir string, o *verify.RegistryOptions) []want
+}
+
+func tamperCases() []tamperCase {
+	return []tamperCase{
+		{"flipped byte in a vsix", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := blobFile(t, dir, hello, store.RoleVsix)
+			b := readBlob(t, dir, hello, store.RoleVsix)
+			b[len(b)/2] ^= 0x01
+			writeFile(t, f, b)
+			return []want{{verify.RuleBlobDigest, relBlob(t, dir, hello, store.RoleVsix), hello}}
+		}},
+		{"truncated vsix", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := blobFile(t, dir, hello, store.RoleVsix)
+			b := readBlob(t, dir, hello, store.RoleVsix)
+			writeFile(t, f, b[:len(b)-100])
+			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleVsix), hello}}
+		}},
+		{"deleted blob", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			rel := relBlob(t, dir, usesGit, store.RoleReadme)
+			remove(t, blobFile(t, dir, usesGit, store.RoleReadme))
+			return []want{{verify.RuleBlobMissing, rel, usesGit}}
+		}},
+		{"deleted manifest", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			rel := relBlob(t, dir, gitHelper, "")
+			remove(t, blobFile(t, dir, gitHelper, ""))
+			return []want{{verify.RuleManifestMissing, rel, gitHelper}}
+		}},
+		{"extra entry in index.json (a second descriptor for a tag)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			cat, _ := catalogOf(t, dir)
+			other := find(t, cat, helloLinux)
+			editJSON(t, filepath.Join(dir, filepath.FromSlash(helloIndex)), func(m map[string]any) {
+				ms := m["manifests"].([]any)
+				ms = append(ms, map[string]any{
+					"mediaType": store.MediaTypeManifest, "digest": other.ManifestDigest, "size": other.ManifestSize,
+					"annotations": map[string]any{"org.opencontainers.image.ref.name": "universal-1.0.0"},
+				})
+				m["manifests"] = ms
+			})
+			return []want{{verify.RuleLayoutInvalid, helloIndex, ""}}
+		}},
+		{"extra entry in index.json (a tag to a missing manifest)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			editJSON(t, filepath.Join(dir, filepath.FromSlash(helloIndex)), func(m map[string]any) {
+				m["manifests"] = append(m["manifests"].([]any), map[string]any{
+					"mediaType": store.MediaTypeManifest, "digest": index.DigestBytes([]byte("planted")), "size": 7,
+					"annotations": map[string]any{"org.opencontainers.image.ref.name": "universal-9.9.9"},
+				})
+			})
+			return []want{{verify.RuleTagDangling, helloIndex, ""}}
+		}},
+		{"manifest swapped between two versions", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			a, b := blobFile(t, dir, hello, ""), blobFile(t, dir, helloLinux, "")
+			ra, rb := relBlob(t, dir, hello, ""), relBlob(t, dir, helloLinux, "")
+			ba, bb := readFile(t, a), readFile(t, b)
+			writeFile(t, a, bb)
+			writeFile(t, b, ba)
+			return []want{{verify.RuleManifestMismatch, ra, hello}, {verify.RuleManifestMismatch, rb, helloLinux}}
+		}},
+		{"tag pointed at another version's manifest", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			cat, _ := catalogOf(t, dir)
+			other := find(t, cat, helloLinux)
+			st, err := store.OpenDir(dir, store.DirOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Tag(t.Context(), "airvsx-demo/hello-command", "universal-1.0.0", store.Descriptor{MediaType: store.MediaTypeManifest, Digest: other.ManifestDigest, Size: other.ManifestSize, ArtifactType: store.ArtifactType}); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{verify.RuleTagMismatch, helloIndex, hello}}
+		}},
+		{"catalog edited (entry removed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := catalogFile(t, dir)
+			editJSON(t, f, func(m map[string]any) {
+				es := m["entries"].([]any)
+				m["entries"] = es[1:]
+			})
+			return []want{{verify.RuleTrustMismatch, "metadata/targets/" + filepath.Base(f), ""}}
+		}},
+		{"catalog edited (digest changed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := catalogFile(t, dir)
+			b := readFile(t, f)
+			cat, _ := catalogOf(t, dir)
+			e := find(t, cat, hello)
+			planted := index.DigestBytes([]byte("planted"))
+			writeFile(t, f, []byte(strings.Replace(string(b), e.ManifestDigest, planted, 1)))
+			return []want{{verify.RuleTrustMismatch, "metadata/targets/" + filepath.Base(f), ""}}
+		}},
+		{"catalog signed by another key (pinned root)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			publishWithOtherKey(t, dir)
+			return []want{{verify.RuleTrustSignature, "metadata/timestamp.json", ""}}
+		}},
+		{"catalog signed by another key (--key)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			publishWithOtherKey(t, dir)
+			useKey(t, o, base(t).pubPath)
+			return []want{{verify.RuleTrustSignature, "metadata/1.root.json", ""}}
+		}},
+		{"wrong --key for the registry", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			useKey(t, o, base(t).otherPub)
+			return []want{{verify.RuleTrustSignature, "metadata/1.root.json", ""}}
+		}},
+		{"rollback to an older validly signed catalog", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			o.StateDir = t.TempDir()
+			if rep := check(t, dir, func(p *verify.RegistryOptions) { p.StateDir = o.StateDir }); !rep.OK() {
+				t.Fatalf("the current registry: %v", rep.Problems)
+			}
+			if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
+				t.Fatal(err)
+			}
+			if err := copyTree(filepath.Join(base(t).dir1, "metadata"), filepath.Join(dir, "metadata")); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{verify.RuleTrustRollback, "metadata/timestamp.json", ""}}
+		}},
+		{"expired timestamp (freeze)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			o.Now = func() time.Time { return syncNow2.Add(91 * 24 * time.Hour) }
+			return []want{{verify.RuleTrustExpired, "metadata/timestamp.json", ""}}
+		}},
+		{"snapshot from one sync with the catalog of another (mix-and-match)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			copyFile(t, filepath.Join(base(t).dir1, "metadata", "1.snapshot.json"), filepath.Join(dir, "metadata", "2.snapshot.json"))
+			return []want{{verify.RuleTrustMismatch, "metadata/2.snapshot.json", ""}}
+		}},
+		{"timestamp with a higher version and a bad signature", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			editJSON(t, filepath.Join(dir, "metadata", "timestamp.json"), func(m map[string]any) {
+				m["signed"].(map[string]any)["version"] = 3
+			})
+			return []want{{verify.RuleTrustSignature, "metadata/timestamp.json", ""}}
+		}},
+		{"root rotation not signed by the trusted root", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			r := metadata.Root(syncNow2.Add(365 * 24 * time.Hour))
+			r.Signed.Version = 2
+			pub, err := base(t).other.PublicKey()
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, err := metadata.KeyFromPublicKey(pub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, role := range []string{metadata.ROOT, metadata.TIMESTAMP, metadata.SNAPSHOT, metadata.TARGETS} {
+				if err := r.Signed.AddKey(key, role); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := r.Sign(base(t).other); err != nil {
+				t.Fatal(err)
+			}
+			b, err := r.ToBytes(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, "metadata", "2.root.json"), b)
+			return []want{{verify.RuleTrustSignature, "metadata/2.root.json", ""}}
+		}},
+		{"upstream sigzip replaced by one for another vsix (blob swapped)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			writeFile(t, blobFile(t, dir, hello, store.RoleUpstreamSignature), readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleUpstreamSignature))
+			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleUpstreamSignature), hello}}
+		}},
+		{"upstream sigzip replaced by one for another vsix (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			other := readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleUpstreamSignature)
+			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+				replaceLayer(t, dir, st, cat, hello, store.RoleUpstreamSignature, other)
+			})
+			return []want{{verify.RuleSignatureInvalid, relBlob(t, dir, hello, store.RoleVsix), hello}}
+		}},
+		{"signature layer dropped from a signed entry (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+				replaceLayer(t, dir, st, cat, gitHelper, store.RoleUpstreamSignature, nil)
+			})
+			return []want{{verify.RuleSignatureMissing, relBlob(t, dir, gitHelper, ""), gitHelper}}
+		}},
+		{"vsix replaced by a hostile archive (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			var hostile []byte
+			for _, c := range vsixtest.Hostile() {
+				if c.Name == "symlink" {
+					b, err := vsixtest.Bytes(c.Build)
+					if err != nil {
+						t.Fatal(err)
+					}
+					hostile = b
+				}
+			}
+			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+				e := replaceLayer(t, dir, st, cat, unsigned, store.RoleVsix, hostile)
+				e.Upstream = index.Signature{}
+			})
+			return []want{{verify.RuleVsixUnsafe, relBlob(t, dir, unsigned, store.RoleVsix), unsigned}}
+		}},
+		{"vsix replaced by another extension's package (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			other := readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleVsix)
+			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+				replaceLayer(t, dir, st, cat, unsigned, store.RoleVsix, other)
+			})
+			return []want{{verify.RuleVsixIdentity, relBlob(t, dir, unsigned, store.RoleVsix), unsigned}}
+		}},
+		{"catalog summary lies about capabilities (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+				find(t, cat, gitHelper).DeclaredCapabilities = nil
+			})
+			return []want{{verify.RuleEntrySummary, relBlob(t, dir, gitHelper, store.RoleVsix), gitHelper}}
+		}},
+		{"catalog hash chain broken (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			o.StateDir = t.TempDir()
+			check(t, dir, func(p *verify.RegistryOptions) { p.StateDir = o.StateDir })
+			resign(t, dir, func(st *store.Dir, cat *index.Catalog) { cat.Previous = "bogus" })
+			return []want{{verify.RuleCatalogChain, "metadata/targets/", ""}}
+		}},
+		{"policy excludes an entry present", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			p := demoPolicy(t)
+			q := policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")
+			p.Exclude = q.Exclude
+			o.Policy = p
+			return []want{{verify.RulePolicyExcluded, "metadata/targets/", unsigned}}
+		}},
+		{"policy requires upstream signatures", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			p := demoPolicy(t)
+			p.RequireUpstreamSignature = true
+			o.Policy = p
+			return []want{{verify.RulePolicyUnsigned, "metadata/targets/", unsigned}}
+		}},
+		{"dependency removed from the registry (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+				e := find(t, cat, gitHelper)
+				var kept []index.Entry
+				for _, x := range cat.Entries {
+					if x.String() != e.String() {
+						kept = append(kept, x)
+					}
+				}
+				cat.Entries = kept
+			})
+			return []want{{verify.RuleDependency, "metadata/targets/", usesGit}}
+		}},
+	}
+}
+
+// TestTamperMatrix damages a fresh copy of a registry made by sync in
+// each way an attacker or a bad medium could, and checks that verify
+// fails naming the right rule, file and entry.
+func TestTamperMatrix(t *testing.T) {
+	cases := tamperCases()
+	if len(cases) < 20 {
+		t.Fatalf("%d cases; the issue asks for at least 20", len(cases))
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := fresh(t)
+			o := verify.RegistryOptions{Path: dir, Root: base(t).root, Now: func() time.Time { return verifyNow }}
+			wants := tc.setup(t, dir, &o)
+			rep, err := verify.Registry(t.Context(), o)
+			if err != nil {
+				t.Fatalf("Registry: %v", err)
+			}
+			if rep.OK() || rep.Summary.Errors == 0 {
+				t.Fatalf("verify passed a tampered registry; problems: %v", rep.Problems)
+			}
+			for _, w := range wants {
+				if !hasProblem(rep, w) {
+					t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
+				}
+			}
+		})
+	}
+}
+
+// TestCleanRegistry: the registry as sync made it verifies with no
+// problem at all, in every trust mode and with --no-read-data.
+func TestCleanRegistry(t *testing.T) {
+	dir := fresh(t)
+	for name, opt := range map[string]func(*verify.RegistryOptions){
+		"root":         func(*verify.RegistryOptions) {},
+		"key":          func(o *verify.RegistryOptions) { useKey(t, o, base(t).pubPath) },
+		"no-read-data": func(o *verify.RegistryOptions) { o.NoReadData = true },
+		"policy":       func(o *verify.RegistryOptions) { o.Policy = demoPolicy(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			rep := check(t, dir, opt)
+			if !rep.OK() || len(rep.Problems) != 0 {
+				t.Fatalf("problems in a clean registry:\n%s", problemList(rep))
+			}
+			if rep.Summary.Entries != 7 || rep.Summary.EntryOK != 7 || rep.Catalog == nil || rep.Catalog.Serial != 2 {
+				t.Errorf("summary %+v catalog %+v; want 7 entries ok at serial 2", rep.Summary, rep.Catalog)
+			}
+			if rep.Summary.ReadData && rep.Summary.Bytes == 0 {
+				t.Error("no bytes hashed")
+			}
+		})
+	}
+}
+
+// TestNoReadDataSkipsContent: --no-read-data catches a truncated blob by
+// its size but, by design, not a flipped byte.
+func TestNoReadDataSkipsContent(t *testing.T) {
+	dir := fresh(t)
+	f := blobFile(t, dir, hello, store.RoleVsix)
+	b := readFile(t, f)
+	b[10] ^= 1
+	writeFile(t, f, b)
+	if rep := check(t, dir, func(o *verify.RegistryOptions) { o.NoReadData = true }); !rep.OK() {
+		t.Errorf("--no-read-data hashed the blob:\n%s", problemList(rep))
+	}
+	writeFile(t, f, b[:len(b)-1])
+	rep := check(t, dir, func(o *verify.RegistryOptions) { o.NoReadData = true })
+	if !hasProblem(rep, want{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleVsix), hello}) {
+		t.Errorf("--no-read-data missed a truncated blob:\n%s", problemList(rep))
+	}
+}
+
+// TestExtrasAreHints: a tag, a blob and a repository no entry references
+// are warnings; the registry still verifies.
+func TestExtrasAreHints(t *testing.T) {
+	dir := fresh(t)
+	cat, _ := catalogOf(t, dir)
+	other := find(t, cat, helloLinux)
+	st, err := store.OpenDir(dir, store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := st.Tag(ctx, "airvsx-demo/hello-command", "universal-9.0.0", store.Descriptor{MediaType: store.MediaTypeManifest, Digest: other.ManifestDigest, Size: other.ManifestSize, ArtifactType: store.ArtifactType}); err != nil {
+		t.Fatal(err)
+	}
+	stray := []byte("left behind")
+	if err := st.PutBlob(ctx, "airvsx-demo/hello-command", index.DigestBytes(stray), int64(len(stray)), strings.NewReader(string(stray))); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutBlob(ctx, "pruned/ext", index.DigestBytes(stray), int64(len(stray)), strings.NewReader(string(stray))); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	writeFile(t, filepath.Join(dir, "notes.txt"), []byte("hi"))
+	rep := check(t, dir)
+	if !rep.OK() {
+		t.Fatalf("extras failed the registry:\n%s", problemList(rep))
+	}
+	for _, w := range []want{
+		{verify.RuleOrphanTag, helloIndex, ""},
+		{verify.RuleOrphanBlob, "extensions/airvsx-demo/hello-command/blobs/sha256/", ""},
+		{verify.RuleOrphanRepo, "extensions/pruned/ext/", ""},
+		{verify.RuleExtraFile, "notes.txt", ""},
+	} {
+		if !hasWarning(rep, w) {
+			t.Errorf("no warning %s at %s; got:\n%s", w.rule, w.path, problemList(rep))
+		}
+	}
+}
+
+func hasProblem(rep *verify.Report, w want) bool {
+	for _, p := range rep.Errors() {
+		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry && p.Fix != "" && p.Message != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func hasWarning(rep *verify.Report, w want) bool {
+	for _, p := range rep.Warnings() {
+		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry {
+			return true
+		}
+	}
+	return false
+}
+
+func problemList(rep *verify.Report) string {
+	var b strings.Builder
+	for _, p := range rep.Problems {
+		b.WriteString("  " + string(p.Severity) + " " + string(p.Rule) + " " + p.Path + " [" + p.Entry + "] " + p.Message + "\n")
+	}
+	return b.String()
+}
+
+func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {
+	t.Helper()
+	v, err := index.LoadVerifier(pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Root, o.Key = nil, v
+}
+
+// publishWithOtherKey replaces the registry's metadata with a new TUF
+// repository for the same catalog, signed by another key.
+func publishWithOtherKey(t *testing.T, dir string) {
+	t.Helper()
+	data := readFile(t, catalogFile(t, dir))
+	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Publish(t.Context(), index.DirMetadata(filepath.Join(dir, "metadata")), data, base(t).other, index.PublishOptions{Now: func() time.Time { return syncNow2 }}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, f string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, f string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func remove(t *testing.T, f string) {
+	t.Helper()
+	if err := os.Remove(f); err != nil {
+		t.Fatal(err)
+	}
+}
