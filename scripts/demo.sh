@@ -4,7 +4,8 @@
 #   2. make a signing key (or reuse ./demo-key.key);
 #   3. sync policies/examples/demo.yaml from it into ./registry;
 #   4. list the signed catalog;
-#   5. inspect one package.
+#   5. verify every byte of it offline against the public key;
+#   6. inspect one package.
 # Nothing leaves the machine: the upstream is the fixture on 127.0.0.1.
 set -euo pipefail
 bin=${1:-bin/airvsx}
@@ -48,6 +49,12 @@ echo "== airvsx sync --policy policies/examples/demo.yaml --registry registry"
 echo
 echo "== airvsx ls --registry registry"
 "$bin" ls --registry registry
+
+echo
+echo "== airvsx verify --registry registry --key demo-key.pub --policy policies/examples/demo.yaml"
+# The demo keeps its verifier state beside the registry; a real site keeps
+# it in the user's state directory (the default) or, in CI, in the repo.
+"$bin" verify --registry registry --key demo-key.pub --policy policies/examples/demo.yaml --state registry-state
 
 echo
 echo "== airvsx inspect (the package that declares and needs spawn)"
