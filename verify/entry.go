@@ -250,7 +250,7 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 	}
 	// One pass hashes the file with sha256 (its digest) and, when the
 	// entry is signed, feeds the Ed25519 check.
-	var ed *edVerifier
+	var ed *vsix.UpstreamVerifier
 	if sig != nil && c.e.Upstream.Signed {
 		ed = c.signatureCheck(ctx, *sig)
 	}
@@ -261,7 +261,7 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 	if sum != l.Digest {
 		return n, &store.MismatchError{Repo: c.repo, Digest: l.Digest, Size: l.Size, GotSize: l.Size, GotDigest: sum}
 	}
-	if ed != nil && !ed.verify() {
+	if ed != nil && !ed.Verify() {
 		c.add(RuleSignatureInvalid, path, "Open VSX's Ed25519 signature (key %s) does not verify over this vsix", c.e.Upstream.KeyID)
 	}
 	c.checkPackage(f, l.Size, path)
@@ -271,7 +271,7 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 // signatureCheck reads the sigzip layer (verified by OpenBlob) and the
 // key the catalog pins for the entry, and starts the Ed25519 check; it
 // returns nil after reporting why it cannot.
-func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *edVerifier {
+func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *vsix.UpstreamVerifier {
 	path := store.BlobName(c.repo, l.Digest)
 	if l.Size > vsix.MaxSigzipBytes {
 		c.add(RuleSignatureInvalid, path, "the sigzip is %d bytes, more than %d", l.Size, vsix.MaxSigzipBytes)
@@ -306,7 +306,7 @@ func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *edVerif
 		c.add(RuleSignatureKey, "metadata/", "catalog upstreamKeys %q: %v", c.e.Upstream.KeyID, err)
 		return nil
 	}
-	return newEdVerifier(pub, sig)
+	return vsix.NewUpstreamVerifier(pub, sig)
 }
 
 // checkPackage applies the safe-zip rules and the manifest rules and

@@ -1,11 +1,8 @@
 package verify
 
 import (
-	"bytes"
 	"context"
-	"crypto/ed25519"
 	"crypto/sha256"
-	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -13,9 +10,8 @@ import (
 	"os"
 	"runtime/debug"
 
-	"filippo.io/edwards25519"
-
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/vsix"
 )
 
 // bufSize is each worker's read buffer: large enough for few system
@@ -52,7 +48,7 @@ const maxMapped = 16 << 20
 // hashFile hashes the file f of size bytes like file, through a memory
 // map when it is small enough. A fault on the mapping (the file truncated
 // while mapped) becomes an error, not a crash.
-func (h *hasher) hashFile(ctx context.Context, f *os.File, size int64, ed *edVerifier) (n int64, sum string, err error) {
+func (h *hasher) hashFile(ctx context.Context, f *os.File, size int64, ed *vsix.UpstreamVerifier) (n int64, sum string, err error) {
 	if size > maxMapped {
 		return h.file(ctx, f, size, ed)
 	}
@@ -75,7 +71,7 @@ func (h *hasher) hashFile(ctx context.Context, f *os.File, size int64, ed *edVer
 		chunk := data[off:min(off+bufSize, size)]
 		h.sha256.Write(chunk)
 		if ed != nil {
-			ed.h.Write(chunk)
+			ed.Write(chunk)
 		}
 	}
 	return size, "sha256:" + hex.EncodeToString(h.sha256.Sum(nil)), nil
@@ -84,7 +80,7 @@ func (h *hasher) hashFile(ctx context.Context, f *os.File, size int64, ed *edVer
 // file reads size bytes of r from the start once, hashing them with
 // sha256 and feeding them to ed (when not nil). It returns the bytes read
 // and "sha256:<hex>".
-func (h *hasher) file(ctx context.Context, r io.ReaderAt, size int64, ed *edVerifier) (int64, string, error) {
+func (h *hasher) file(ctx context.Context, r io.ReaderAt, size int64, ed *vsix.UpstreamVerifier) (int64, string, error) {
 	h.sha256.Reset()
 	var off int64
 	for off < size {
@@ -95,7 +91,7 @@ func (h *hasher) file(ctx context.Context, r io.ReaderAt, size int64, ed *edVeri
 		if n > 0 {
 			h.sha256.Write(h.buf[:n])
 			if ed != nil {
-				ed.h.Write(h.buf[:n])
+				ed.Write(h.buf[:n])
 			}
 			off += int64(n)
 		}
@@ -107,47 +103,4 @@ func (h *hasher) file(ctx context.Context, r io.ReaderAt, size int64, ed *edVeri
 		}
 	}
 	return off, "sha256:" + hex.EncodeToString(h.sha256.Sum(nil)), nil
-}
-
-// edVerifier verifies a pure Ed25519 signature (RFC 8032, the checks of
-// crypto/ed25519.Verify) over a message that arrives in pieces through h,
-// so a large package is never held in memory: pure Ed25519 hashes
-// R || A || M with sha512, and R and A are known before M.
-type edVerifier struct {
-	h   hash.Hash
-	pub ed25519.PublicKey
-	sig []byte
-}
-
-// newEdVerifier starts a verification; write the message to v.h, then
-// call verify.
-func newEdVerifier(pub ed25519.PublicKey, sig []byte) *edVerifier {
-	v := &edVerifier{h: sha512.New(), pub: pub, sig: sig}
-	if len(sig) == ed25519.SignatureSize && len(pub) == ed25519.PublicKeySize {
-		v.h.Write(sig[:32])
-		v.h.Write(pub)
-	}
-	return v
-}
-
-// verify reports whether the signature is valid over what was written.
-func (v *edVerifier) verify() bool {
-	if len(v.pub) != ed25519.PublicKeySize || len(v.sig) != ed25519.SignatureSize || v.sig[63]&224 != 0 {
-		return false
-	}
-	A, err := new(edwards25519.Point).SetBytes(v.pub)
-	if err != nil {
-		return false
-	}
-	k, err := edwards25519.NewScalar().SetUniformBytes(v.h.Sum(nil))
-	if err != nil {
-		return false
-	}
-	S, err := edwards25519.NewScalar().SetCanonicalBytes(v.sig[32:])
-	if err != nil {
-		return false
-	}
-	minusA := new(edwards25519.Point).Negate(A)
-	R := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(k, minusA, S)
-	return bytes.Equal(v.sig[:32], R.Bytes())
 }

@@ -70,13 +70,13 @@ func Package(ctx context.Context, path string, opts PackageOptions) (*Report, er
 		probs = append(probs, Problem{Severity: sev, Rule: rule, Path: file, Message: fmt.Sprintf(format, args...), Fix: fixFor(rule)})
 	}
 
-	var ed *edVerifier
+	var ed *vsix.UpstreamVerifier
 	if opts.Sigzip != nil {
 		sig, err := vsix.ReadSigzipSignature(opts.Sigzip)
 		if err != nil {
 			add(Error, RuleSignatureInvalid, "", "%s", oneLine(err))
 		} else {
-			ed = newEdVerifier(opts.UpstreamKey, sig)
+			ed = vsix.NewUpstreamVerifier(opts.UpstreamKey, sig)
 		}
 	}
 	h := newHasher()
@@ -91,7 +91,7 @@ func Package(ctx context.Context, path string, opts PackageOptions) (*Report, er
 	ps := &PackageSummary{SHA256: sum[len("sha256:"):], Size: fi.Size()}
 	rep.Package = ps
 	if ed != nil {
-		if ps.Signed = ed.verify(); !ps.Signed {
+		if ps.Signed = ed.Verify(); !ps.Signed {
 			add(Error, RuleSignatureInvalid, "", "Open VSX's Ed25519 signature in the sigzip does not verify over this file with the key given")
 		}
 	}

@@ -77,9 +77,8 @@ func ParseUpstreamKey(pemBytes []byte) (ed25519.PublicKey, error) {
 }
 
 // VerifyUpstreamSignature checks that sigzip holds upstream's Ed25519
-// signature, by pub, over the whole file at vsixPath. The file is mapped
-// into memory rather than read (pure Ed25519 cannot be computed in a
-// stream), so verifying a large package costs page cache, not heap.
+// signature, by pub, over the whole file at vsixPath. The file is streamed
+// through the check, so memory stays flat whatever its size.
 func VerifyUpstreamSignature(sigzip []byte, pub ed25519.PublicKey, vsixPath string) error {
 	sig, err := ReadSigzipSignature(sigzip)
 	if err != nil {
@@ -90,19 +89,12 @@ func VerifyUpstreamSignature(sigzip []byte, pub ed25519.PublicKey, vsixPath stri
 		return err
 	}
 	defer f.Close()
-	data, release, err := mmapFile(f)
-	if err != nil {
-		return fmt.Errorf("map %s: %w", vsixPath, err)
+	v := NewUpstreamVerifier(pub, sig)
+	if _, err := io.Copy(v, f); err != nil {
+		return fmt.Errorf("read %s: %w", vsixPath, err)
 	}
-	defer release()
-	if !ed25519.Verify(pub, data, sig) {
+	if !v.Verify() {
 		return fmt.Errorf("%s: %w", vsixPath, ErrUpstreamSignature)
 	}
 	return nil
-}
-
-// readAllFile is mmapFile's fallback where mapping is not available.
-func readAllFile(f *os.File) ([]byte, func(), error) {
-	data, err := io.ReadAll(f)
-	return data, func() {}, err
 }

@@ -1,15 +1,17 @@
-package verify
+package vsix_test
 
 import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"testing"
+
+	"github.com/airvsx/airvsx/index/vsix"
 )
 
-// TestEdVerifierAgrees: the streaming Ed25519 verification agrees with
+// TestUpstreamVerifierAgrees: the streaming Ed25519 verification agrees with
 // crypto/ed25519 on valid signatures, damaged messages, signatures and
 // keys, and a non-canonical S.
-func TestEdVerifierAgrees(t *testing.T) {
+func TestUpstreamVerifierAgrees(t *testing.T) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -50,12 +52,12 @@ func TestEdVerifierAgrees(t *testing.T) {
 			sig []byte
 		}{otherPub, msg, sig}
 		for name, c := range cases {
-			v := newEdVerifier(c.pub, c.sig)
+			v := vsix.NewUpstreamVerifier(c.pub, c.sig)
 			for off := 0; off < len(c.msg); off += 4096 {
-				v.h.Write(c.msg[off:min(off+4096, len(c.msg))])
+				v.Write(c.msg[off:min(off+4096, len(c.msg))])
 			}
 			want := len(c.sig) == ed25519.SignatureSize && ed25519.Verify(c.pub, c.msg, c.sig)
-			if got := v.verify(); got != want {
+			if got := v.Verify(); got != want {
 				t.Errorf("n=%d %s: verify = %v; crypto/ed25519 says %v", n, name, got, want)
 			}
 			if name == "valid" && !want {
