@@ -1,3 +1,75 @@
 // Package site renders a registry's signed catalog into a static HTML
-// catalog that works from file:// and from any static web server.
+// catalog that works when its index.html is opened from file:// (a USB
+// stick on an air-gapped machine) and the same from any static web server.
+//
+// # Trust
+//
+// Render reads the catalog through the registry's TUF metadata and checks
+// it against a trust anchor before it renders anything: Options.Root (a
+// pinned root.json) or Options.Key (the signer's public key, trusted on
+// first use of the registry's 1.root.json). Without either, or when the
+// check fails, Render refuses with an error wrapping ErrNotVerified, unless
+// Options.Unverified is set: then the catalog is read as well as it can be
+// (through the registry's own root; failing that, by following the
+// unverified metadata to the catalog and checking only its hash) and every
+// page carries a banner that says the catalog is not verified and why.
+// Every vsix, image and text file copied or rendered is read through the
+// store's verify-on-read blobs, so a byte that differs from what the
+// catalog pins fails the render.
+//
+// # Output
+//
+// The site is rendered into a new temporary directory beside Options.Out
+// and then swapped into place in one rename (an exchange of the two
+// directories where the kernel supports it), so a reader sees the old site
+// or the new one, never a mix. Out must be absent, empty, or a site an
+// earlier Render wrote (it holds the marker file SiteMarker); anything else
+// is refused rather than replaced.
+//
+//	index.html                      home: cards, search, filters, sort, summary
+//	ext/<ns.name>.html              one page per extension (lower-case ID)
+//	category/<slug>.html            one page per category
+//	publisher/<ns>.html             one page per publisher (lower-case)
+//	dl/<ns.name-version[@platform]>.vsix   every vsix, byte for byte
+//	img/<sha256>.<ext>              icons and README images (PNG, JPEG, GIF, WebP only)
+//	assets/site.css, assets/site.js the one style sheet and the one script
+//	assets/favicon.png              the icon browsers ask for
+//	assets/search-index.js          the search index, a script (file:// cannot fetch JSON)
+//	.airvsx-site                    the marker
+//
+// The output is deterministic: the same catalog and registry give the same
+// bytes in every file (no render time, no map order, no randomness).
+//
+// # Pages
+//
+// Every page has a Content-Security-Policy meta tag (CSP): default-src
+// 'none', scripts, styles and images only from the site's own files ('self'),
+// no inline script or style, no base URI, no form action. Nothing on any
+// page makes a request outside the site: no CDN, font, analytics or remote
+// image. Pages have landmarks, a skip link, labelled controls, and a light
+// and a dark theme following prefers-color-scheme.
+//
+// # READMEs are hostile
+//
+// READMEs and CHANGELOGs are rendered with goldmark (GFM: tables, task
+// lists, autolinks, strikethrough, fenced code; raw HTML passed through)
+// and then sanitized with bluemonday under an allow-list:
+//
+//   - only text-level and block elements for documents (headings,
+//     paragraphs, lists, tables, code, quotes, details/summary, images,
+//     links); no script, style, iframe, object, embed, form, input (except
+//     disabled task-list checkboxes), svg, math, meta, base, link;
+//   - no event attributes, no style or class attributes; id only on
+//     headings, and prefixed "readme-" so it cannot clobber the page's own
+//     names; fragment links are rewritten to match;
+//   - link URLs only http, https, mailto or a fragment; other relative
+//     links are unwrapped to their text (the files they name are not in the
+//     site); outbound links get rel="nofollow noopener noreferrer";
+//   - images: a relative image is resolved against the README's directory
+//     inside the vsix and, when that file exists and is a PNG, JPEG, GIF or
+//     WebP by its content, copied into img/ and shown; a remote image is
+//     never loaded: it becomes a link to its URL; anything else becomes its
+//     alt text.
+//
+// READMEs larger than MaxDocumentBytes are not rendered (the page says so).
 package site

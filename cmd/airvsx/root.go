@@ -61,6 +61,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newSyncCommand(g),
 		newLsCommand(g),
 		newVerifyCommand(g),
+		newSiteCommand(g),
 	)
 	return root
 }

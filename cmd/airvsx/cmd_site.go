@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/site"
+)
+
+type siteOptions struct {
+	registry   string
+	out        string
+	baseURL    string
+	title      string
+	root       string
+	key        string
+	unverified bool
+	json       bool
+}
+
+func newSiteCommand(g *globals) *cobra.Command {
+	var opts siteOptions
+	cmd := &cobra.Command{
+		Use:   "site --registry DIR --out DIR (--root root.json | --key PREFIX.pub | --unverified)",
+		Short: "Render a registry's catalog as a static HTML site that works from file://",
+		Long: `Site renders the registry's signed catalog into a directory of plain HTML,
+one style sheet and one small script: a home page with instant search and
+filters, a page per extension (README, versions, capabilities, downloads,
+install commands), and pages per category and publisher. Open index.html
+from a USB stick or serve the directory from any static web server; no
+page requests anything outside the site.
+
+The catalog's signature is checked first, against --root (a pinned
+root.json) or --key (the signer's public key). Without either, or when the
+check fails, site refuses, unless --unverified is given: then every page
+carries a banner saying the catalog is not verified.
+
+The site is rendered into a temporary directory and swapped into --out in
+one step. --out must be absent, empty, or a site airvsx rendered before.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSite(cmd, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.registry, "registry", "", "the registry directory")
+	f.StringVar(&opts.out, "out", "", "the directory to render the site into")
+	f.StringVar(&opts.baseURL, "base-url", "", "the http(s) URL the site will be served from (shown in download commands)")
+	f.StringVar(&opts.title, "title", "", `the site's title (default "airvsx registry")`)
+	f.StringVar(&opts.root, "root", "", "the pinned root.json to verify the catalog against")
+	f.StringVar(&opts.key, "key", "", "the signer's public key (PREFIX.pub); the registry's first root must be signed by it")
+	f.BoolVar(&opts.unverified, "unverified", false, "render even when the catalog cannot be verified; every page then says so")
+	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
+	switch {
+	case opts.registry == "":
+		return usagef("site: --registry is required")
+	case opts.out == "":
+		return usagef("site: --out is required")
+	case opts.root != "" && opts.key != "":
+		return usagef("site: give --root or --key, not both")
+	case opts.root == "" && opts.key == "" && !opts.unverified:
+		return usagef("site: no trust anchor: give --root root.json or --key PREFIX.pub (or --unverified to render an unverified catalog with a warning banner)")
+	}
+	so := site.Options{
+		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: opts.registry,
+		Unverified: opts.unverified, Logger: g.logger(),
+	}
+	if opts.root != "" {
+		b, err := os.ReadFile(opts.root)
+		if err != nil {
+			return usagef("site: --root: %v", err)
+		}
+		so.Root = b
+	}
+	if opts.key != "" {
+		v, err := index.LoadVerifier(opts.key)
+		if err != nil {
+			return usagef("site: --key: %v", err)
+		}
+		so.Key = v
+	}
+	st, err := openRegistry(opts.registry, false)
+	if err != nil {
+		return fmt.Errorf("site: %w", err)
+	}
+	defer st.Close()
+	res, err := site.Render(cmd.Context(), st, so)
+	if errors.Is(err, site.ErrNotVerified) {
+		fmt.Fprintf(g.stderr, "airvsx: site: %v\n", err)
+		fmt.Fprintln(g.stderr, "airvsx: site: nothing rendered; check the registry with: airvsx verify --registry "+opts.registry)
+		return errFailed
+	}
+	if errors.Is(err, store.ErrMismatch) {
+		fmt.Fprintf(g.stderr, "airvsx: site: %v\n", err)
+		return errFailed
+	}
+	if err != nil {
+		return fmt.Errorf("site: %w", err)
+	}
+	if opts.json {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	state := "verified"
+	if !res.Verified {
+		state = "NOT verified (" + res.Reason + ")"
+	}
+	fmt.Fprintf(g.stdout, "site: %s\n", res.Out)
+	fmt.Fprintf(g.stdout, "catalog: serial %d, %s, %s\n", res.Serial, res.Catalog, state)
+	fmt.Fprintf(g.stdout, "rendered: %d extensions, %d packages, %d pages, %d files, %d bytes\n",
+		res.Extensions, res.Entries, res.Pages, res.Files, res.Bytes)
+	return nil
+}

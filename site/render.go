@@ -1,0 +1,361 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"log/slog"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/vsix"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets/site.css assets/site.js assets/favicon.png
+var assetFS embed.FS
+
+var templates = template.Must(template.New("").Funcs(template.FuncMap{
+	"join":  strings.Join,
+	"cards": func(d *pageData, exts []*extView) cardsData { return cardsData{d, exts} },
+}).ParseFS(templateFS, "templates/*.html"))
+
+// cardsData is what the "cards" template gets.
+type cardsData struct {
+	P    *pageData
+	Exts []*extView
+}
+
+// cardData is what the "card" template gets.
+type cardData struct {
+	P *pageData
+	X *extView
+}
+
+type renderer struct {
+	st   store.Store
+	out  *outDir
+	docs *docRenderer
+	m    *model
+	log  *slog.Logger
+}
+
+func (r *renderer) page(name, tmpl string, data *pageData) error {
+	data.Site = r.m.site
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, tmpl, data); err != nil {
+		return fmt.Errorf("render %s: %w", name, err)
+	}
+	r.out.pages.Add(1)
+	return r.out.write(name, buf.Bytes())
+}
+
+// writeAssets writes the style sheet, the script and the search index.
+func (r *renderer) writeAssets() error {
+	for _, name := range []string{"assets/site.css", "assets/site.js", "assets/favicon.png"} {
+		b, err := assetFS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if err := r.out.write(name, b); err != nil {
+			return err
+		}
+	}
+	return r.out.write("assets/search-index.js", searchIndex(r.m))
+}
+
+// searchIndex is a script that sets window.AIRVSX_INDEX: one row per home
+// page card, in card order: [id, display name, publisher, description,
+// tags, categories, platforms, capability values, published (Unix
+// seconds), latest version]. encoding/json escapes <, > and & and the line
+// separators, so the JSON is safe inside a script.
+func searchIndex(m *model) []byte {
+	rows := make([][]any, len(m.exts))
+	for i, x := range m.exts {
+		cats := make([]string, len(x.Categories))
+		for j, c := range x.Categories {
+			cats[j] = c.Name
+		}
+		rows[i] = []any{x.ID, x.DisplayName, x.Namespace, x.Description, nonNil(x.Latest.Tags), nonNil(cats),
+			nonNil(x.Platforms), nonNil(x.CapValues), x.Latest.Published.Unix(), x.Latest.Version}
+	}
+	b, _ := json.Marshal(map[string]any{"v": 1, "entries": rows})
+	var buf bytes.Buffer
+	buf.WriteString("\"use strict\";\n// The search index of the airvsx site (generated).\nwindow.AIRVSX_INDEX = ")
+	buf.Write(b)
+	buf.WriteString(";\n")
+	return buf.Bytes()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// renderLists writes the home page and the category and publisher pages,
+// workers at a time.
+func (r *renderer) renderLists(ctx context.Context, workers int) error {
+	m := r.m
+	pages := []func() error{func() error {
+		home := &pageData{Title: m.site.Title, Home: &homeData{
+			Exts: m.exts, Categories: m.categories, Publishers: m.publishers, Platforms: m.platforms, Caps: m.caps,
+		}}
+		return r.page("index.html", "home.html", home)
+	}}
+	for _, c := range m.categories {
+		pages = append(pages, func() error {
+			return r.page(c.Page, "list.html", &pageData{Root: "../", Title: "Category " + c.Name, List: &listPage{Kind: "Category", L: c}})
+		})
+	}
+	for _, p := range m.publishers {
+		pages = append(pages, func() error {
+			return r.page(p.Page, "list.html", &pageData{Root: "../", Title: "Publisher " + p.Name, List: &listPage{Kind: "Publisher", L: p}})
+		})
+	}
+	return parallel(ctx, workers, len(pages), func(_ context.Context, i int) error { return pages[i]() })
+}
+
+// renderExtension copies every vsix of x into dl/, the icon and README
+// images into img/, and writes x's page.
+func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
+	for _, e := range x.Entries {
+		if err := r.copyVsix(ctx, e); err != nil {
+			return err
+		}
+	}
+	l := x.Latest
+	mb, err := r.readBlob(ctx, l.ManifestDigest, l.ManifestSize, store.MaxManifestBytes, x)
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	man, err := store.ParseManifest(mb)
+	if err != nil {
+		return fmt.Errorf("manifest %s: %w", l.ManifestDigest, err)
+	}
+	if in := man.Info; !in.ID.Equal(l.ID) || in.Version != l.Version || in.Platform != l.Platform {
+		return fmt.Errorf("manifest %s is for %s@%s@%s, not %s", l.ManifestDigest, in.ID, in.Version, in.Platform, l)
+	}
+	p := &extPage{X: x}
+	if ly, ok := man.Layer(store.RoleIcon); ok {
+		if x.Icon, err = r.copyImage(ctx, x, ly); err != nil {
+			return fmt.Errorf("icon: %w", err)
+		}
+	}
+	images := &readmeImages{r: r, ctx: ctx, x: x}
+	if p.Readme, p.ReadmeNote, err = r.document(ctx, x, man, store.RoleReadme, images.resolve); err != nil {
+		return fmt.Errorf("readme: %w", err)
+	}
+	if images.arc != nil {
+		images.arc.Close()
+	}
+	if images.err != nil {
+		return fmt.Errorf("readme image: %w", images.err)
+	}
+	if p.Changelog, _, err = r.document(ctx, x, man, store.RoleChangelog, nil); err != nil {
+		return fmt.Errorf("changelog: %w", err)
+	}
+	if ly, ok := man.Layer(store.RoleLicense); ok {
+		b, err := r.readLayer(ctx, x, ly)
+		if err != nil {
+			return fmt.Errorf("license: %w", err)
+		}
+		p.License = string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+	}
+	p.Repository, p.RepoText = outboundURL(l.Repository)
+	p.Homepage, p.HomeText = outboundURL(l.Homepage)
+	p.Install = installCommands(r.m.site, x)
+	if x.CardHome, err = r.card("", x); err != nil {
+		return err
+	}
+	if x.CardList, err = r.card("../", x); err != nil {
+		return err
+	}
+	return r.page(x.Page, "ext.html", &pageData{Root: "../", Title: x.DisplayName, Ext: p})
+}
+
+// card renders the card of x once, for pages at root.
+func (r *renderer) card(root string, x *extView) (template.HTML, error) {
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, "card", cardData{&pageData{Site: r.m.site, Root: root}, x}); err != nil {
+		return "", fmt.Errorf("render the card of %s: %w", x.ID, err)
+	}
+	return template.HTML(buf.String()), nil
+}
+
+// copyVsix copies one vsix into dl/, verified while read.
+func (r *renderer) copyVsix(ctx context.Context, e entryView) error {
+	rc, err := r.st.OpenBlob(ctx, store.Repo(e.ID), "sha256:"+e.VsixSHA256, e.VsixSize)
+	if err != nil {
+		return fmt.Errorf("vsix %s: %w", e.File, err)
+	}
+	defer rc.Close()
+	if err := r.out.copyFrom(e.Href, rc); err != nil {
+		return fmt.Errorf("vsix %s: %w", e.File, err)
+	}
+	return nil
+}
+
+// readBlob reads a whole blob of x's repository, verified, refusing more
+// than max bytes.
+func (r *renderer) readBlob(ctx context.Context, digest string, size, max int64, x *extView) ([]byte, error) {
+	if size > max {
+		return nil, fmt.Errorf("blob %s: %d bytes, more than the %d read", digest, size, max)
+	}
+	rc, err := r.st.OpenBlob(ctx, store.Repo(x.Latest.ID), digest, size)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+func (r *renderer) readLayer(ctx context.Context, x *extView, ly store.Layer) ([]byte, error) {
+	return r.readBlob(ctx, ly.Digest, ly.Size, MaxDocumentBytes, x)
+}
+
+// document renders the README or CHANGELOG layer; a missing layer gives a
+// note, one larger than MaxDocumentBytes a note naming its size.
+func (r *renderer) document(ctx context.Context, x *extView, man *store.Manifest, role store.Role, img imageResolver) (template.HTML, string, error) {
+	ly, ok := man.Layer(role)
+	if !ok {
+		return "", "This package has no " + string(role) + ".", nil
+	}
+	if ly.Size > MaxDocumentBytes {
+		return "", fmt.Sprintf("The %s (%s) is larger than the %s this site renders.", role, humanBytes(ly.Size), humanBytes(MaxDocumentBytes)), nil
+	}
+	b, err := r.readLayer(ctx, x, ly)
+	if err != nil {
+		return "", "", err
+	}
+	h, err := r.docs.Render(b, string(role)+"-", img)
+	return h, "", err
+}
+
+// copyImage copies an image blob into img/<sha256>.<ext> when its content
+// is a PNG, JPEG, GIF or WebP; it returns the path relative to the site
+// root, or "" for anything else.
+func (r *renderer) copyImage(ctx context.Context, x *extView, ly store.Layer) (string, error) {
+	b, err := r.readBlob(ctx, ly.Digest, ly.Size, MaxDocumentBytes, x)
+	if err != nil {
+		return "", err
+	}
+	return r.writeImage(b)
+}
+
+func (r *renderer) writeImage(b []byte) (string, error) {
+	ext := imageExt(b)
+	if ext == "" {
+		return "", nil
+	}
+	sum := sha256.Sum256(b)
+	name := "img/" + hex.EncodeToString(sum[:]) + ext
+	if r.out.claim(name) {
+		if err := r.out.write(name, b); err != nil {
+			return "", err
+		}
+	}
+	return name, nil
+}
+
+// imageExt names the image format of b by its content: the formats every
+// browser shows and none runs script in (so no SVG).
+func imageExt(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return ".png"
+	case bytes.HasPrefix(b, []byte("\xff\xd8\xff")):
+		return ".jpg"
+	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
+		return ".gif"
+	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
+		return ".webp"
+	}
+	return ""
+}
+
+// readmeImages resolves a README's relative images to files in the
+// latest entry's vsix (its copy in dl/, opened once, with the safe-zip
+// rules) and copies them into img/.
+type readmeImages struct {
+	r    *renderer
+	ctx  context.Context
+	x    *extView
+	once sync.Once
+	arc  *vsix.Archive
+	err  error // an error reading the archive
+}
+
+func (ri *readmeImages) resolve(ref string) string {
+	name := path.Clean(path.Join("extension", strings.TrimPrefix(ref, "/")))
+	if !strings.HasPrefix(name, "extension/") || !fs.ValidPath(name) {
+		return ""
+	}
+	ri.once.Do(func() {
+		file := ri.r.out.path("dl/" + vsixFileName(ri.x.Latest))
+		a, err := vsix.Open(file, vsix.Options{})
+		if err != nil {
+			// A vsix that breaks the safe-zip rules is reported by
+			// verify; here its images are just not shown.
+			ri.r.log.Warn("readme images: vsix not readable", "ext", ri.x.ID, "err", err)
+			return
+		}
+		ri.arc = a
+	})
+	if ri.arc == nil {
+		return ""
+	}
+	f, err := ri.arc.Open(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxDocumentBytes+1))
+	if err != nil || len(b) > MaxDocumentBytes {
+		return ""
+	}
+	src, err := ri.r.writeImage(b)
+	if err != nil {
+		ri.err = errors.Join(ri.err, err)
+		return ""
+	}
+	if src == "" {
+		return ""
+	}
+	return "../" + src
+}
+
+// outboundURL returns s as a link target when it is an http(s) URL (a
+// "git+" prefix dropped), else the text to show.
+func outboundURL(s string) (href, text string) {
+	s = strings.TrimSpace(s)
+	t := strings.TrimPrefix(s, "git+")
+	if u, kind := classifyURL(t); kind == urlRemote && (strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://")) {
+		return u, ""
+	}
+	return "", s
+}
+
+func installCommands(s *siteData, x *extView) []string {
+	l := x.Latest
+	cmds := []string{fmt.Sprintf("airvsx install --registry %s %s@%s", s.Registry, l.ID, l.Version)}
+	file := vsixFileName(l)
+	if s.BaseURL != "" {
+		cmds = append(cmds, fmt.Sprintf("curl -fLO %s/dl/%s", s.BaseURL, file))
+	}
+	cmds = append(cmds, "code --install-extension "+file)
+	return cmds
+}

@@ -1,0 +1,204 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sigstore/sigstore/pkg/signature"
+
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// Options configure Render. Out is required; the zero value of every other
+// field works.
+type Options struct {
+	// Out is the directory the site goes to. It must be absent, empty, or a
+	// site an earlier Render wrote; it is replaced atomically.
+	Out string
+	// Title is the site's title. Default "airvsx registry".
+	Title string
+	// BaseURL is where the site will be served from (http or https), used
+	// in the download commands shown on extension pages. Default none: the
+	// pages show only relative file names.
+	BaseURL string
+	// Registry is how the install commands name the registry. Default
+	// "REGISTRY".
+	Registry string
+
+	// Root is the pinned trust anchor (a root.json). Default nil.
+	Root []byte
+	// Key is the signer's public key; the registry's 1.root.json must be
+	// signed by it (trust on first use). Used when Root is nil. Default nil.
+	Key signature.Verifier
+	// Unverified renders a catalog that could not be verified (or with no
+	// trust anchor at all), with a banner on every page. Default false:
+	// such a catalog is refused with an error wrapping ErrNotVerified.
+	Unverified bool
+	// Now is the clock metadata expiry is checked against. Default
+	// time.Now.
+	Now func() time.Time
+
+	// Workers is how many extensions are rendered at once. Default
+	// GOMAXPROCS.
+	Workers int
+	// Logger receives progress; nil means discard.
+	Logger *slog.Logger
+}
+
+// Result summarizes a render.
+type Result struct {
+	Out        string `json:"out"`
+	Verified   bool   `json:"verified"`
+	Reason     string `json:"reason,omitempty"` // why not verified
+	Serial     int64  `json:"serial"`
+	Catalog    string `json:"catalog"` // sha256:<hex> of the catalog
+	Extensions int    `json:"extensions"`
+	Entries    int    `json:"entries"`
+	Pages      int    `json:"pages"`
+	Files      int    `json:"files"`
+	Bytes      int64  `json:"bytes"`
+}
+
+func (o *Options) check() error {
+	var bad []string
+	if o.Out == "" {
+		bad = append(bad, "out: no output directory")
+	}
+	if o.BaseURL != "" {
+		u, err := url.Parse(o.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			bad = append(bad, fmt.Sprintf("base URL: %q is not an http or https URL without query or fragment", o.BaseURL))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("site options: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// Render verifies the registry's catalog (see the package comment) and
+// renders the site into opts.Out, replacing what was there in one step.
+func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if opts.Title == "" {
+		opts.Title = "airvsx registry"
+	}
+	if opts.Registry == "" {
+		opts.Registry = "REGISTRY"
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := checkOut(opts.Out); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	tr, err := readCatalog(ctx, st, &opts)
+	if err != nil {
+		return nil, err
+	}
+	log.Debug("catalog read", "entries", len(tr.cat.Entries), "verified", tr.verified, "took", time.Since(start))
+	if !tr.verified {
+		log.Warn("rendering an unverified catalog", "reason", tr.reason)
+	}
+	out, err := newOutDir(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer out.discard()
+
+	m := buildModel(tr, &opts)
+	r := &renderer{st: st, out: out, docs: newDocRenderer(), m: m, log: log}
+	if err := r.writeAssets(); err != nil {
+		return nil, err
+	}
+	start = time.Now()
+	if err := r.renderExtensions(ctx, opts.Workers); err != nil {
+		return nil, err
+	}
+	log.Debug("extension pages rendered", "extensions", len(m.exts), "took", time.Since(start))
+	start = time.Now()
+	if err := r.renderLists(ctx, opts.Workers); err != nil {
+		return nil, err
+	}
+	log.Debug("home, category and publisher pages rendered", "took", time.Since(start))
+	start = time.Now()
+	if err := out.commit(); err != nil {
+		return nil, err
+	}
+	log.Debug("site swapped into place", "took", time.Since(start))
+	log.Info("site rendered", "out", opts.Out, "extensions", len(m.exts), "files", out.files.Load(), "bytes", out.bytes.Load())
+	return &Result{
+		Out: opts.Out, Verified: tr.verified, Reason: tr.reason,
+		Serial: tr.cat.Serial, Catalog: tr.digest,
+		Extensions: len(m.exts), Entries: len(tr.cat.Entries),
+		Pages: int(out.pages.Load()), Files: int(out.files.Load()), Bytes: out.bytes.Load(),
+	}, nil
+}
+
+// renderExtensions renders every extension page and copies its files,
+// workers at a time; it reports every extension that failed.
+func (r *renderer) renderExtensions(ctx context.Context, workers int) error {
+	return parallel(ctx, workers, len(r.m.exts), func(ctx context.Context, i int) error {
+		x := r.m.exts[i]
+		if err := r.renderExtension(ctx, x); err != nil {
+			return fmt.Errorf("%s: %w", x.ID, err)
+		}
+		return nil
+	})
+}
+
+// parallel calls f(0) … f(n-1), workers at a time, and returns every error
+// joined; after 20 errors it stops starting new calls.
+func parallel(ctx context.Context, workers, n int, f func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan int)
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	for range workers {
+		wg.Go(func() {
+			for i := range jobs {
+				if err := f(ctx, i); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					if len(errs) >= 20 {
+						cancel()
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+feed:
+	for i := range n {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if len(errs) > 0 {
+		return fmt.Errorf("render: %w", errors.Join(errs...))
+	}
+	return ctx.Err()
+}

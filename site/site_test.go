@@ -1,0 +1,452 @@
+package site_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/site"
+	"github.com/airvsx/airvsx/site/sitetest"
+)
+
+// demoIDs are the extensions the demo policy mirrors.
+var demoIDs = []string{
+	"airvsx-demo.demo-pack", "airvsx-demo.git-helper", "airvsx-demo.hello-command",
+	"airvsx-demo.night-theme", "airvsx-demo.uses-git", "other-pub.unsigned-tool",
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// siteFiles returns every file of a site by slash path, with its bytes.
+func siteFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := make(map[string][]byte)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, err := os.ReadFile(p)
+		files[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestRenderDemo(t *testing.T) {
+	out := demoSite(t)
+	home := readFile(t, filepath.Join(out, "index.html"))
+	for _, id := range demoIDs {
+		if !strings.Contains(home, `<code>`+id+`</code>`) {
+			t.Errorf("index.html does not list %s", id)
+		}
+		if _, err := os.Stat(filepath.Join(out, "ext", id+".html")); err != nil {
+			t.Errorf("no page for %s: %v", id, err)
+		}
+	}
+	if strings.Contains(home, "Not verified") {
+		t.Errorf("index.html of a verified catalog has the not-verified banner")
+	}
+	for _, want := range []string{`7 packages (versions and platforms)`, `catalog serial 1`, ` · signed 20`, ` · expires 20`} {
+		if !strings.Contains(home, want) {
+			t.Errorf("index.html summary lacks %q", want)
+		}
+	}
+
+	// Every vsix is in dl/ under its right name, byte for byte.
+	for _, name := range []string{
+		"airvsx-demo.hello-command-1.0.0.vsix", "airvsx-demo.hello-command-1.0.0@linux-x64.vsix",
+		"airvsx-demo.night-theme-2.1.0.vsix", "other-pub.unsigned-tool-0.1.0.vsix",
+	} {
+		want, err := os.ReadFile(filepath.Join("..", "testdata", "vsix", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(out, "dl", name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("dl/%s: not the fixture's bytes (err %v)", name, err)
+		}
+	}
+
+	page := readFile(t, filepath.Join(out, "ext", "airvsx-demo.hello-command.html"))
+	for _, want := range []string{
+		`<h1 id="readme-hello-command">Hello Command</h1>`,
+		// vsce made the README's image absolute: shown as a link, not loaded.
+		`[remote image not loaded: <a href="https://github.com/airvsx-demo/hello-command/raw/HEAD/icon.png" rel="nofollow noopener noreferrer">Hello Command icon</a>]`,
+		`<details><summary>Show the changelog</summary>`,
+		`href="../dl/airvsx-demo.hello-command-1.0.0.vsix" download="airvsx-demo.hello-command-1.0.0.vsix"`,
+		`href="../dl/airvsx-demo.hello-command-1.0.0@linux-x64.vsix"`,
+		`airvsx install --registry /media/usb/registry airvsx-demo.hello-command@1.0.0`,
+		`code --install-extension airvsx-demo.hello-command-1.0.0.vsix`,
+		`<code class="digest">66c531dc28363ac2332aea518d7f34a7ff1a7204297768de2767e0df98ba6797</code>`,
+		`<dt>Licence</dt><dd>MIT</dd>`,
+		`<a href="https://github.com/airvsx-demo/hello-command.git" rel="nofollow noopener noreferrer">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("hello-command page lacks %q", want)
+		}
+	}
+	git := readFile(t, filepath.Join(out, "ext", "airvsx-demo.git-helper.html"))
+	for _, want := range []string{`declares spawn`, `<td>spawn</td><td><code>extension/extension.js</code></td><td><code>require(&#34;child_process&#34;)</code></td>`} {
+		if !strings.Contains(git, want) {
+			t.Errorf("git-helper page lacks %q", want)
+		}
+	}
+	uses := readFile(t, filepath.Join(out, "ext", "airvsx-demo.uses-git.html"))
+	if !strings.Contains(uses, `<a href="../ext/airvsx-demo.git-helper.html">airvsx-demo.git-helper</a>`) {
+		t.Errorf("uses-git page does not link its dependency")
+	}
+	pack := readFile(t, filepath.Join(out, "ext", "airvsx-demo.demo-pack.html"))
+	if !strings.Contains(pack, `<a href="../ext/airvsx-demo.night-theme.html">airvsx-demo.night-theme</a>`) {
+		t.Errorf("demo-pack page does not link its pack member")
+	}
+	unsigned := readFile(t, filepath.Join(out, "ext", "other-pub.unsigned-tool.html"))
+	if !strings.Contains(unsigned, `not upstream-signed`) {
+		t.Errorf("unsigned-tool page does not say it is not signed upstream")
+	}
+}
+
+const cspMeta = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'">`
+
+// TestPagesStrict checks every page for the CSP meta tag and for what the
+// CSP would block anyway: inline script, style elements and attributes,
+// event handler attributes.
+func TestPagesStrict(t *testing.T) {
+	out := demoSite(t)
+	for name, b := range siteFiles(t, out) {
+		if !strings.HasSuffix(name, ".html") {
+			continue
+		}
+		s := string(b)
+		if !strings.Contains(s, cspMeta) {
+			t.Errorf("%s: no CSP meta tag", name)
+		}
+		doc, err := html.Parse(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for n := range doc.Descendants() {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			if n.Data == "style" {
+				t.Errorf("%s: a <style> element", name)
+			}
+			if n.Data == "script" && (attr(n, "src") == "" || n.FirstChild != nil) {
+				t.Errorf("%s: an inline script", name)
+			}
+			for _, a := range n.Attr {
+				if a.Key == "style" || strings.HasPrefix(a.Key, "on") {
+					t.Errorf("%s: <%s %s=…>", name, n.Data, a.Key)
+				}
+			}
+		}
+	}
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// TestNoBrokenLinks walks every link and source of every page: a relative
+// one must name a file of the site; an absolute one may only be an http,
+// https or mailto link the user follows (never a src that loads itself).
+func TestNoBrokenLinks(t *testing.T) {
+	out := demoSite(t)
+	checkLinks(t, out)
+}
+
+func checkLinks(t *testing.T, out string) {
+	t.Helper()
+	files := siteFiles(t, out)
+	reached := map[string]bool{"index.html": true}
+	queue := []string{"index.html"}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		doc, err := html.Parse(bytes.NewReader(files[name]))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for n := range doc.Descendants() {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			for _, a := range n.Attr {
+				if a.Key != "href" && a.Key != "src" {
+					continue
+				}
+				u, err := url.Parse(a.Val)
+				if err != nil {
+					t.Errorf("%s: <%s %s=%q>: %v", name, n.Data, a.Key, a.Val, err)
+					continue
+				}
+				if u.Scheme != "" || u.Host != "" {
+					if n.Data != "a" || a.Key != "href" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "mailto") {
+						t.Errorf("%s: <%s %s=%q> leaves the site", name, n.Data, a.Key, a.Val)
+					}
+					continue
+				}
+				if u.Path == "" {
+					continue // a fragment of the same page
+				}
+				target := path.Join(path.Dir(name), u.Path)
+				if _, ok := files[target]; !ok {
+					t.Errorf("%s: <%s %s=%q>: %s does not exist", name, n.Data, a.Key, a.Val, target)
+					continue
+				}
+				if strings.HasSuffix(target, ".html") && !reached[target] {
+					reached[target] = true
+					queue = append(queue, target)
+				}
+			}
+		}
+	}
+	for name := range files {
+		if strings.HasSuffix(name, ".html") && !reached[name] {
+			t.Errorf("%s: no page links to it", name)
+		}
+	}
+}
+
+// TestDeterministic renders the same registry three times (twice into
+// the same directory) and compares every byte of every file.
+func TestDeterministic(t *testing.T) {
+	f := demoRegistry(t)
+	a := filepath.Join(t.TempDir(), "a")
+	b := filepath.Join(t.TempDir(), "b")
+	opts := site.Options{Root: f.root, Registry: "reg", Workers: 3}
+	render(t, f.dir, a, opts)
+	first := siteFiles(t, a)
+	opts.Workers = 1
+	render(t, f.dir, b, opts)
+	render(t, f.dir, a, opts) // replaces a
+	if diff := cmp.Diff(first, siteFiles(t, b)); diff != "" {
+		t.Errorf("two renders differ (-first +second):\n%s", diff)
+	}
+	if diff := cmp.Diff(first, siteFiles(t, a)); diff != "" {
+		t.Errorf("a re-render in place differs (-first +second):\n%s", diff)
+	}
+	if len(first) < 20 {
+		t.Errorf("only %d files rendered", len(first))
+	}
+}
+
+// TestReplace checks the swap: the new site replaces the old one whole,
+// nothing is left beside it, and a directory that is not a site is
+// refused untouched.
+func TestReplace(t *testing.T) {
+	f := demoRegistry(t)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "site")
+	render(t, f.dir, out, site.Options{Key: f.key})
+	stale := filepath.Join(out, "ext", "stale.html")
+	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	render(t, f.dir, out, site.Options{Key: f.key, Title: "Second"})
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a file of the previous site survived the re-render: %v", err)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(out, "index.html")), "<title>Second</title>") {
+		t.Errorf("index.html is not the new render")
+	}
+	ents, _ := os.ReadDir(parent)
+	if len(ents) != 1 {
+		t.Errorf("beside the site: %v; want nothing", ents)
+	}
+
+	foreign := filepath.Join(parent, "home")
+	os.Mkdir(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
+	st, err := store.OpenDir(f.dir, store.DirOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, err = site.Render(t.Context(), st, site.Options{Out: foreign, Key: f.key})
+	if err == nil || !strings.Contains(err.Error(), "not empty and not a site") {
+		t.Errorf("Render into a foreign directory: %v; want a refusal", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(foreign, "notes.txt")); string(b) != "mine" {
+		t.Errorf("the foreign directory was changed")
+	}
+}
+
+// TestTrust covers the trust anchors: none, a wrong key, an expired
+// catalog, a tampered one; refused without Unverified, rendered with a
+// banner on every page with it.
+func TestTrust(t *testing.T) {
+	f := demoRegistry(t)
+	other, _, err := sitetest.NewSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := filepath.Join(t.TempDir(), "tampered")
+	if err := os.CopyFS(tampered, os.DirFS(f.dir)); err != nil {
+		t.Fatal(err)
+	}
+	ts := filepath.Join(tampered, "metadata", "timestamp.json")
+	b, _ := os.ReadFile(ts)
+	b = regexp.MustCompile(`"sig":\s*"[0-9a-f]{8}`).ReplaceAll(b, []byte(`"sig": "00000000`))
+	os.WriteFile(ts, b, 0o644)
+	later := func() time.Time { return time.Now().Add(400 * 24 * time.Hour) }
+
+	for _, tc := range []struct {
+		name   string
+		dir    string
+		opts   site.Options
+		want   error  // when not Unverified
+		reason string // in the banner, when Unverified
+	}{
+		{"no anchor", f.dir, site.Options{}, site.ErrNoTrustAnchor, "without a trusted root or key"},
+		{"wrong key", f.dir, site.Options{Key: other}, index.ErrSignature, "not signed by the given key"},
+		{"expired", f.dir, site.Options{Root: f.root, Now: later}, index.ErrExpired, "expired"},
+		{"bad signature", tampered, site.Options{Root: f.root}, index.ErrSignature, "timestamp.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := store.OpenDir(tc.dir, store.DirOptions{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			out := filepath.Join(t.TempDir(), "site")
+			opts := tc.opts
+			opts.Out = out
+			_, err = site.Render(t.Context(), st, opts)
+			if !errors.Is(err, site.ErrNotVerified) || !errors.Is(err, tc.want) {
+				t.Fatalf("Render = %v; want %v and %v", err, site.ErrNotVerified, tc.want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a refused render left %s: %v", out, err)
+			}
+			opts.Unverified = true
+			res, err := site.Render(t.Context(), st, opts)
+			if err != nil {
+				t.Fatalf("Render(Unverified) = %v", err)
+			}
+			if res.Verified || !strings.Contains(res.Reason, tc.reason) {
+				t.Errorf("Result = verified %v, reason %q; want unverified, reason with %q", res.Verified, res.Reason, tc.reason)
+			}
+			n := 0
+			for name, b := range siteFiles(t, out) {
+				if strings.HasSuffix(name, ".html") {
+					n++
+					if !bytes.Contains(b, []byte(`<div class="banner" role="note">`)) || !bytes.Contains(b, []byte("Not verified.")) {
+						t.Errorf("%s: no not-verified banner", name)
+					}
+					if bytes.Contains(b, []byte("catalog verified<")) {
+						t.Errorf("%s: says the catalog is verified", name)
+					}
+				}
+			}
+			if n != res.Pages {
+				t.Errorf("%d pages on disk; Render said %d", n, res.Pages)
+			}
+		})
+	}
+}
+
+// TestTamperedBlob: a vsix whose bytes differ from the catalog fails the
+// render (the copy is verified while read) and leaves nothing behind.
+func TestTamperedBlob(t *testing.T) {
+	f := demoRegistry(t)
+	dir := filepath.Join(t.TempDir(), "reg")
+	if err := os.CopyFS(dir, os.DirFS(f.dir)); err != nil {
+		t.Fatal(err)
+	}
+	const sum = "f3204155171531cde0f90f1ee83140f393cafc70cfb1c473f391aabfed4d8c8e" // other-pub.unsigned-tool-0.1.0.vsix
+	blob := filepath.Join(dir, "extensions", "other-pub", "unsigned-tool", "blobs", "sha256", sum)
+	b, err := os.ReadFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	os.Chmod(blob, 0o644)
+	if err := os.WriteFile(blob, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	out := filepath.Join(t.TempDir(), "site")
+	_, err = site.Render(t.Context(), st, site.Options{Out: out, Root: f.root})
+	if !errors.Is(err, store.ErrMismatch) {
+		t.Fatalf("Render = %v; want %v", err, store.ErrMismatch)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(out))
+	if len(ents) != 0 {
+		t.Errorf("a failed render left %v", ents)
+	}
+}
+
+// TestReadmeImages: a relative image in the package is copied and shown;
+// a missing one, an SVG, and a file that is not an image are not.
+func TestReadmeImages(t *testing.T) {
+	readme := "# Pics\n\n![shot](images/shot.png)\n\n![gone](images/gone.png)\n\n![vec](images/logo.svg)\n\n" +
+		"![fake](images/fake.png)\n\n![up](../../outside.png)\n\n<img src=\"./images/shot.png\" width=\"10\">\n"
+	dir, key := synthetic(t, []sitetest.Extension{{
+		ID: mustID("pics.gallery"), Version: "1.0.0", Readme: []byte(readme), Icon: sitetest.PNG,
+		Files: map[string][]byte{
+			"extension/images/shot.png": sitetest.PNG,
+			"extension/images/logo.svg": []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`),
+			"extension/images/fake.png": []byte("<html><script>alert(1)</script></html>"),
+		},
+	}})
+	out := filepath.Join(t.TempDir(), "site")
+	render(t, dir, out, site.Options{Key: key})
+	page := readFile(t, filepath.Join(out, "ext", "pics.gallery.html"))
+	img := regexp.MustCompile(`<img src="\.\./img/([0-9a-f]{64})\.png" alt="shot" loading="lazy">`).FindStringSubmatch(page)
+	if img == nil {
+		t.Fatalf("the package's image is not shown:\n%s", page)
+	}
+	got, _ := os.ReadFile(filepath.Join(out, "img", img[1]+".png"))
+	if !bytes.Equal(got, sitetest.PNG) {
+		t.Errorf("img/%s.png is not the package's image", img[1])
+	}
+	for _, want := range []string{
+		`[image not in the package: gone]`, `[image not in the package: vec]`,
+		`[image not in the package: fake]`, `[image not in the package: up]`,
+		`<img src="../img/` + img[1] + `.png" alt="" width="10" loading="lazy">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for name := range siteFiles(t, out) {
+		if strings.HasSuffix(name, ".svg") || strings.Contains(name, "fake") {
+			t.Errorf("%s copied into the site", name)
+		}
+	}
+	checkLinks(t, out)
+}

@@ -1,0 +1,282 @@
+// Package sitetest builds synthetic signed registries for the site's tests
+// and benchmark: straight through the store API and index.Publish, with
+// no upstream and no sync, so that ten thousand extensions take seconds.
+package sitetest
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sigstore/sigstore/pkg/signature"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// Extension is one synthetic package: one entry of the catalog.
+type Extension struct {
+	ID          index.ID
+	Version     string
+	Platform    index.Platform // default universal
+	PreRelease  bool
+	Published   time.Time
+	DisplayName string
+	Description string
+	Categories  []string
+	Tags        []string
+	Readme      []byte            // extension/README.md, also the readme layer
+	Files       map[string][]byte // more files, by path inside the vsix ("extension/images/a.png")
+	Icon        []byte            // the icon layer (and extension/icon.png), when set
+	Declared    index.CapabilitySet
+	Detected    []index.Finding
+	Repository  string
+}
+
+// Options configure Build. The zero value works.
+type Options struct {
+	// Now is when the catalog is signed; default time.Now.
+	Now time.Time
+	// Workers is how many entries are stored at once; default GOMAXPROCS.
+	Workers int
+}
+
+// NewSigner returns a fresh ECDSA P-256 signer and its public key PEM.
+func NewSigner() (signature.SignerVerifier, []byte, error) {
+	priv, pub, err := index.GenerateKeyPair([]byte("sitetest"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sv, err := index.ParseSigner("sitetest.key", priv, []byte("sitetest"))
+	return sv, pub, err
+}
+
+// Build creates a registry in dir holding exts, signs its catalog with
+// signer and returns the catalog.
+func Build(ctx context.Context, dir string, exts []Extension, signer signature.Signer, opts Options) (*index.Catalog, error) {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	st, err := store.OpenDir(dir, store.DirOptions{Create: true})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	entries := make([]index.Entry, len(exts))
+	errs := make([]error, len(exts))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range opts.Workers {
+		wg.Go(func() {
+			for i := range next {
+				entries[i], errs[i] = put(ctx, st, &exts[i])
+			}
+		})
+	}
+	for i := range exts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	cat := &index.Catalog{Format: index.CatalogFormat, Serial: 1, Created: opts.Now.UTC().Truncate(time.Second), Upstream: "https://open-vsx.example", Entries: entries}
+	b, err := cat.Encode()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := index.Publish(ctx, store.Metadata(ctx, st), b, signer, index.PublishOptions{Now: func() time.Time { return opts.Now }}); err != nil {
+		return nil, err
+	}
+	return cat, nil
+}
+
+func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error) {
+	if x.Platform == "" {
+		x.Platform = index.Universal
+	}
+	if x.Published.IsZero() {
+		x.Published = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	pkg, _ := json.Marshal(map[string]any{
+		"name": x.ID.Name, "publisher": x.ID.Namespace, "version": x.Version,
+		"displayName": x.DisplayName, "description": x.Description,
+		"engines": map[string]string{"vscode": "^1.80.0"}, "categories": x.Categories,
+	})
+	files := map[string][]byte{"extension/package.json": pkg, "extension.vsixmanifest": vsixManifest(x)}
+	if x.Readme != nil {
+		files["extension/README.md"] = x.Readme
+	}
+	if x.Icon != nil {
+		files["extension/icon.png"] = x.Icon
+	}
+	for k, v := range x.Files {
+		files[k] = v
+	}
+	vsixBytes, err := zipFiles(files)
+	if err != nil {
+		return index.Entry{}, err
+	}
+	repo := store.Repo(x.ID)
+	var layers []store.Layer
+	add := func(role store.Role, title string, data []byte) error {
+		d := digestOf(data)
+		if err := st.PutBlob(ctx, repo, d, int64(len(data)), bytes.NewReader(data)); err != nil {
+			return err
+		}
+		layers = append(layers, store.Layer{Role: role, Title: title, Digest: d, Size: int64(len(data))})
+		return nil
+	}
+	if err := add(store.RoleVsix, fmt.Sprintf("%s-%s.vsix", x.ID, x.Version), vsixBytes); err != nil {
+		return index.Entry{}, err
+	}
+	if err := add(store.RoleManifest, "package.json", pkg); err != nil {
+		return index.Entry{}, err
+	}
+	if x.Readme != nil {
+		if err := add(store.RoleReadme, "README.md", x.Readme); err != nil {
+			return index.Entry{}, err
+		}
+	}
+	if x.Icon != nil {
+		if err := add(store.RoleIcon, "icon.png", x.Icon); err != nil {
+			return index.Entry{}, err
+		}
+	}
+	sum := sha256.Sum256(vsixBytes)
+	info := store.ArtifactInfo{ID: x.ID, Version: x.Version, Platform: x.Platform, PreRelease: x.PreRelease,
+		Created: x.Published, UpstreamSHA256: hex.EncodeToString(sum[:])}
+	mb, err := store.BuildManifest(info, layers)
+	if err != nil {
+		return index.Entry{}, err
+	}
+	m, err := store.PutArtifact(ctx, st, mb)
+	if err != nil {
+		return index.Entry{}, err
+	}
+	return index.Entry{
+		ID: x.ID, Version: x.Version, Platform: x.Platform, PreRelease: x.PreRelease, Published: x.Published.UTC(),
+		ManifestDigest: m.Digest, ManifestSize: m.Size,
+		VsixSHA256: hex.EncodeToString(sum[:]), VsixSize: int64(len(vsixBytes)),
+		Upstream:    index.Signature{},
+		DisplayName: x.DisplayName, Description: x.Description, Categories: x.Categories, Tags: x.Tags,
+		Engine: "^1.80.0", DeclaredCapabilities: x.Declared, DetectedCapabilities: x.Detected,
+		License: "MIT", Repository: x.Repository,
+	}, nil
+}
+
+func digestOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+func vsixManifest(x *Extension) []byte {
+	return fmt.Appendf(nil, `<?xml version="1.0" encoding="utf-8"?>
+<PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011">
+<Metadata><Identity Language="en-US" Id="%s" Version="%s" Publisher="%s"/><DisplayName>x</DisplayName></Metadata>
+<Installation><InstallationTarget Id="Microsoft.VisualStudio.Code"/></Installation>
+<Assets><Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true"/></Assets>
+</PackageManifest>
+`, x.ID.Name, x.Version, x.ID.Namespace)
+}
+
+// zipFiles makes a zip of files, names in sorted order, fixed times.
+func zipFiles(files map[string][]byte) ([]byte, error) {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, n := range names {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: n, Method: zip.Deflate, Modified: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(files[n]); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// PNG is a valid 1×1 PNG image.
+var PNG = func() []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, 1, 1))
+	img.Set(0, 0, color.NRGBA{R: 200, G: 80, B: 20, A: 255})
+	var buf bytes.Buffer
+	png.Encode(&buf, img)
+	return buf.Bytes()
+}()
+
+// Synthetic returns n extensions with versions each, deterministic for a
+// seed: varied names, publishers, categories, tags, capabilities and
+// README text of about readmeBytes bytes.
+func Synthetic(n, versions, readmeBytes int, seed uint64) []Extension {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	cats := []string{"Programming Languages", "Snippets", "Linters", "Themes", "Debuggers", "Formatters", "Keymaps", "SCM Providers", "Other", "Extension Packs", "Language Packs", "Data Science", "Machine Learning", "Visualization", "Notebooks", "Education", "Testing"}
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu lint format debug test build deploy cloud docker python rust go java kotlin swift ruby node deno yaml json toml markdown preview theme icon snippet git remote server client")
+	pick := func() string { return words[r.IntN(len(words))] }
+	sentence := func(k int) string {
+		w := make([]string, k)
+		for i := range w {
+			w[i] = pick()
+		}
+		return strings.Join(w, " ")
+	}
+	var out []Extension
+	for i := range n {
+		ns := fmt.Sprintf("pub%d", i%(n/10+1))
+		name := fmt.Sprintf("%s-%s-%d", pick(), pick(), i)
+		id := index.ID{Namespace: ns, Name: name}
+		var readme strings.Builder
+		fmt.Fprintf(&readme, "# %s\n\n", name)
+		for readme.Len() < readmeBytes {
+			fmt.Fprintf(&readme, "## %s\n\n%s.\n\n- %s\n- `%s`\n\n", sentence(2), sentence(20), sentence(6), sentence(1))
+		}
+		var declared index.CapabilitySet
+		var detected []index.Finding
+		switch i % 7 {
+		case 1:
+			declared = index.CapabilitySet{index.Network}
+		case 2:
+			detected = []index.Finding{{Kind: "spawn", File: "extension/out/main.js", Trigger: `require("child_process")`}}
+		}
+		c := []string{cats[i%len(cats)]}
+		tags := []string{pick(), pick()}
+		for v := range versions {
+			out = append(out, Extension{
+				ID: id, Version: fmt.Sprintf("1.%d.0", v),
+				Published:   time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i*versions+v) * time.Minute),
+				DisplayName: strings.ToUpper(name[:1]) + name[1:], Description: sentence(12),
+				Categories: c, Tags: tags, Readme: []byte(readme.String()),
+				Declared: declared, Detected: detected,
+				Repository: "https://example.com/" + ns + "/" + name,
+			})
+		}
+	}
+	return out
+}
