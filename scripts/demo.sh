@@ -5,7 +5,8 @@
 #   3. sync policies/examples/demo.yaml from it into ./registry;
 #   4. list the signed catalog;
 #   5. verify every byte of it offline against the public key;
-#   6. inspect one package.
+#   6. render the static HTML catalog (opens from file://);
+#   7. inspect one package.
 # Nothing leaves the machine: the upstream is the fixture on 127.0.0.1.
 set -euo pipefail
 bin=${1:-bin/airvsx}
@@ -55,6 +56,11 @@ echo "== airvsx verify --registry registry --key demo-key.pub --policy policies/
 # The demo keeps its verifier state beside the registry; a real site keeps
 # it in the user's state directory (the default) or, in CI, in the repo.
 "$bin" verify --registry registry --key demo-key.pub --policy policies/examples/demo.yaml --state registry-state
+
+echo
+echo "== airvsx site --registry registry --out catalog-site --key demo-key.pub"
+"$bin" site --registry registry --out catalog-site --key demo-key.pub
+echo "open $(pwd)/catalog-site/index.html in any browser (file:// works; no network needed)"
 
 echo
 echo "== airvsx inspect (the package that declares and needs spawn)"
