@@ -2,6 +2,8 @@ package mirror_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -340,4 +342,54 @@ func tree(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// failingMetadata is a store whose metadata writes fail: a sync that
+// stored every entry but died before signing its catalog.
+type failingMetadata struct{ store.Store }
+
+func (failingMetadata) WriteMetadata(context.Context, string, []byte) error {
+	return errors.New("killed before the catalog was signed")
+}
+
+// TestSyncResumes: a sync that stored its entries but never signed a
+// catalog leaves none; the next run signs one without downloading any
+// package again (it re-verifies what the store holds).
+func TestSyncResumes(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	st, err := store.OpenDir(e.dir, store.DirOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mirror.Sync(t.Context(), mirror.Options{
+		Client: e.client, Policy: demoPolicy(t), Store: failingMetadata{st}, Signer: e.signer,
+		Now: func() time.Time { return testNow }, TempDir: t.TempDir(),
+	})
+	st.Close()
+	if err == nil || !strings.Contains(err.Error(), "killed before") {
+		t.Fatalf("first Sync = %v; want the metadata failure", err)
+	}
+	downloads := func() int {
+		n := 0
+		for _, r := range e.srv.Requests() {
+			if strings.HasPrefix(r.Path, "/cdn/") && strings.HasSuffix(r.Path, ".vsix") {
+				n++
+			}
+		}
+		return n
+	}
+	before := downloads()
+	if before != 7 {
+		t.Fatalf("first run downloaded %d packages; want 7", before)
+	}
+	rep := e.sync(t, demoPolicy(t), false)
+	if rep.Failed() || len(rep.Stored) != 7 {
+		t.Fatalf("resumed sync: stored %v, quarantined %v", rep.Stored, rep.Quarantined)
+	}
+	if got := downloads() - before; got != 0 {
+		t.Errorf("the resumed sync downloaded %d packages again; want 0", got)
+	}
+	if cat := e.catalog(t); len(cat.Entries) != 7 || cat.Serial != 1 {
+		t.Errorf("catalog after resume: serial %d, %d entries", cat.Serial, len(cat.Entries))
+	}
 }
