@@ -100,7 +100,8 @@ func ParseSigner(name string, pemBytes, password []byte) (signature.SignerVerifi
 			return nil, fmt.Errorf("%s: decrypt %s: %w (or the file is damaged): %w", name, block.Type, ErrPassword, err)
 		}
 	case string(cryptoutils.PrivateKeyPEMType), string(cryptoutils.ECPrivateKeyPEMType), string(cryptoutils.PKCS1PrivateKeyPEMType):
-		if x509.IsEncryptedPEMBlock(block) { //nolint:staticcheck // legacy RFC 1423 encryption is refused, not used.
+		// Legacy RFC 1423 encryption (a Proc-Type header) is refused.
+		if _, encrypted := block.Headers["Proc-Type"]; encrypted {
 			return nil, fmt.Errorf("%s: legacy PEM encryption (Proc-Type header) is not supported; convert the key with cosign import-key-pair", name)
 		}
 		priv, err = cryptoutils.UnmarshalPEMToPrivateKey(pemBytes, nil)

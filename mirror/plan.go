@@ -193,7 +193,7 @@ func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index
 					}
 					continue
 				}
-				queue = append(queue, work{id: d.id, requiredBy: d.requiredBy})
+				queue = append(queue, work(d))
 			}
 		}
 	}
