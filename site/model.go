@@ -110,7 +110,7 @@ func buildModel(tr *trusted, opts *Options) *model {
 			Entry:     e,
 			File:      vsixFileName(e),
 			Href:      "dl/" + vsixFileName(e),
-			Size:      humanBytes(e.VsixSize),
+			Size:      index.FormatBytes(e.VsixSize),
 			Published: formatTime(e.Published),
 		})
 	}
@@ -174,7 +174,7 @@ func buildModel(tr *trusted, opts *Options) *model {
 		Serial: cat.Serial, Digest: tr.digest,
 		Created: formatTime(cat.Created), Expires: formatTime(tr.expires),
 		BaseURL: opts.BaseURL, Registry: opts.Registry,
-		Extensions: len(m.exts), Entries: len(cat.Entries), TotalSize: humanBytes(total),
+		Extensions: len(m.exts), Entries: len(cat.Entries), TotalSize: index.FormatBytes(total),
 	}
 	m.site = s
 	return m
@@ -346,20 +346,6 @@ func formatTime(t time.Time) string {
 		return "unknown"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
-
-// humanBytes formats n in SI-like binary units with one decimal.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }
 
 // pageData is what every template gets.

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
 )
@@ -235,7 +236,7 @@ func (r *renderer) document(ctx context.Context, x *extView, man *store.Manifest
 		return "", "This package has no " + string(role) + ".", nil
 	}
 	if ly.Size > MaxDocumentBytes {
-		return "", fmt.Sprintf("The %s (%s) is larger than the %s this site renders.", role, humanBytes(ly.Size), humanBytes(MaxDocumentBytes)), nil
+		return "", fmt.Sprintf("The %s (%s) is larger than the %s this site renders.", role, index.FormatBytes(ly.Size), index.FormatBytes(MaxDocumentBytes)), nil
 	}
 	b, err := r.readLayer(ctx, x, ly)
 	if err != nil {

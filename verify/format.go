@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/airvsx/airvsx/index"
 )
 
 // Format is a report format.
@@ -66,7 +68,7 @@ func (r *Report) SummaryLine() string {
 	if r.Kind == "package" {
 		what = "package " + r.Target
 	}
-	data := fmt.Sprintf("%d %s hashed (%s)", s.Blobs, plural(s.Blobs, "blob", "blobs"), humanBytes(s.Bytes))
+	data := fmt.Sprintf("%d %s hashed (%s)", s.Blobs, plural(s.Blobs, "blob", "blobs"), index.FormatBytes(s.Bytes))
 	if !s.ReadData {
 		data = fmt.Sprintf("%d %s checked by size (--no-read-data)", s.Blobs, plural(s.Blobs, "blob", "blobs"))
 	}
@@ -138,17 +140,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -126,7 +126,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	so.Store = st
 	if f, ok := g.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !opts.json {
 		so.Progress = func(done, total int, bytes int64) {
-			fmt.Fprintf(g.stderr, "\r\033[Ksync: %d/%d entries, %s", done, total, humanBytes(bytes))
+			fmt.Fprintf(g.stderr, "\r\033[Ksync: %d/%d entries, %s", done, total, index.FormatBytes(bytes))
 			if done == total {
 				fmt.Fprintln(g.stderr)
 			}
@@ -173,7 +173,7 @@ func printSyncReport(w io.Writer, rep *mirror.Report) {
 	p := rep.Plan
 	fmt.Fprintf(w, "upstream: %s\n", rep.Upstream)
 	fmt.Fprintf(w, "plan: %d new, %d unchanged, %d leaving, %d skipped, %d missing; %s to fetch\n",
-		len(p.New), len(p.Unchanged), len(p.Leaving), len(p.Skipped), len(p.Missing), humanBytes(p.FetchBytes))
+		len(p.New), len(p.Unchanged), len(p.Leaving), len(p.Skipped), len(p.Missing), index.FormatBytes(p.FetchBytes))
 	for _, it := range p.New {
 		fmt.Fprintf(w, "  new        %s (%s)\n", it.String(), it.Reason)
 	}
@@ -212,19 +212,6 @@ func printSyncReport(w io.Writer, rep *mirror.Report) {
 		fmt.Fprintf(w, "catalog: serial %d, %d entries, %s, expires %s\n", c.Serial, c.Entries, c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
 	}
 	fmt.Fprintf(w, "requests: %d\n", len(rep.Egress))
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 func writeJSONFile(path string, v any) error {

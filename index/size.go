@@ -1,0 +1,18 @@
+package index
+
+import "fmt"
+
+// FormatBytes formats a size for people in binary units: "512 B",
+// "4.0 KiB", "24.7 MiB".
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
