@@ -54,6 +54,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
@@ -214,34 +215,9 @@ func benchVSIX(name, version string, size int, seed uint64) ([]byte, error) {
 		{"[Content_Types].xml", `<?xml version="1.0" encoding="utf-8"?>
 <Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension=".json" ContentType="application/json"/><Default Extension=".md" ContentType="text/markdown"/><Default Extension=".txt" ContentType="text/plain"/><Default Extension=".bin" ContentType="application/octet-stream"/><Default Extension=".vsixmanifest" ContentType="text/xml"/></Types>
 `},
-		{"extension.vsixmanifest", fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?>
-<PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011" xmlns:d="http://schemas.microsoft.com/developer/vsx-schema-design/2011">
-  <Metadata>
-    <Identity Language="en-US" Id="%[2]s" Version="%[3]s" Publisher="%[1]s" />
-    <DisplayName>Bench %[2]s</DisplayName>
-    <Description xml:space="preserve">A generated extension for the sync benchmark.</Description>
-    <Tags>bench</Tags>
-    <Categories>Other</Categories>
-    <GalleryFlags>Public</GalleryFlags>
-    <Properties>
-      <Property Id="Microsoft.VisualStudio.Code.Engine" Value="^1.80.0" />
-      <Property Id="Microsoft.VisualStudio.Code.ExtensionDependencies" Value="" />
-      <Property Id="Microsoft.VisualStudio.Code.ExtensionPack" Value="" />
-      <Property Id="Microsoft.VisualStudio.Code.ExtensionKind" Value="workspace" />
-    </Properties>
-    <License>extension/LICENSE.txt</License>
-  </Metadata>
-  <Installation>
-    <InstallationTarget Id="Microsoft.VisualStudio.Code"/>
-  </Installation>
-  <Dependencies/>
-  <Assets>
-    <Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true" />
-    <Asset Type="Microsoft.VisualStudio.Services.Content.Details" Path="extension/README.md" Addressable="true" />
-    <Asset Type="Microsoft.VisualStudio.Services.Content.License" Path="extension/LICENSE.txt" Addressable="true" />
-  </Assets>
-</PackageManifest>
-`, benchNamespace, name, version)},
+		{"extension.vsixmanifest", vsixtest.VSIXManifest(benchNamespace, name, version,
+			vsixtest.Asset{Type: vsixtest.AssetReadme, Path: "extension/README.md"},
+			vsixtest.Asset{Type: vsixtest.AssetLicense, Path: "extension/LICENSE.txt"})},
 		{"extension/LICENSE.txt", "MIT License\n"},
 		{"extension/README.md", "# " + name + "\n\nA generated extension for the sync benchmark.\n"},
 		{"extension/package.json", fmt.Sprintf(`{

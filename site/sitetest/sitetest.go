@@ -25,6 +25,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 )
 
 // Extension is one synthetic package: one entry of the catalog.
@@ -122,7 +123,7 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 		"displayName": x.DisplayName, "description": x.Description,
 		"engines": map[string]string{"vscode": "^1.80.0"}, "categories": x.Categories,
 	})
-	files := map[string][]byte{"extension/package.json": pkg, "extension.vsixmanifest": vsixManifest(x)}
+	files := map[string][]byte{"extension/package.json": pkg, "extension.vsixmanifest": []byte(vsixtest.VSIXManifest(x.ID.Namespace, x.ID.Name, x.Version))}
 	if x.Readme != nil {
 		files["extension/README.md"] = x.Readme
 	}
@@ -187,16 +188,6 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 func digestOf(b []byte) string {
 	s := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(s[:])
-}
-
-func vsixManifest(x *Extension) []byte {
-	return fmt.Appendf(nil, `<?xml version="1.0" encoding="utf-8"?>
-<PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011">
-<Metadata><Identity Language="en-US" Id="%s" Version="%s" Publisher="%s"/><DisplayName>x</DisplayName></Metadata>
-<Installation><InstallationTarget Id="Microsoft.VisualStudio.Code"/></Installation>
-<Assets><Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true"/></Assets>
-</PackageManifest>
-`, x.ID.Name, x.Version, x.ID.Namespace)
 }
 
 // zipFiles makes a zip of files, names in sorted order, fixed times.

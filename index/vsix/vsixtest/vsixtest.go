@@ -114,30 +114,7 @@ func manifestFiles(publisher, name, pkgVersion, vsixVersion string) map[string]s
 		"[Content_Types].xml": `<?xml version="1.0" encoding="utf-8"?>
 <Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension=".json" ContentType="application/json"/><Default Extension=".js" ContentType="application/javascript"/><Default Extension=".md" ContentType="text/markdown"/><Default Extension=".vsixmanifest" ContentType="text/xml"/></Types>
 `,
-		"extension.vsixmanifest": fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?>
-<PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011" xmlns:d="http://schemas.microsoft.com/developer/vsx-schema-design/2011">
-  <Metadata>
-    <Identity Language="en-US" Id="%[2]s" Version="%[3]s" Publisher="%[1]s" />
-    <DisplayName>%[2]s</DisplayName>
-    <Description xml:space="preserve">A test extension built by vsixtest.</Description>
-    <Tags></Tags>
-    <Categories>Other</Categories>
-    <GalleryFlags>Public</GalleryFlags>
-    <Properties>
-      <Property Id="Microsoft.VisualStudio.Code.Engine" Value="^1.80.0" />
-      <Property Id="Microsoft.VisualStudio.Code.ExtensionKind" Value="workspace" />
-    </Properties>
-  </Metadata>
-  <Installation>
-    <InstallationTarget Id="Microsoft.VisualStudio.Code"/>
-  </Installation>
-  <Dependencies/>
-  <Assets>
-    <Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true" />
-    <Asset Type="Microsoft.VisualStudio.Services.Content.Details" Path="extension/README.md" Addressable="true" />
-  </Assets>
-</PackageManifest>
-`, publisher, name, vsixVersion),
+		"extension.vsixmanifest": VSIXManifest(publisher, name, vsixVersion, Asset{AssetReadme, "extension/README.md"}),
 		"extension/package.json": fmt.Sprintf(`{
   "name": %q,
   "displayName": %[1]q,

@@ -29,6 +29,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 )
 
 // Options size the registry. The zero value makes 400 entries of 5 MiB.
@@ -185,7 +186,7 @@ func makeEntry(ctx context.Context, st *store.Dir, tmp string, i int, o Options,
 		return err
 	}
 	rng := mrand.NewChaCha8(seed(i))
-	err = add("extension.vsixmanifest", bytes.NewReader([]byte(vsixManifest(publisher, name, version))), zip.Deflate)
+	err = add("extension.vsixmanifest", bytes.NewReader([]byte(vsixtest.VSIXManifest(publisher, name, version))), zip.Deflate)
 	if err == nil {
 		err = add("extension/package.json", bytes.NewReader([]byte(pkgJSON)), zip.Deflate)
 	}
@@ -292,27 +293,4 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
-}
-
-func vsixManifest(publisher, name, version string) string {
-	return fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?>
-<PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011" xmlns:d="http://schemas.microsoft.com/developer/vsx-schema-design/2011">
-  <Metadata>
-    <Identity Language="en-US" Id="%[2]s" Version="%[3]s" Publisher="%[1]s" />
-    <DisplayName>%[2]s</DisplayName>
-    <Description xml:space="preserve">A benchmark extension.</Description>
-    <Categories>Other</Categories>
-    <Properties>
-      <Property Id="Microsoft.VisualStudio.Code.Engine" Value="^1.80.0" />
-    </Properties>
-  </Metadata>
-  <Installation>
-    <InstallationTarget Id="Microsoft.VisualStudio.Code"/>
-  </Installation>
-  <Dependencies/>
-  <Assets>
-    <Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true" />
-  </Assets>
-</PackageManifest>
-`, publisher, name, version)
 }
