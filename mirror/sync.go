@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -180,7 +181,7 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 	slices.Sort(rep.Stored)
-	slices.SortFunc(rep.Quarantined, func(a, b RejectError) int { return compareStrings(a.Item, b.Item) })
+	slices.SortFunc(rep.Quarantined, func(a, b RejectError) int { return strings.Compare(a.Item, b.Item) })
 
 	// The new catalog: what stays, what was stored, and what leaves
 	// (unless pruned).
@@ -215,16 +216,6 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	rep.Catalog = &CatalogInfo{Serial: cat.Serial, Digest: res.CatalogDigest, Entries: len(cat.Entries), Expires: res.Expires}
 	log.Info("catalog signed", "serial", cat.Serial, "entries", len(cat.Entries), "digest", res.CatalogDigest)
 	return rep, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // loadPrevious reads the registry's current catalog through its own TUF
