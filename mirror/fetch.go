@@ -28,7 +28,7 @@ import (
 type RejectError struct {
 	Item   string `json:"item"`   // ns.name@version[@platform]
 	Reason string `json:"reason"` // what failed, for people
-	Path   string `json:"path"`   // where the quarantined files are
+	Path   string `json:"path"`   // where the quarantined files are, in the registry ("quarantine/<name>")
 }
 
 func (e *RejectError) Error() string {
@@ -292,7 +292,7 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 	if err != nil {
 		return index.Entry{}, "", err
 	}
-	err = f.store.PutBlob(ctx, repo, "sha256:"+files.vsixSum, files.vsixSize, vf)
+	err = f.store.PutBlob(ctx, repo, "sha256:"+files.vsixSum, files.vsixSize, store.SeekContent(vf))
 	vf.Close()
 	if err != nil {
 		return index.Entry{}, "", fmt.Errorf("store %s: %w", it, err)
@@ -455,7 +455,7 @@ func sha256File(p string) (string, error) {
 func putBytes(ctx context.Context, s store.Store, repo string, data []byte) (string, int64, error) {
 	sum := sha256.Sum256(data)
 	d := "sha256:" + hex.EncodeToString(sum[:])
-	if err := s.PutBlob(ctx, repo, d, int64(len(data)), bytes.NewReader(data)); err != nil {
+	if err := s.PutBlob(ctx, repo, d, int64(len(data)), store.BytesContent(data)); err != nil {
 		return "", 0, fmt.Errorf("store blob in %s: %w", repo, err)
 	}
 	return d, int64(len(data)), nil
@@ -475,12 +475,12 @@ func putArchiveFile(ctx context.Context, s store.Store, repo string, a *vsix.Arc
 		return "", 0, err
 	}
 	d := "sha256:" + hex.EncodeToString(h.Sum(nil))
-	r, err = a.Open(name)
+	c, err := store.Reopen(func() (io.ReadCloser, error) { return a.Open(name) })
 	if err != nil {
 		return "", 0, err
 	}
-	defer r.Close()
-	if err := s.PutBlob(ctx, repo, d, n, r); err != nil {
+	defer c.Close()
+	if err := s.PutBlob(ctx, repo, d, n, c); err != nil {
 		return "", 0, err
 	}
 	return d, n, nil

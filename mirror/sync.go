@@ -213,6 +213,9 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("sign catalog: %w", err)
 	}
+	if err := store.Commit(ctx, opts.Store, syncMessage(rep, cat.Serial)); err != nil {
+		return rep, err
+	}
 	rep.Catalog = &CatalogInfo{Serial: cat.Serial, Digest: res.CatalogDigest, Entries: len(cat.Entries), Expires: res.Expires}
 	log.Info("catalog signed", "serial", cat.Serial, "entries", len(cat.Entries), "digest", res.CatalogDigest)
 	return rep, nil
@@ -232,4 +235,14 @@ func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, e
 		return nil, "", fmt.Errorf("the registry's current catalog does not verify: %w", err)
 	}
 	return cat, tr.CatalogDigest, nil
+}
+
+// syncMessage describes a sync's change to a store that records changes
+// (a git store's commit message).
+func syncMessage(rep *Report, serial int64) string {
+	msg := fmt.Sprintf("airvsx sync: catalog serial %d, %d entries stored", serial, len(rep.Stored))
+	if len(rep.Quarantined) > 0 {
+		msg += fmt.Sprintf(", %d quarantined", len(rep.Quarantined))
+	}
+	return msg + "\n\nUpstream: " + rep.Upstream + "\n"
 }

@@ -266,7 +266,7 @@ extensions:
 			if len(cat.Entries) != 0 {
 				t.Errorf("catalog has %v; a rejected download must not be stored as valid", names(cat.Entries))
 			}
-			q := rep.Quarantined[0].Path
+			q := filepath.Join(e.dir, filepath.FromSlash(rep.Quarantined[0].Path))
 			reason, err := os.ReadFile(filepath.Join(q, store.ReasonFile))
 			if err != nil || !bytes.Contains(reason, []byte(tt.quarantined)) {
 				t.Errorf("quarantine REASON = %q, %v", reason, err)

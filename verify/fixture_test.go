@@ -315,7 +315,7 @@ func replaceLayer(t *testing.T, dir string, st *store.Dir, cat *index.Catalog, e
 				continue
 			}
 			l.Digest, l.Size = index.DigestBytes(data), int64(len(data))
-			if err := st.PutBlob(ctx, repo, l.Digest, l.Size, bytes.NewReader(data)); err != nil {
+			if err := st.PutBlob(ctx, repo, l.Digest, l.Size, store.BytesContent(data)); err != nil {
 				t.Fatal(err)
 			}
 		}

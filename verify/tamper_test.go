@@ -361,10 +361,10 @@ func TestExtrasAreHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	stray := []byte("left behind")
-	if err := st.PutBlob(ctx, "airvsx-demo/hello-command", index.DigestBytes(stray), int64(len(stray)), strings.NewReader(string(stray))); err != nil {
+	if err := st.PutBlob(ctx, "airvsx-demo/hello-command", index.DigestBytes(stray), int64(len(stray)), store.BytesContent(stray)); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.PutBlob(ctx, "pruned/ext", index.DigestBytes(stray), int64(len(stray)), strings.NewReader(string(stray))); err != nil {
+	if err := st.PutBlob(ctx, "pruned/ext", index.DigestBytes(stray), int64(len(stray)), store.BytesContent(stray)); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

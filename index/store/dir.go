@@ -262,8 +262,9 @@ func (d *Dir) StatBlob(ctx context.Context, repo, digest string) (int64, error) 
 }
 
 // PutBlob stores a blob crash-safely (see Dir). A present blob of the right
-// size is kept and r is not read; one of another size is replaced.
-func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, r io.Reader) error {
+// size is kept and c is not read; one of another size is replaced. A local
+// write is not retried, so c is read once and never rewound.
+func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, c Content) error {
 	if err := checkBlobArgs(ctx, repo, digest); err != nil {
 		return fmt.Errorf("put blob: %w", err)
 	}
@@ -281,7 +282,7 @@ func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, r io
 	if err := d.root.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
-	err := d.writeFile(ctx, dir, path.Base(p), io.LimitReader(r, size+1), func(n int64, sum string) error {
+	err := d.writeFile(ctx, dir, path.Base(p), io.LimitReader(c, size+1), func(n int64, sum string) error {
 		if n > size {
 			return &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n}
 		}

@@ -47,7 +47,7 @@ func TestDirHostileTree(t *testing.T) {
 	if _, err := d.OpenBlob(ctx, "evil/x", secret, 6); err == nil {
 		t.Error("OpenBlob through a symlinked namespace = nil error")
 	}
-	if err := d.PutBlob(ctx, "evil/y", sha([]byte("z")), 1, strings.NewReader("z")); err == nil {
+	if err := d.PutBlob(ctx, "evil/y", sha([]byte("z")), 1, store.BytesContent([]byte("z"))); err == nil {
 		t.Error("PutBlob through a symlinked namespace = nil error")
 	}
 	if _, err := os.Stat(filepath.Join(evil, "y")); !errors.Is(err, fs.ErrNotExist) {

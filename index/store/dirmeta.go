@@ -57,6 +57,48 @@ func (d *Dir) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]b
 	return data, nil
 }
 
+// ListMetadata lists the regular files under metadata/ (temp files left
+// by a killed writer excluded). A directory or file whose name is not a
+// valid metadata name, or anything that is not a regular file, is an
+// error naming it: a copy must not silently leave it behind.
+func (d *Dir) ListMetadata(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("list metadata: %w", err)
+	}
+	var names []string
+	err := fs.WalkDir(d.root.FS(), metadataDir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if p == metadataDir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == metadataDir || strings.HasPrefix(e.Name(), tempPrefix) {
+			return nil
+		}
+		name := strings.TrimPrefix(p, metadataDir+"/")
+		switch {
+		case e.IsDir():
+			return nil
+		case !e.Type().IsRegular():
+			return fmt.Errorf("%s: not a regular file", p)
+		}
+		if err := CheckMetadataName(name); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		names = append(names, name)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list metadata: %w", err)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
 // WriteMetadata replaces metadata/<name> crash-safely, creating its
 // parent directories.
 func (d *Dir) WriteMetadata(ctx context.Context, name string, data []byte) error {
@@ -81,7 +123,8 @@ func (d *Dir) WriteMetadata(ctx context.Context, name string, data []byte) error
 
 // Quarantine writes the files, REASON and reason.json into a temp
 // directory under quarantine/, then renames it to quarantine/<name>, or
-// <name>.2, <name>.3, … when that exists. It returns the directory's path.
+// <name>.2, <name>.3, … when that exists. It returns that directory's
+// location in the registry, "quarantine/<name>[.N]".
 func (d *Dir) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
 	if err := checkQuarantine(ctx, name, files); err != nil {
 		return "", fmt.Errorf("quarantine: %w", err)
@@ -106,7 +149,7 @@ func (d *Dir) Quarantine(ctx context.Context, name, reason string, files map[str
 		d.root.RemoveAll(tmp)
 		return "", fmt.Errorf("quarantine %s: %w", name, err)
 	}
-	return d.osPath(final), nil
+	return final, nil
 }
 
 func checkQuarantine(ctx context.Context, name string, files map[string]io.Reader) error {

@@ -1,11 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // PutArtifact stores an entry manifest in s and tags it. It parses the
@@ -34,10 +32,10 @@ func PutArtifact(ctx context.Context, s Store, manifest []byte) (*Manifest, erro
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("put %s:%s: %w", repo, tag, errors.Join(missing...))
 	}
-	if err := s.PutBlob(ctx, repo, EmptyConfigDigest, int64(len(EmptyConfig)), strings.NewReader(EmptyConfig)); err != nil {
+	if err := s.PutBlob(ctx, repo, EmptyConfigDigest, int64(len(EmptyConfig)), BytesContent([]byte(EmptyConfig))); err != nil {
 		return nil, fmt.Errorf("put %s:%s: config: %w", repo, tag, err)
 	}
-	if err := s.PutBlob(ctx, repo, m.Digest, m.Size, bytes.NewReader(manifest)); err != nil {
+	if err := s.PutBlob(ctx, repo, m.Digest, m.Size, BytesContent(manifest)); err != nil {
 		return nil, fmt.Errorf("put %s:%s: manifest: %w", repo, tag, err)
 	}
 	if err := s.Tag(ctx, repo, tag, m.Descriptor()); err != nil {

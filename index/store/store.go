@@ -17,13 +17,14 @@ type Store interface {
 	// fs.ErrNotExist when it is absent. It does not read the content.
 	StatBlob(ctx context.Context, repo, digest string) (size int64, err error)
 
-	// PutBlob stores size bytes read from r as the blob digest. It hashes
-	// while writing and rejects content whose size or digest differs with
-	// a *MismatchError (wrapping ErrMismatch), leaving nothing behind; an
-	// error from r or ctx also leaves nothing behind. When the blob is
+	// PutBlob stores size bytes of c as the blob digest. It hashes while
+	// writing and rejects content whose size or digest differs with a
+	// *MismatchError (wrapping ErrMismatch), leaving nothing behind; an
+	// error from c or ctx also leaves nothing behind. When the blob is
 	// already present with that size, PutBlob returns nil and may not read
-	// r at all.
-	PutBlob(ctx context.Context, repo, digest string, size int64, r io.Reader) error
+	// c at all. A store that retries a failed upload (a remote one) calls
+	// c.Rewind and reads it again from the first byte.
+	PutBlob(ctx context.Context, repo, digest string, size int64, c Content) error
 
 	// OpenBlob opens a blob that should be size bytes long (the size its
 	// descriptor gives; StatBlob tells it otherwise). The reader verifies:
@@ -54,6 +55,11 @@ type Store interface {
 	// strings.
 	Repos(ctx context.Context) ([]string, error)
 
+	// ListMetadata lists every metadata file (TUF metadata, the catalog),
+	// as names ReadMetadata takes, sorted as strings: what a copy of the
+	// registry must carry besides its repositories.
+	ListMetadata(ctx context.Context) ([]string, error)
+
 	// ReadMetadata reads a metadata file (TUF metadata, the catalog); an
 	// error wrapping fs.ErrNotExist when absent and one wrapping
 	// ErrTooLarge when it holds more than maxSize bytes. Names are checked
@@ -67,9 +73,11 @@ type Store interface {
 	// Quarantine keeps rejected files with the reason they were rejected,
 	// under a new place derived from name (a single metadata-name
 	// element); it never replaces an earlier quarantine. File names are
-	// single elements too. It returns where the files went. Quarantined
-	// files are never signed and never deleted by the store.
-	Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (path string, err error)
+	// single elements too. It returns where the files went, as a location
+	// relative to the registry ("quarantine/<name>[.N]"), never an
+	// operating-system path. Quarantined files are never signed and never
+	// deleted by the store.
+	Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (location string, err error)
 
 	// Close releases the store's resources (and, for writers, its lock).
 	Close() error

@@ -141,7 +141,7 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 	var layers []store.Layer
 	add := func(role store.Role, title string, data []byte) error {
 		d := digestOf(data)
-		if err := st.PutBlob(ctx, repo, d, int64(len(data)), bytes.NewReader(data)); err != nil {
+		if err := st.PutBlob(ctx, repo, d, int64(len(data)), store.BytesContent(data)); err != nil {
 			return err
 		}
 		layers = append(layers, store.Layer{Role: role, Title: title, Digest: d, Size: int64(len(data))})

@@ -82,7 +82,7 @@ func randomBytes(n int, seed uint64) []byte {
 func put(t *testing.T, s store.Store, repo string, b []byte) string {
 	t.Helper()
 	d := digestOf(b)
-	if err := s.PutBlob(t.Context(), repo, d, int64(len(b)), bytes.NewReader(b)); err != nil {
+	if err := s.PutBlob(t.Context(), repo, d, int64(len(b)), store.BytesContent(b)); err != nil {
 		t.Fatalf("PutBlob(%s, %s): %v", repo, d, err)
 	}
 	return d
@@ -151,7 +151,7 @@ func testPutMismatch(t *testing.T, s store.Store) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := fmt.Sprintf("mismatch/r%d", i)
-			err := s.PutBlob(t.Context(), r, tt.digest, tt.size, bytes.NewReader(tt.content))
+			err := s.PutBlob(t.Context(), r, tt.digest, tt.size, store.BytesContent(tt.content))
 			var me *store.MismatchError
 			if !errors.Is(err, store.ErrMismatch) || !errors.As(err, &me) {
 				t.Fatalf("PutBlob = %v; want a *MismatchError wrapping ErrMismatch", err)
@@ -178,6 +178,8 @@ type failingReader struct {
 	data []byte
 	n    int
 }
+
+func (f *failingReader) Rewind() error { return errors.New("failingReader cannot rewind") }
 
 func (f *failingReader) Read(p []byte) (int, error) {
 	if f.n <= 0 {
@@ -390,6 +392,11 @@ func testMetadata(t *testing.T, s store.Store) {
 	if _, err := s.ReadMetadata(ctx, "targets", 1<<20); err == nil {
 		t.Error("ReadMetadata(a directory) = nil error")
 	}
+	names, err := s.ListMetadata(ctx)
+	want := slices.Sorted(maps.Keys(files))
+	if err != nil || !slices.Equal(names, want) {
+		t.Errorf("ListMetadata = %q, %v; want %q", names, err, want)
+	}
 }
 
 func testQuarantine(t *testing.T, s store.Store) {
@@ -401,11 +408,11 @@ func testQuarantine(t *testing.T, s store.Store) {
 		}
 	}
 	p1, err := s.Quarantine(ctx, "golang.go-0.40.0", "sha256 mismatch: got sha256:00, want sha256:11", files())
-	if err != nil || p1 == "" {
-		t.Fatalf("Quarantine = %q, %v", p1, err)
+	if err != nil || p1 != "quarantine/golang.go-0.40.0" {
+		t.Fatalf("Quarantine = %q, %v; want the location quarantine/golang.go-0.40.0", p1, err)
 	}
 	p2, err := s.Quarantine(ctx, "golang.go-0.40.0", "again", files())
-	if err != nil || p2 == "" || p2 == p1 {
+	if err != nil || !strings.HasPrefix(p2, "quarantine/golang.go-0.40.0") || p2 == p1 {
 		t.Fatalf("second Quarantine of the same name = %q, %v; want a new place beside %q", p2, err, p1)
 	}
 	if _, err := s.Quarantine(ctx, "no-files", "the download failed", nil); err != nil {
@@ -443,7 +450,7 @@ func testHostileNames(t *testing.T, s store.Store) {
 	for _, r := range badRepos {
 		_, err := s.StatBlob(ctx, r, good)
 		wantInvalid(fmt.Sprintf("StatBlob(%q)", r), err)
-		wantInvalid(fmt.Sprintf("PutBlob(%q)", r), s.PutBlob(ctx, r, good, 1, strings.NewReader("x")))
+		wantInvalid(fmt.Sprintf("PutBlob(%q)", r), s.PutBlob(ctx, r, good, 1, store.BytesContent([]byte("x"))))
 		_, err = s.OpenBlob(ctx, r, good, 1)
 		wantInvalid(fmt.Sprintf("OpenBlob(%q)", r), err)
 		wantInvalid(fmt.Sprintf("Tag(%q)", r), s.Tag(ctx, r, "t", d))
@@ -454,7 +461,7 @@ func testHostileNames(t *testing.T, s store.Store) {
 	for _, dg := range badDigests {
 		_, err := s.StatBlob(ctx, repo, dg)
 		wantInvalid(fmt.Sprintf("StatBlob(%q)", dg), err)
-		wantInvalid(fmt.Sprintf("PutBlob(%q)", dg), s.PutBlob(ctx, repo, dg, 1, strings.NewReader("x")))
+		wantInvalid(fmt.Sprintf("PutBlob(%q)", dg), s.PutBlob(ctx, repo, dg, 1, store.BytesContent([]byte("x"))))
 		_, err = s.OpenBlob(ctx, repo, dg, 1)
 		wantInvalid(fmt.Sprintf("OpenBlob(%q)", dg), err)
 		bad := d
@@ -511,7 +518,7 @@ func testContextCanceled(t *testing.T, s store.Store) {
 	other := []byte("other")
 	_, err := s.StatBlob(ctx, repo, d)
 	want("StatBlob", err)
-	want("PutBlob", s.PutBlob(ctx, repo, digestOf(other), int64(len(other)), bytes.NewReader(other)))
+	want("PutBlob", s.PutBlob(ctx, repo, digestOf(other), int64(len(other)), store.BytesContent(other)))
 	wantNotExist(t, s, repo, digestOf(other))
 	_, err = s.OpenBlob(ctx, repo, d, int64(len(b)))
 	want("OpenBlob", err)
@@ -557,6 +564,8 @@ type cancelingReader struct {
 	cancel context.CancelFunc
 }
 
+func (c *cancelingReader) Rewind() error { return errors.New("cancelingReader cannot rewind") }
+
 func (c *cancelingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.after -= n
@@ -576,7 +585,7 @@ func testConcurrent(t *testing.T, s store.Store) {
 		wg.Go(func() {
 			b := []byte(fmt.Sprintf(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","n":%d}`, i))
 			d := digestOf(b)
-			if err := s.PutBlob(t.Context(), repo, d, int64(len(b)), bytes.NewReader(b)); err != nil {
+			if err := s.PutBlob(t.Context(), repo, d, int64(len(b)), store.BytesContent(b)); err != nil {
 				errs <- err
 				return
 			}

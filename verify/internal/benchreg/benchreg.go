@@ -208,7 +208,7 @@ func makeEntry(ctx context.Context, st *store.Dir, tmp string, i int, o Options,
 	if err != nil {
 		return index.Entry{}, err
 	}
-	err = st.PutBlob(ctx, repo, "sha256:"+sum, cw.n, vf)
+	err = st.PutBlob(ctx, repo, "sha256:"+sum, cw.n, store.SeekContent(vf))
 	vf.Close()
 	if err != nil {
 		return index.Entry{}, err
@@ -216,7 +216,7 @@ func makeEntry(ctx context.Context, st *store.Dir, tmp string, i int, o Options,
 	layers := []store.Layer{{Role: store.RoleVsix, Title: fmt.Sprintf("%s.%s-%s.vsix", publisher, name, version), Digest: "sha256:" + sum, Size: cw.n}}
 	put := func(role store.Role, title string, b []byte) error {
 		d := index.DigestBytes(b)
-		if err := st.PutBlob(ctx, repo, d, int64(len(b)), bytes.NewReader(b)); err != nil {
+		if err := st.PutBlob(ctx, repo, d, int64(len(b)), store.BytesContent(b)); err != nil {
 			return err
 		}
 		layers = append(layers, store.Layer{Role: role, Title: title, Digest: d, Size: int64(len(b))})
