@@ -52,8 +52,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
@@ -369,11 +369,11 @@ func syncInProcess(b *testing.B, set *benchSet, pol *policies.Policy, conc int) 
 		b.Fatal(err)
 	}
 	defer st.Close()
-	priv, _, err := index.GenerateKeyPair([]byte("pw"))
+	priv, _, err := trust.GenerateKeyPair([]byte("pw"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	sv, err := index.ParseSigner("bench.key", priv, []byte("pw"))
+	sv, err := trust.ParseSigner("bench.key", priv, []byte("pw"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -407,7 +407,7 @@ func syncBinary(b *testing.B, bin string, set *benchSet, conc int) syncResult {
 	if err := os.WriteFile(polFile, []byte(benchPolicy), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := index.WriteKeyPair(filepath.Join(dir, "bench"), []byte("pw")); err != nil {
+	if _, _, err := trust.WriteKeyPair(filepath.Join(dir, "bench"), []byte("pw")); err != nil {
 		b.Fatal(err)
 	}
 	tmp := filepath.Join(dir, "tmp")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/policies"
 )
 
@@ -209,7 +210,7 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if err := cat.Validate(); err != nil {
 		return rep, fmt.Errorf("new catalog: %w", err)
 	}
-	res, err := index.Publish(ctx, store.Metadata(ctx, opts.Store), data, opts.Signer, index.PublishOptions{Expires: opts.Policy.CatalogExpires, Now: now})
+	res, err := trust.Publish(ctx, trust.Metadata(ctx, opts.Store), data, opts.Signer, trust.PublishOptions{Expires: opts.Policy.CatalogExpires, Now: now})
 	if err != nil {
 		return rep, fmt.Errorf("sign catalog: %w", err)
 	}
@@ -227,8 +228,8 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 // for a registry that has no catalog yet.
 func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, error) {
 	longAgo := func() time.Time { return time.Unix(1, 0) }
-	cat, tr, err := store.ReadCatalog(ctx, s, store.CatalogOptions{Load: index.LoadOptions{Now: longAgo}})
-	if errors.Is(err, store.ErrNoCatalog) {
+	cat, tr, err := trust.ReadCatalog(ctx, s, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+	if errors.Is(err, trust.ErrNoCatalog) {
 		return nil, "", nil
 	}
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
@@ -45,11 +46,11 @@ func policyFrom(t *testing.T, yaml string) *policies.Policy {
 
 func testSigner(t *testing.T) (signature.SignerVerifier, []byte) {
 	t.Helper()
-	priv, pub, err := index.GenerateKeyPair([]byte("pw"))
+	priv, pub, err := trust.GenerateKeyPair([]byte("pw"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sv, err := index.ParseSigner("test.key", priv, []byte("pw"))
+	sv, err := trust.ParseSigner("test.key", priv, []byte("pw"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func (e *env) catalog(t *testing.T) *index.Catalog {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cat, _, err := store.ReadCatalog(t.Context(), st, store.CatalogOptions{Load: index.LoadOptions{Now: func() time.Time { return testNow }}})
+	cat, _, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return testNow }}})
 	if err != nil {
 		t.Fatalf("ReadCatalog: %v", err)
 	}

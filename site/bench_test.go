@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index/trust"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/airvsx/airvsx/index/store"
@@ -58,7 +60,7 @@ func BenchmarkSite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := site.Options{Out: out, Key: sv}
+	opts := site.Options{Out: out, Anchor: trust.Anchor{Key: sv}}
 	if _, err := os.Stat(reg); keep != "" && err == nil {
 		opts = site.Options{Out: out, Unverified: true}
 		b.Logf("using the registry in %s", reg)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index/trust"
+
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index"
@@ -121,7 +123,7 @@ func demoSite(t *testing.T) string {
 	f := demoRegistry(t)
 	demoSiteOnce.Do(func() {
 		out := filepath.Join(shared, "demo-site")
-		render(t, f.dir, out, site.Options{Key: f.key, Registry: "/media/usb/registry"})
+		render(t, f.dir, out, site.Options{Anchor: trust.Anchor{Key: f.key}, Registry: "/media/usb/registry"})
 		demoSiteDir = out
 	})
 	if demoSiteDir == "" {

@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sigstore/sigstore/pkg/signature"
-
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 )
 
 // Options configure Render. Out is required; the zero value of every other
@@ -32,11 +31,14 @@ type Options struct {
 	// "REGISTRY".
 	Registry string
 
-	// Root is the pinned trust anchor (a root.json). Default nil.
-	Root []byte
-	// Key is the signer's public key; the registry's 1.root.json must be
-	// signed by it (trust on first use). Used when Root is nil. Default nil.
-	Key signature.Verifier
+	// Anchor is what the operator trusts: a pinned root or the signer's
+	// public key, checked on every render (index/trust.Check). Default
+	// zero: no anchor, so the catalog renders only with Unverified.
+	Anchor trust.Anchor
+	// State is the verifier's state directory: when set, a catalog older
+	// than one verified before (a rollback) or a root history that changed
+	// is refused. Render never writes it. Default nil: not consulted.
+	State *trust.StateDir
 	// Unverified renders a catalog that could not be verified (or with no
 	// trust anchor at all), with a banner on every page. Default false:
 	// such a catalog is refused with an error wrapping ErrNotVerified.

@@ -16,8 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/html"
 
-	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/site"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
@@ -243,7 +243,7 @@ func TestDeterministic(t *testing.T) {
 	f := demoRegistry(t)
 	a := filepath.Join(t.TempDir(), "a")
 	b := filepath.Join(t.TempDir(), "b")
-	opts := site.Options{Root: f.root, Registry: "reg", Workers: 3}
+	opts := site.Options{Anchor: trust.Anchor{Root: f.root}, Registry: "reg", Workers: 3}
 	render(t, f.dir, a, opts)
 	first := siteFiles(t, a)
 	opts.Workers = 1
@@ -267,12 +267,12 @@ func TestReplace(t *testing.T) {
 	f := demoRegistry(t)
 	parent := t.TempDir()
 	out := filepath.Join(parent, "site")
-	render(t, f.dir, out, site.Options{Key: f.key})
+	render(t, f.dir, out, site.Options{Anchor: trust.Anchor{Key: f.key}})
 	stale := filepath.Join(out, "ext", "stale.html")
 	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	render(t, f.dir, out, site.Options{Key: f.key, Title: "Second"})
+	render(t, f.dir, out, site.Options{Anchor: trust.Anchor{Key: f.key}, Title: "Second"})
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a file of the previous site survived the re-render: %v", err)
 	}
@@ -292,7 +292,7 @@ func TestReplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	_, err = site.Render(t.Context(), st, site.Options{Out: foreign, Key: f.key})
+	_, err = site.Render(t.Context(), st, site.Options{Out: foreign, Anchor: trust.Anchor{Key: f.key}})
 	if err == nil || !strings.Contains(err.Error(), "not empty and not a site") {
 		t.Errorf("Render into a foreign directory: %v; want a refusal", err)
 	}
@@ -328,9 +328,9 @@ func TestTrust(t *testing.T) {
 		reason string // in the banner, when Unverified
 	}{
 		{"no anchor", f.dir, site.Options{}, site.ErrNoTrustAnchor, "without a trusted root or key"},
-		{"wrong key", f.dir, site.Options{Key: other}, index.ErrSignature, "not signed by the given key"},
-		{"expired", f.dir, site.Options{Root: f.root, Now: later}, index.ErrExpired, "expired"},
-		{"bad signature", tampered, site.Options{Root: f.root}, index.ErrSignature, "timestamp.json"},
+		{"wrong key", f.dir, site.Options{Anchor: trust.Anchor{Key: other}}, trust.ErrSignature, "not signed by the given key"},
+		{"expired", f.dir, site.Options{Anchor: trust.Anchor{Root: f.root}, Now: later}, trust.ErrExpired, "expired"},
+		{"bad signature", tampered, site.Options{Anchor: trust.Anchor{Root: f.root}}, trust.ErrSignature, "timestamp.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := store.OpenDir(tc.dir, store.DirOptions{ReadOnly: true})
@@ -400,7 +400,7 @@ func TestTamperedBlob(t *testing.T) {
 	}
 	defer st.Close()
 	out := filepath.Join(t.TempDir(), "site")
-	_, err = site.Render(t.Context(), st, site.Options{Out: out, Root: f.root})
+	_, err = site.Render(t.Context(), st, site.Options{Out: out, Anchor: trust.Anchor{Root: f.root}})
 	if !errors.Is(err, store.ErrMismatch) {
 		t.Fatalf("Render = %v; want %v", err, store.ErrMismatch)
 	}
@@ -424,7 +424,7 @@ func TestReadmeImages(t *testing.T) {
 		},
 	}})
 	out := filepath.Join(t.TempDir(), "site")
-	render(t, dir, out, site.Options{Key: key})
+	render(t, dir, out, site.Options{Anchor: trust.Anchor{Key: key}})
 	page := readFile(t, filepath.Join(out, "ext", "pics.gallery.html"))
 	img := regexp.MustCompile(`<img src="\.\./img/([0-9a-f]{64})\.png" alt="shot" loading="lazy">`).FindStringSubmatch(page)
 	if img == nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index/trust"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/airvsx/airvsx/site"
@@ -84,7 +86,7 @@ func xssSite(t *testing.T, canary string) string {
 	}
 	dir, key := synthetic(t, exts)
 	out := filepath.Join(t.TempDir(), "site")
-	render(t, dir, out, site.Options{Key: key})
+	render(t, dir, out, site.Options{Anchor: trust.Anchor{Key: key}})
 	return out
 }
 

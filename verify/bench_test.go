@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/internal/benchreg"
 )
@@ -22,10 +23,15 @@ func BenchmarkRegistry(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	key, err := index.LoadVerifier(res.PubKey)
+	key, err := trust.LoadVerifier(res.PubKey)
 	if err != nil {
 		b.Fatal(err)
 	}
+	st, err := store.OpenDir(filepath.Join(dir, "reg"), store.DirOptions{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
 	for _, mode := range []struct {
 		name   string
 		noRead bool
@@ -33,7 +39,7 @@ func BenchmarkRegistry(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			b.SetBytes(res.Bytes)
 			for b.Loop() {
-				rep, err := verify.Registry(b.Context(), verify.RegistryOptions{Path: filepath.Join(dir, "reg"), Key: key, NoReadData: mode.noRead})
+				rep, err := verify.Registry(b.Context(), verify.RegistryOptions{Store: st, Anchor: trust.Anchor{Key: key}, NoReadData: mode.noRead})
 				if err != nil || !rep.OK() {
 					b.Fatalf("verify: %v %v", err, rep.Problems)
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -236,7 +237,28 @@ func (c *entryCheck) blobProblem(path, what string, err error, manifest bool) {
 // upstream signature. It returns the bytes hashed; the error is a blob
 // read problem (missing, wrong size or digest, I/O).
 func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, sig *store.Layer, path string) (int64, error) {
-	f, err := c.v.st.OpenBlobFile(ctx, c.repo, l.Digest)
+	// One pass hashes the file with sha256 (its digest) and, when the
+	// entry is signed, feeds the Ed25519 check.
+	var ed *vsix.UpstreamVerifier
+	if sig != nil && c.e.Upstream.Signed {
+		ed = c.signatureCheck(ctx, *sig)
+	}
+	bf, ok := c.v.st.(blobFiler)
+	if !ok {
+		// Any store: spool through the verifying reader.
+		var also io.Writer
+		if ed != nil {
+			also = ed
+		}
+		f, err := store.OpenBlobAt(ctx, c.v.st, c.repo, l.Digest, l.Size, also, "")
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		c.vsixVerdict(ed, f, l.Size, path)
+		return l.Size, nil
+	}
+	f, err := bf.OpenBlobFile(ctx, c.repo, l.Digest)
 	if err != nil {
 		return 0, err
 	}
@@ -248,12 +270,6 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 	if fi.Size() != l.Size {
 		return 0, &store.MismatchError{Repo: c.repo, Digest: l.Digest, Size: l.Size, GotSize: fi.Size()}
 	}
-	// One pass hashes the file with sha256 (its digest) and, when the
-	// entry is signed, feeds the Ed25519 check.
-	var ed *vsix.UpstreamVerifier
-	if sig != nil && c.e.Upstream.Signed {
-		ed = c.signatureCheck(ctx, *sig)
-	}
 	n, sum, err := h.hashFile(ctx, f, l.Size, ed)
 	if err != nil {
 		return n, err
@@ -261,11 +277,23 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 	if sum != l.Digest {
 		return n, &store.MismatchError{Repo: c.repo, Digest: l.Digest, Size: l.Size, GotSize: l.Size, GotDigest: sum}
 	}
+	c.vsixVerdict(ed, f, l.Size, path)
+	return n, nil
+}
+
+// vsixVerdict reports the upstream signature's verdict and checks the
+// package, once the vsix's digest matched.
+func (c *entryCheck) vsixVerdict(ed *vsix.UpstreamVerifier, f io.ReaderAt, size int64, path string) {
 	if ed != nil && !ed.Verify() {
 		c.add(RuleSignatureInvalid, path, "Open VSX's Ed25519 signature (key %s) does not verify over this vsix", c.e.Upstream.KeyID)
 	}
-	c.checkPackage(f, l.Size, path)
-	return n, nil
+	c.checkPackage(f, size, path)
+}
+
+// blobFiler is what a directory store offers besides store.Store: the
+// blob's own file, hashed through a memory map (see hasher.hashFile).
+type blobFiler interface {
+	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
 }
 
 // signatureCheck reads the sigzip layer (verified by OpenBlob) and the

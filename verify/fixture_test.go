@@ -22,6 +22,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
@@ -103,7 +104,7 @@ func newSigner(t testing.TB, dir, name string) (signature.SignerVerifier, string
 	}
 	priv := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 	pub := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
-	sv, err := index.ParseSigner(name+".key", priv, nil)
+	sv, err := trust.ParseSigner(name+".key", priv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func fresh(t *testing.T) string {
 // the options.
 func check(t *testing.T, dir string, opts ...func(*verify.RegistryOptions)) *verify.Report {
 	t.Helper()
-	o := verify.RegistryOptions{Path: dir, Root: base(t).root, Now: func() time.Time { return verifyNow }}
+	o := regOpts(t, dir)
 	for _, f := range opts {
 		f(&o)
 	}
@@ -205,6 +206,18 @@ func check(t *testing.T, dir string, opts ...func(*verify.RegistryOptions)) *ver
 	return rep
 }
 
+// regOpts returns the options that verify the registry in dir (opened
+// read-only for the test) with the pinned root at verifyNow.
+func regOpts(t *testing.T, dir string) verify.RegistryOptions {
+	t.Helper()
+	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return verify.RegistryOptions{Store: st, Target: dir, Anchor: trust.Anchor{Root: base(t).root}, Now: func() time.Time { return verifyNow }}
+}
+
 // catalogOf reads a registry's catalog (checked against its own root).
 func catalogOf(t *testing.T, dir string) (*index.Catalog, string) {
 	t.Helper()
@@ -213,7 +226,7 @@ func catalogOf(t *testing.T, dir string) (*index.Catalog, string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cat, tr, err := store.ReadCatalog(t.Context(), st, store.CatalogOptions{Load: index.LoadOptions{Now: func() time.Time { return verifyNow }}})
+	cat, tr, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return verifyNow }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +307,7 @@ func resign(t *testing.T, dir string, edit func(st *store.Dir, cat *index.Catalo
 	if err := cat.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Publish(t.Context(), store.Metadata(t.Context(), st), data, base(t).signer, index.PublishOptions{Now: func() time.Time { return syncNow2.Add(time.Minute) }}); err != nil {
+	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).signer, trust.PublishOptions{Now: func() time.Time { return syncNow2.Add(time.Minute) }}); err != nil {
 		t.Fatal(err)
 	}
 }

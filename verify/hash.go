@@ -30,7 +30,7 @@ func newHasher() *hasher {
 
 // blob reads a blob through the store's verifying reader to its end and
 // returns the bytes read; a content mismatch is a *store.MismatchError.
-func (h *hasher) blob(ctx context.Context, st *store.Dir, repo, digest string, size int64) (int64, error) {
+func (h *hasher) blob(ctx context.Context, st store.Store, repo, digest string, size int64) (int64, error) {
 	rc, err := st.OpenBlob(ctx, repo, digest, size)
 	if err != nil {
 		return 0, err

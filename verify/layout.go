@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -21,11 +20,7 @@ const ociLayout = `{"imageLayoutVersion":"1.0.0"}`
 // file, its index.json, and that each entry's tag points at the manifest
 // the catalog pins. It returns the tags of every readable repository.
 func (v *registryVerifier) checkTags(ctx context.Context) (map[string][]store.TagEntry, error) {
-	root, err := os.OpenRoot(v.opts.Path)
-	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
-	}
-	defer root.Close()
+	fsys := v.layout()
 	tags := map[string][]store.TagEntry{}
 	bad := map[string]bool{}
 	for i := range v.cat.Entries {
@@ -33,12 +28,14 @@ func (v *registryVerifier) checkTags(ctx context.Context) (map[string][]store.Ta
 		repo := store.Repo(e.ID)
 		if _, seen := tags[repo]; !seen && !bad[repo] {
 			dir := "extensions/" + repo
-			if b, err := readSmall(root, dir+"/oci-layout", 4096); err != nil || strings.TrimSpace(string(b)) != ociLayout {
-				msg := "not " + ociLayout
-				if err != nil {
-					msg = err.Error()
+			if fsys != nil {
+				if b, err := readSmall(fsys, dir+"/oci-layout", 4096); err != nil || strings.TrimSpace(string(b)) != ociLayout {
+					msg := "not " + ociLayout
+					if err != nil {
+						msg = err.Error()
+					}
+					v.add(Error, RuleLayoutInvalid, dir+"/oci-layout", "", "%s", msg)
 				}
-				v.add(Error, RuleLayoutInvalid, dir+"/oci-layout", "", "%s", msg)
 			}
 			t, err := v.st.Tags(ctx, repo)
 			if err != nil {
@@ -76,11 +73,7 @@ func (v *registryVerifier) checkTags(ctx context.Context) (map[string][]store.Ta
 // and files the layout has no place for (warnings), and tags that dangle
 // (errors: no airvsx operation leaves one, and OCI tools fail on them).
 func (v *registryVerifier) checkExtras(ctx context.Context, tags map[string][]store.TagEntry) error {
-	root, err := os.OpenRoot(v.opts.Path)
-	if err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
-	defer root.Close()
+	fsys := v.layout()
 	used := map[string]map[string]bool{} // repo → tags of entries
 	for i := range v.cat.Entries {
 		e := &v.cat.Entries[i]
@@ -121,17 +114,36 @@ func (v *registryVerifier) checkExtras(ctx context.Context, tags map[string][]st
 				v.add(Warning, RuleOrphanTag, dir+"/index.json", "", "tag %s (%s) belongs to no catalog entry: it is not signed", te.Tag, te.Manifest.Digest)
 			}
 		}
-		v.walkRepo(root, repo)
+		if fsys != nil {
+			v.walkRepo(fsys, repo)
+		}
 	}
-	v.walkTop(root)
+	if fsys != nil {
+		v.walkTop(fsys)
+	}
+	return nil
+}
+
+// layoutFS is what a directory store offers besides store.Store: the
+// directory itself, whose layout (oci-layout files, files that have no
+// place) the verifier checks.
+type layoutFS interface {
+	FS() fs.FS
+}
+
+// layout returns the store's directory, or nil for a store that is not a
+// directory.
+func (v *registryVerifier) layout() fs.FS {
+	if l, ok := v.st.(layoutFS); ok {
+		return l.FS()
+	}
 	return nil
 }
 
 // walkRepo reports blobs no entry references and files the layout has no
 // place for in one repository.
-func (v *registryVerifier) walkRepo(root *os.Root, repo string) {
+func (v *registryVerifier) walkRepo(fsys fs.FS, repo string) {
 	dir := "extensions/" + repo
-	fsys := root.FS()
 	refs := v.refs[repo]
 	fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -160,9 +172,11 @@ func (v *registryVerifier) walkRepo(root *os.Root, repo string) {
 
 // walkTop reports files at the top of the registry and of extensions/
 // that the layout has no place for.
-func (v *registryVerifier) walkTop(root *os.Root) {
-	fsys := root.FS()
-	top, _ := fs.ReadDir(fsys, ".")
+func (v *registryVerifier) walkTop(fsys fs.FS) {
+	top, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		v.add(Error, RuleLayoutInvalid, ".", "", "cannot list the registry: %v", err)
+	}
 	for _, d := range top {
 		switch n := d.Name(); {
 		case n == store.MarkerFile && d.Type().IsRegular():
@@ -171,18 +185,24 @@ func (v *registryVerifier) walkTop(root *os.Root) {
 			v.add(Warning, RuleExtraFile, n, "", "%s has no place in the registry layout", describe(d))
 		}
 	}
-	nss, _ := fs.ReadDir(fsys, "extensions")
+	nss, err := fs.ReadDir(fsys, "extensions")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		v.add(Error, RuleLayoutInvalid, "extensions/", "", "cannot list: %v", err)
+	}
 	for _, ns := range nss {
 		p := "extensions/" + ns.Name()
 		if !ns.IsDir() {
 			v.add(Warning, RuleExtraFile, p, "", "%s has no place in the registry layout", describe(ns))
 			continue
 		}
-		names, _ := fs.ReadDir(fsys, p)
+		names, err := fs.ReadDir(fsys, p)
+		if err != nil {
+			v.add(Error, RuleLayoutInvalid, p+"/", "", "cannot list: %v", err)
+		}
 		for _, n := range names {
 			repo := ns.Name() + "/" + n.Name()
 			if n.IsDir() && store.CheckRepo(repo) == nil {
-				if _, err := root.Lstat("extensions/" + repo + "/index.json"); err == nil {
+				if _, err := fs.Lstat(fsys, "extensions/"+repo+"/index.json"); err == nil {
 					continue // a repository: walked by walkRepo
 				}
 			}
@@ -205,15 +225,15 @@ func describe(d fs.DirEntry) string {
 
 // readSmall reads a regular file of at most max bytes without following a
 // final symlink.
-func readSmall(root *os.Root, name string, max int64) ([]byte, error) {
-	fi, err := root.Lstat(name)
+func readSmall(fsys fs.FS, name string, max int64) ([]byte, error) {
+	fi, err := fs.Lstat(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", name)
 	}
-	f, err := root.Open(name)
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -9,32 +9,32 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sigstore/sigstore/pkg/signature"
-
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/policies"
 )
 
-// RegistryOptions configure Registry. Path and one of Root and Key are
-// required; every other zero value works.
+// RegistryOptions configure Registry. Store and Anchor are required;
+// every other zero value works.
 type RegistryOptions struct {
-	// Path is the registry directory. Required.
-	Path string
-	// Root is the pinned trust anchor: the bytes of a root.json obtained
-	// out of band (--root). Exactly one of Root and Key is set.
-	Root []byte
-	// Key is the publisher's public key (--key): the registry's
-	// metadata/1.root.json is trusted on first use when this key signed
-	// it, and from then on the newest verified root pinned in StateDir is
-	// the anchor.
-	Key signature.Verifier
-	// StateDir keeps what earlier runs verified (the pinned root in key
-	// mode, the TUF versions, the catalog's serial and digest), one
-	// subdirectory per registry identity. Default "": no state is read or
-	// written, so rollback beyond what the registry itself shows cannot be
-	// detected. DefaultStateDir gives the user's state directory.
-	StateDir string
+	// Store is the registry, opened read-only by the caller. Required.
+	// Verify reads it only through the store.Store interface, and uses
+	// what a directory store can do besides (DirStore) when it has it.
+	Store store.Store
+	// Target names the registry in reports: the place as the user gave
+	// it. Default "": "registry".
+	Target string
+	// Anchor is what the operator trusts: a pinned root (--root) or the
+	// publisher's public key (--key), checked on every run (see
+	// index/trust.Check). Required.
+	Anchor trust.Anchor
+	// State keeps what earlier runs verified (the newest root, the TUF
+	// versions, the catalog's serial and digest), one subdirectory per
+	// registry identity. Default nil: no state is read or written, so
+	// rollback beyond what the registry itself shows cannot be detected.
+	// trust.DefaultStateDir gives the user's state directory.
+	State *trust.StateDir
 	// Policy, when set, must allow every entry (see the package comment).
 	// Default nil: no policy checks; dependency closure is still checked.
 	Policy *policies.Policy
@@ -51,19 +51,18 @@ type RegistryOptions struct {
 	Logger *slog.Logger
 }
 
-// Registry verifies the registry at opts.Path offline and read-only (see
+// Registry verifies the registry in opts.Store offline and read-only (see
 // the package comment for every check) and returns a report of every
 // problem found. The error is only for a verification that could not run:
-// bad options, a path that is not a registry, an unreadable state
-// directory, a cancelled ctx. Problems with the registry itself, its trust
-// chain included, are in the report; Report.OK says whether there were
-// none.
+// bad options, an unreadable state directory, a cancelled ctx. Problems
+// with the registry itself, its trust chain included, are in the report;
+// Report.OK says whether there were none.
 func Registry(ctx context.Context, opts RegistryOptions) (*Report, error) {
-	if opts.Path == "" {
-		return nil, errors.New("verify: no registry path")
+	if opts.Store == nil {
+		return nil, errors.New("verify: no registry")
 	}
-	if (opts.Root == nil) == (opts.Key == nil) {
-		return nil, errors.New("verify: give exactly one trust anchor: a pinned root (--root) or a key (--key)")
+	if (opts.Anchor.Root == nil) == (opts.Anchor.Key == nil) {
+		return nil, fmt.Errorf("verify: %w", trust.ErrNoAnchor)
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
@@ -74,12 +73,10 @@ func Registry(ctx context.Context, opts RegistryOptions) (*Report, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	st, err := store.OpenDir(opts.Path, store.DirOptions{ReadOnly: true, Logger: opts.Logger})
-	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+	if opts.Target == "" {
+		opts.Target = "registry"
 	}
-	defer st.Close()
-	v := &registryVerifier{opts: opts, st: st, rep: &Report{Schema: SchemaVersion, Kind: "registry", Target: opts.Path}}
+	v := &registryVerifier{opts: opts, st: opts.Store, rep: &Report{Schema: SchemaVersion, Kind: "registry", Target: opts.Target}}
 	v.rep.Summary.ReadData = !opts.NoReadData
 	if err := v.run(ctx); err != nil {
 		return nil, err
@@ -91,7 +88,7 @@ func Registry(ctx context.Context, opts RegistryOptions) (*Report, error) {
 // registryVerifier holds one run of Registry.
 type registryVerifier struct {
 	opts    RegistryOptions
-	st      *store.Dir
+	st      store.Store
 	rep     *Report
 	cat     *index.Catalog
 	catPath string // metadata/targets/<hex>.catalog.json

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/trust"
 )
 
 // SchemaVersion is the value of Report.Schema: the version of the JSON
@@ -60,10 +60,10 @@ type TrustSummary struct {
 	// when no state directory is used.
 	StateDir string `json:"stateDir,omitempty"`
 	// Previous is the state recorded before this run (zero when none).
-	Previous index.State `json:"previous"`
+	Previous trust.State `json:"previous"`
 	// Verified is the state of the chain this run verified (zero when it
 	// did not verify).
-	Verified index.State `json:"verified"`
+	Verified trust.State `json:"verified"`
 	// Recorded reports whether Verified (and the catalog's serial and
 	// digest) were written to StateDir.
 	Recorded bool `json:"recorded"`

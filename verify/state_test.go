@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestStateRecorded(t *testing.T) {
 	dir := fresh(t)
 	state := t.TempDir()
-	withState := func(o *verify.RegistryOptions) { o.StateDir = state; useKey(t, o, base(t).pubPath) }
+	withState := func(o *verify.RegistryOptions) { o.State = trust.OpenStateDir(state); useKey(t, o, base(t).pubPath) }
 	// A damaged entry: the chain is still recorded.
 	f := blobFile(t, dir, hello, store.RoleVsix)
 	b := readFile(t, f)
@@ -45,20 +46,25 @@ func TestStateRecorded(t *testing.T) {
 	}
 	// A damaged state file stops the run: it cannot check rollback.
 	writeFile(t, filepath.Join(sd, "state.json"), []byte("{"))
-	o := verify.RegistryOptions{Path: dir, StateDir: state}
+	o := regOpts(t, dir)
+	o.State = trust.OpenStateDir(state)
 	useKey(t, &o, base(t).pubPath)
 	if _, err := verify.Registry(t.Context(), o); err == nil {
 		t.Error("damaged state file: no error")
 	}
 }
 
-// TestRegistryCannotRun: bad options and a path that is not a registry
-// are errors (exit 2), not reports.
+// TestRegistryCannotRun: bad options are errors (exit 2), not reports.
 func TestRegistryCannotRun(t *testing.T) {
+	st := regOpts(t, base(t).dir).Store
+	key, err := trust.LoadVerifier(base(t).pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, o := range map[string]verify.RegistryOptions{
-		"no path":      {Root: []byte("{}")},
-		"no anchor":    {Path: t.TempDir()},
-		"not registry": {Path: t.TempDir(), Root: []byte("{}")},
+		"no store":    {Anchor: trust.Anchor{Root: []byte("{}")}},
+		"no anchor":   {Store: st},
+		"two anchors": {Store: st, Anchor: trust.Anchor{Root: []byte("{}"), Key: key}},
 	} {
 		if _, err := verify.Registry(t.Context(), o); err == nil {
 			t.Errorf("%s: no error", name)

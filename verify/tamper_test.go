@@ -11,6 +11,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/verify"
 )
@@ -139,8 +140,8 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleTrustSignature, "metadata/1.root.json", ""}}
 		}},
 		{"rollback to an older validly signed catalog", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			o.StateDir = t.TempDir()
-			if rep := check(t, dir, func(p *verify.RegistryOptions) { p.StateDir = o.StateDir }); !rep.OK() {
+			o.State = trust.OpenStateDir(t.TempDir())
+			if rep := check(t, dir, func(p *verify.RegistryOptions) { p.State = o.State }); !rep.OK() {
 				t.Fatalf("the current registry: %v", rep.Problems)
 			}
 			if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
@@ -239,8 +240,8 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleEntrySummary, relBlob(t, dir, gitHelper, store.RoleVsix), gitHelper}}
 		}},
 		{"catalog hash chain broken (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			o.StateDir = t.TempDir()
-			check(t, dir, func(p *verify.RegistryOptions) { p.StateDir = o.StateDir })
+			o.State = trust.OpenStateDir(t.TempDir())
+			check(t, dir, func(p *verify.RegistryOptions) { p.State = o.State })
 			resign(t, dir, func(st *store.Dir, cat *index.Catalog) { cat.Previous = "bogus" })
 			return []want{{verify.RuleCatalogChain, "metadata/targets/", ""}}
 		}},
@@ -285,7 +286,7 @@ func TestTamperMatrix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := fresh(t)
-			o := verify.RegistryOptions{Path: dir, Root: base(t).root, Now: func() time.Time { return verifyNow }}
+			o := regOpts(t, dir)
 			wants := tc.setup(t, dir, &o)
 			rep, err := verify.Registry(t.Context(), o)
 			if err != nil {
@@ -413,11 +414,11 @@ func problemList(rep *verify.Report) string {
 
 func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {
 	t.Helper()
-	v, err := index.LoadVerifier(pubPath)
+	v, err := trust.LoadVerifier(pubPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Root, o.Key = nil, v
+	o.Anchor = trust.Anchor{Key: v}
 }
 
 // publishWithOtherKey replaces the registry's metadata with a new TUF
@@ -428,7 +429,12 @@ func publishWithOtherKey(t *testing.T, dir string) {
 	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := index.Publish(t.Context(), index.DirMetadata(filepath.Join(dir, "metadata")), data, base(t).other, index.PublishOptions{Now: func() time.Time { return syncNow2 }}); err != nil {
+	st, err := store.OpenDir(dir, store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).other, trust.PublishOptions{Now: func() time.Time { return syncNow2 }}); err != nil {
 		t.Fatal(err)
 	}
 }

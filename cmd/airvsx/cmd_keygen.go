@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/spf13/cobra"
-
-	"github.com/airvsx/airvsx/index"
 )
 
 type keygenOptions struct {
@@ -29,7 +28,7 @@ existing cosign.key works wherever airvsx asks for a key.`,
 			if opts.out == "" {
 				return usagef("keygen: --out PREFIX is required")
 			}
-			keyPath, pubPath, err := index.WriteKeyPair(opts.out, []byte(os.Getenv("COSIGN_PASSWORD")))
+			keyPath, pubPath, err := trust.WriteKeyPair(opts.out, []byte(os.Getenv("COSIGN_PASSWORD")))
 			if err != nil {
 				return fmt.Errorf("keygen: %w", err)
 			}

@@ -1,29 +1,35 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
-
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
+	"github.com/spf13/cobra"
 )
 
 type lsOptions struct {
 	registry string
+	anchor   anchorFlags
 	json     bool
 }
 
 func newLsCommand(g *globals) *cobra.Command {
 	var opts lsOptions
 	cmd := &cobra.Command{
-		Use:   "ls --registry DIR",
+		Use:   "ls --registry PLACE [--root root.json | --key PREFIX.pub]",
 		Short: "List the entries of a registry's signed catalog",
-		Long: `Ls lists the entries of a registry's catalog. The catalog is read through
-the registry's TUF metadata, checked against the registry's own first
-root (signatures, hashes, versions, expiry); to check it against a key or
-root you trust, and every byte of every entry, run airvsx verify.`,
+		Long: `Ls lists the entries of a registry's catalog, read through the registry's
+TUF metadata. With --root or --key the chain is checked from that anchor
+(and against the state directory, which ls never writes), as verify checks
+it; without one it is checked only against the registry's own first root
+(signatures, hashes, versions, expiry), which proves consistency, not who
+signed it: the first line then says "not anchored". To check every byte
+of every entry, run airvsx verify.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.registry == "" {
@@ -34,17 +40,17 @@ root you trust, and every byte of every entry, run airvsx verify.`,
 				return err
 			}
 			defer st.Close()
-			cat, tr, err := store.ReadCatalog(cmd.Context(), st, store.CatalogOptions{})
+			cat, tr, anchored, err := lsCatalog(cmd.Context(), st, &opts.anchor)
 			if err != nil {
-				return fmt.Errorf("ls: %w", err)
+				return err
 			}
 			if opts.json {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(cat)
 			}
-			fmt.Fprintf(g.stdout, "catalog serial %d, %d entries, %s, expires %s\n",
-				cat.Serial, len(cat.Entries), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"))
+			fmt.Fprintf(g.stdout, "catalog serial %d, %d entries, %s, expires %s, %s\n",
+				cat.Serial, len(cat.Entries), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"), anchored)
 			tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tVERSION\tPLATFORM\tPRE\tSIGNED\tSIZE")
 			for _, e := range cat.Entries {
@@ -53,7 +59,36 @@ root you trust, and every byte of every entry, run airvsx verify.`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&opts.registry, "registry", "", "the registry directory")
+	cmd.Flags().StringVar(&opts.registry, "registry", "", placeHelp)
+	opts.anchor.add(cmd, true)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the catalog as JSON")
 	return cmd
+}
+
+// lsCatalog reads the catalog from the anchor when one was given, else
+// through the registry's own chain; anchored says which.
+func lsCatalog(ctx context.Context, st store.Store, a *anchorFlags) (*index.Catalog, *trust.Trusted, string, error) {
+	if !a.given() {
+		cat, tr, err := trust.ReadCatalog(ctx, st, trust.CatalogOptions{})
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("ls: %w", err)
+		}
+		return cat, tr, "not anchored (give --key or --root to check who signed it)", nil
+	}
+	anchor, state, err := a.resolve("ls")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	c, err := trust.Check(ctx, st, anchor, trust.CheckOptions{State: state})
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("ls: %w", err)
+	}
+	cat, err := c.Decode()
+	if err == nil {
+		err = c.CheckCatalog(cat)
+	}
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("ls: %w", err)
+	}
+	return cat, c.Trusted, "verified with " + anchor.String(), nil
 }

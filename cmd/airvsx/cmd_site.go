@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/site"
 )
@@ -18,8 +16,7 @@ type siteOptions struct {
 	out        string
 	baseURL    string
 	title      string
-	root       string
-	key        string
+	anchor     anchorFlags
 	unverified bool
 	json       bool
 }
@@ -27,7 +24,7 @@ type siteOptions struct {
 func newSiteCommand(g *globals) *cobra.Command {
 	var opts siteOptions
 	cmd := &cobra.Command{
-		Use:   "site --registry DIR --out DIR (--root root.json | --key PREFIX.pub | --unverified)",
+		Use:   "site --registry PLACE --out DIR (--root root.json | --key PREFIX.pub | --unverified)",
 		Short: "Render a registry's catalog as a static HTML site that works from file://",
 		Long: `Site renders the registry's signed catalog into a directory of plain HTML,
 one style sheet and one small script: a home page with instant search and
@@ -49,12 +46,11 @@ one step. --out must be absent, empty, or a site airvsx rendered before.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.registry, "registry", "", "the registry directory")
+	f.StringVar(&opts.registry, "registry", "", placeHelp)
 	f.StringVar(&opts.out, "out", "", "the directory to render the site into")
 	f.StringVar(&opts.baseURL, "base-url", "", "the http(s) URL the site will be served from (shown in download commands)")
 	f.StringVar(&opts.title, "title", "", `the site's title (default "airvsx registry")`)
-	f.StringVar(&opts.root, "root", "", "the pinned root.json to verify the catalog against")
-	f.StringVar(&opts.key, "key", "", "the signer's public key (PREFIX.pub); the registry's first root must be signed by it")
+	opts.anchor.add(cmd, true)
 	f.BoolVar(&opts.unverified, "unverified", false, "render even when the catalog cannot be verified; every page then says so")
 	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
 	return cmd
@@ -66,28 +62,20 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 		return usagef("site: --registry is required")
 	case opts.out == "":
 		return usagef("site: --out is required")
-	case opts.root != "" && opts.key != "":
+	case opts.anchor.root != "" && opts.anchor.key != "":
 		return usagef("site: give --root or --key, not both")
-	case opts.root == "" && opts.key == "" && !opts.unverified:
+	case !opts.anchor.given() && !opts.unverified:
 		return usagef("site: no trust anchor: give --root root.json or --key PREFIX.pub (or --unverified to render an unverified catalog with a warning banner)")
 	}
 	so := site.Options{
 		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: opts.registry,
 		Unverified: opts.unverified, Logger: g.logger(),
 	}
-	if opts.root != "" {
-		b, err := os.ReadFile(opts.root)
-		if err != nil {
-			return usagef("site: --root: %v", err)
+	if opts.anchor.given() {
+		var err error
+		if so.Anchor, so.State, err = opts.anchor.resolve("site"); err != nil {
+			return err
 		}
-		so.Root = b
-	}
-	if opts.key != "" {
-		v, err := index.LoadVerifier(opts.key)
-		if err != nil {
-			return usagef("site: --key: %v", err)
-		}
-		so.Key = v
 	}
 	st, err := openRegistry(opts.registry, false)
 	if err != nil {
@@ -97,7 +85,11 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 	res, err := site.Render(cmd.Context(), st, so)
 	if errors.Is(err, site.ErrNotVerified) {
 		fmt.Fprintf(g.stderr, "airvsx: site: %v\n", err)
-		fmt.Fprintln(g.stderr, "airvsx: site: nothing rendered; check the registry with: airvsx verify --registry "+opts.registry)
+		if opts.anchor.given() {
+			fmt.Fprintf(g.stderr, "airvsx: site: nothing rendered; see every problem with: airvsx verify --registry %s %s\n", opts.registry, opts.anchor.flags())
+		} else {
+			fmt.Fprintln(g.stderr, "airvsx: site: nothing rendered; give the signer's key (--key PREFIX.pub) or a pinned root (--root root.json), or render it unverified with --unverified")
+		}
 		return errFailed
 	}
 	if errors.Is(err, store.ErrMismatch) {

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/policies"
 )
@@ -98,7 +98,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		Concurrency: opts.concurrency, Logger: g.logger(),
 	}
 	if !opts.dryRun {
-		so.Signer, err = index.LoadSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD")))
+		so.Signer, err = trust.LoadSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD")))
 		if err != nil {
 			return err
 		}
@@ -155,18 +155,6 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		return errFailed
 	}
 	return nil
-}
-
-// openRegistry opens (and, for writers, creates) a directory registry.
-func openRegistry(path string, write bool) (*store.Dir, error) {
-	if !write {
-		st, err := store.OpenDir(path, store.DirOptions{ReadOnly: true})
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("registry %s does not exist", path)
-		}
-		return st, err
-	}
-	return store.OpenDir(path, store.DirOptions{Create: true})
 }
 
 func printSyncReport(w io.Writer, rep *mirror.Report) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/verify"
@@ -17,11 +16,8 @@ import (
 
 type verifyOptions struct {
 	registry   string
-	root       string
-	key        string
+	anchor     anchorFlags
 	policy     string
-	state      string
-	noState    bool
 	format     string
 	json       bool
 	output     string
@@ -33,7 +29,7 @@ type verifyOptions struct {
 func newVerifyCommand(g *globals) *cobra.Command {
 	var opts verifyOptions
 	cmd := &cobra.Command{
-		Use:   "verify (--registry DIR (--root root.json | --key PREFIX.pub) | FILE.vsix)",
+		Use:   "verify (--registry PLACE (--root root.json | --key PREFIX.pub) | FILE.vsix)",
 		Short: "Verify a registry, or one .vsix, offline",
 		Long: `Verify checks a registry offline and read-only, and reports every problem
 with the file, the entry, the rule and what to do about it:
@@ -72,12 +68,9 @@ an unreadable trust anchor, not a registry).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.registry, "registry", "", "the registry directory to verify")
-	f.StringVar(&opts.root, "root", "", "the pinned trust anchor: a root.json obtained out of band")
-	f.StringVar(&opts.key, "key", "", "the publisher's public key (PREFIX.pub): trust the registry's first root on first use")
+	f.StringVar(&opts.registry, "registry", "", placeHelp)
+	opts.anchor.add(cmd, true)
 	f.StringVar(&opts.policy, "policy", "", "a policy every entry (or the package) must satisfy")
-	f.StringVar(&opts.state, "state", "", "the state directory (default: the user's state directory for airvsx)")
-	f.BoolVar(&opts.noState, "no-state", false, "read and record no state: rollback beyond what the registry shows goes unnoticed")
 	f.StringVar(&opts.format, "format", "text", "report format: text, json, sarif or junit")
 	f.BoolVar(&opts.json, "json", false, "same as --format json")
 	f.StringVarP(&opts.output, "output", "o", "", "write the report to this file and print only the summary line")
@@ -129,45 +122,22 @@ func verifyRegistry(cmd *cobra.Command, g *globals, opts verifyOptions, pol *pol
 	if opts.registry == "" {
 		return nil, usagef("verify: --registry DIR or FILE.vsix is required")
 	}
-	if (opts.root == "") == (opts.key == "") {
-		return nil, usagef("verify: give exactly one trust anchor: --root root.json or --key PREFIX.pub")
+	anchor, state, err := opts.anchor.resolve("verify")
+	if err != nil {
+		return nil, err
 	}
-	if opts.noState && opts.state != "" {
-		return nil, usagef("verify: --state and --no-state exclude each other")
+	st, err := openRegistry(opts.registry, false)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
 	}
-	o := verify.RegistryOptions{Path: opts.registry, Policy: pol, NoReadData: opts.noReadData, Logger: g.logger()}
-	if opts.root != "" {
-		b, err := verifyReadFile(opts.root, index.MaxRootBytes)
-		if err != nil {
-			return nil, fmt.Errorf("verify: trust anchor: %w", err)
-		}
-		o.Root = b
-	} else {
-		v, err := index.LoadVerifier(opts.key)
-		if err != nil {
-			return nil, fmt.Errorf("verify: trust anchor: %w", err)
-		}
-		o.Key = v
-	}
-	switch {
-	case opts.noState:
-	case opts.state != "":
-		o.StateDir = opts.state
-	default:
-		d, err := verify.DefaultStateDir()
-		if err != nil {
-			return nil, fmt.Errorf("verify: %w (pass --state DIR or --no-state)", err)
-		}
-		o.StateDir = d
-	}
-	if _, err := os.Stat(opts.registry); err != nil {
-		return nil, fmt.Errorf("verify: registry %s: %w", opts.registry, err)
-	}
+	defer st.Close()
+	o := verify.RegistryOptions{Store: st, Target: opts.registry, Anchor: anchor, State: state,
+		Policy: pol, NoReadData: opts.noReadData, Logger: g.logger()}
 	return verify.Registry(cmd.Context(), o)
 }
 
 func verifyPackage(cmd *cobra.Command, opts verifyOptions, path string, pol *policies.Policy) (*verify.Report, error) {
-	if opts.registry != "" || opts.root != "" || opts.key != "" || opts.state != "" || opts.noState || opts.noReadData {
+	if opts.registry != "" || opts.anchor.given() || opts.anchor.state != "" || opts.anchor.noState || opts.noReadData {
 		return nil, usagef("verify: FILE.vsix takes --policy, --sigzip, --openvsx-key and the report flags only")
 	}
 	if (opts.sigzip == "") != (opts.openvsxKey == "") {

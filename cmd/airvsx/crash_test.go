@@ -16,6 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )
 
@@ -136,7 +137,7 @@ func readCatalog(t *testing.T, reg string) *index.Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, _, err := store.ReadCatalog(t.Context(), st, store.CatalogOptions{Root: root})
+	cat, _, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Root: root})
 	if err != nil {
 		t.Fatalf("%s: the catalog does not verify: %v", reg, err)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 )
 
@@ -28,3 +29,8 @@ func (d *Dir) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, 
 	}
 	return f, nil
 }
+
+// FS returns the registry directory as a read-only file system, for
+// readers that check the layout itself (files it has no place for). Like
+// every access of a Dir it cannot leave the directory.
+func (d *Dir) FS() fs.FS { return d.root.FS() }

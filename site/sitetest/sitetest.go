@@ -1,5 +1,5 @@
 // Package sitetest builds synthetic signed registries for the site's tests
-// and benchmark: straight through the store API and index.Publish, with
+// and benchmark: straight through the store API and trust.Publish, with
 // no upstream and no sync, so that ten thousand extensions take seconds.
 package sitetest
 
@@ -25,6 +25,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 )
 
@@ -57,11 +58,11 @@ type Options struct {
 
 // NewSigner returns a fresh ECDSA P-256 signer and its public key PEM.
 func NewSigner() (signature.SignerVerifier, []byte, error) {
-	priv, pub, err := index.GenerateKeyPair([]byte("sitetest"))
+	priv, pub, err := trust.GenerateKeyPair([]byte("sitetest"))
 	if err != nil {
 		return nil, nil, err
 	}
-	sv, err := index.ParseSigner("sitetest.key", priv, []byte("sitetest"))
+	sv, err := trust.ParseSigner("sitetest.key", priv, []byte("sitetest"))
 	return sv, pub, err
 }
 
@@ -105,7 +106,7 @@ func Build(ctx context.Context, dir string, exts []Extension, signer signature.S
 	if err != nil {
 		return nil, err
 	}
-	if _, err := index.Publish(ctx, store.Metadata(ctx, st), b, signer, index.PublishOptions{Now: func() time.Time { return opts.Now }}); err != nil {
+	if _, err := trust.Publish(ctx, trust.Metadata(ctx, st), b, signer, trust.PublishOptions{Now: func() time.Time { return opts.Now }}); err != nil {
 		return nil, err
 	}
 	return cat, nil

@@ -1,5 +1,5 @@
 // Package benchreg makes large registries for benchmarks at run time,
-// through the store API and index.Publish directly (no upstream): entries
+// through the store API and trust.Publish directly (no upstream): entries
 // whose vsix files are real zips that pass every vsix rule, holding one
 // stored (uncompressed) file of random bytes, so making gigabytes is
 // fast. Nothing it makes belongs in the repository.
@@ -29,6 +29,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 )
 
@@ -136,7 +137,7 @@ func Make(ctx context.Context, dir, keyPrefix string, o Options) (*Result, error
 	if err := cat.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := index.Publish(ctx, store.Metadata(ctx, st), data, signer, index.PublishOptions{Now: func() time.Time { return o.Now }}); err != nil {
+	if _, err := trust.Publish(ctx, trust.Metadata(ctx, st), data, signer, trust.PublishOptions{Now: func() time.Time { return o.Now }}); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -156,7 +157,7 @@ func newSigner() (signature.Signer, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sv, err := index.ParseSigner("bench.key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil)
+	sv, err := trust.ParseSigner("bench.key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil)
 	if err != nil {
 		return nil, nil, err
 	}

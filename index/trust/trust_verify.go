@@ -1,4 +1,4 @@
-package index
+package trust
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 	"github.com/theupdateframework/go-tuf/v2/metadata/trustedmetadata"
 )
@@ -170,8 +171,8 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	if len(sum) != 32 {
 		return nil, fmt.Errorf("%s: targets[%q].hashes.sha256 missing or not 32 bytes: %w", displayName(name), CatalogTarget, ErrMalformed)
 	}
-	if tf.Length < 0 || tf.Length > MaxCatalogBytes {
-		return nil, fmt.Errorf("%s: targets[%q].length %d outside 0..%d: %w", displayName(name), CatalogTarget, tf.Length, MaxCatalogBytes, ErrMalformed)
+	if tf.Length < 0 || tf.Length > index.MaxCatalogBytes {
+		return nil, fmt.Errorf("%s: targets[%q].length %d outside 0..%d: %w", displayName(name), CatalogTarget, tf.Length, index.MaxCatalogBytes, ErrMalformed)
 	}
 	if !o.catalog {
 		return c, nil

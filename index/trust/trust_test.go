@@ -1,4 +1,4 @@
-package index
+package trust
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -49,7 +50,7 @@ func keyIDOf(t *testing.T, s signature.SignerVerifier) string {
 
 func trustCatalog(t *testing.T, serial int64) []byte {
 	t.Helper()
-	c := &Catalog{Format: 1, Serial: serial, Created: t0, Upstream: "https://open-vsx.example"}
+	c := &index.Catalog{Format: 1, Serial: serial, Created: t0, Upstream: "https://open-vsx.example"}
 	b, err := c.Encode()
 	if err != nil {
 		t.Fatal(err)
@@ -101,10 +102,10 @@ func TestPublishLoad(t *testing.T) {
 	res1 := mustPublish(t, fsys, cat1, key, t0)
 	exp := t0.Add(DefaultExpires).Truncate(time.Second)
 	rootExp := t0.Add(DefaultRootExpires).Truncate(time.Second)
-	hex1 := strings.TrimPrefix(DigestBytes(cat1), "sha256:")
+	hex1 := strings.TrimPrefix(index.DigestBytes(cat1), "sha256:")
 	want1 := &PublishResult{
 		State:         State{Root: 1, Timestamp: 1, Snapshot: 1, Targets: 1},
-		CatalogDigest: DigestBytes(cat1),
+		CatalogDigest: index.DigestBytes(cat1),
 		KeyID:         id,
 		Expires:       exp,
 		RootExpires:   rootExp,
@@ -128,7 +129,7 @@ func TestPublishLoad(t *testing.T) {
 		return RoleInfo{Version: v, Expires: e, KeyIDs: []string{id}, Threshold: 1}
 	}
 	wantT := &Trusted{
-		Catalog: cat1, CatalogDigest: DigestBytes(cat1), RootJSON: root,
+		Catalog: cat1, CatalogDigest: index.DigestBytes(cat1), RootJSON: root,
 		Root: role(1, rootExp), Timestamp: role(1, exp), Snapshot: role(1, exp), Targets: role(1, exp),
 	}
 	if diff := cmp.Diff(wantT, got); diff != "" {
@@ -138,7 +139,7 @@ func TestPublishLoad(t *testing.T) {
 	later := t0.Add(time.Hour)
 	res2 := mustPublish(t, fsys, cat2, key, later)
 	exp2 := later.Add(DefaultExpires).Truncate(time.Second)
-	hex2 := strings.TrimPrefix(DigestBytes(cat2), "sha256:")
+	hex2 := strings.TrimPrefix(index.DigestBytes(cat2), "sha256:")
 	if diff := cmp.Diff([]string{"targets/" + hex2 + ".catalog.json", "2.targets.json", "2.snapshot.json", "timestamp.json"}, res2.Written); diff != "" {
 		t.Errorf("second Publish wrote (-want +got):\n%s", diff)
 	}
@@ -147,7 +148,7 @@ func TestPublishLoad(t *testing.T) {
 		t.Fatalf("Load after second publish: %v", err)
 	}
 	wantT = &Trusted{
-		Catalog: cat2, CatalogDigest: DigestBytes(cat2), RootJSON: root,
+		Catalog: cat2, CatalogDigest: index.DigestBytes(cat2), RootJSON: root,
 		Root: role(1, rootExp), Timestamp: role(2, exp2), Snapshot: role(2, exp2), Targets: role(2, exp2),
 	}
 	if diff := cmp.Diff(wantT, got); diff != "" {

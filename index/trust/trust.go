@@ -1,4 +1,4 @@
-package index
+package trust
 
 // The trust chain of a registry: the catalog is the single target of a TUF
 // repository (go-tuf v2 metadata, ECDSA P-256 keys through sigstore signers).
@@ -30,19 +30,16 @@ package index
 //     not expired;
 //  5. W.targets.json likewise against the snapshot (cap MaxTargetsBytes);
 //  6. the target "catalog.json" is listed with a sha256 and a length of at
-//     most MaxCatalogBytes; targets/<sha256>.catalog.json is read up to that
+//     most index.MaxCatalogBytes; targets/<sha256>.catalog.json is read up to that
 //     length + 1 and must match length and hash.
 //
 // Every metadata file must have the right _type and a spec_version 1.x.
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 )
@@ -113,94 +110,6 @@ type MetadataFS interface {
 	// the old content or the new, never a mix, and after a crash once
 	// WriteFile returned, the new content.
 	WriteFile(name string, data []byte) error
-}
-
-// MetadataDir is a MetadataFS on a directory of the local file system.
-type MetadataDir struct {
-	dir string
-}
-
-// DirMetadata returns the MetadataFS of directory dir (usually a registry's
-// metadata/ directory). The directory is created by the first WriteFile.
-// Access goes through os.Root, so no name can reach outside dir, even through
-// a symbolic link.
-func DirMetadata(dir string) *MetadataDir {
-	return &MetadataDir{dir: dir}
-}
-
-// Path returns the directory given to DirMetadata.
-func (d *MetadataDir) Path() string { return d.dir }
-
-// Open opens name for reading; only regular files are opened.
-func (d *MetadataDir) Open(name string) (io.ReadCloser, error) {
-	if err := checkMetadataName(name); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(d.dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("open %s: not a regular file", path.Join(d.dir, name))
-	}
-	return f, nil
-}
-
-// WriteFile writes data to a temporary file in the directory of name, fsyncs
-// it, renames it over name and fsyncs the directory. Files are mode 0644.
-func (d *MetadataDir) WriteFile(name string, data []byte) error {
-	if err := checkMetadataName(name); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(d.dir, 0o755); err != nil {
-		return err
-	}
-	root, err := os.OpenRoot(d.dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	dir := path.Dir(name)
-	if dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmpName := path.Join(dir, "."+path.Base(name)+".tmp-"+hex.EncodeToString(rnd[:]))
-	f, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := writeSyncClose(f, data, 0o644); err != nil {
-		root.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path.Join(d.dir, name), err)
-	}
-	if err := root.Rename(tmpName, name); err != nil {
-		root.Remove(tmpName)
-		return err
-	}
-	dh, err := root.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = dh.Sync()
-	if cerr := dh.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // checkMetadataName refuses names that are not clean relative paths.

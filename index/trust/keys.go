@@ -1,4 +1,4 @@
-package index
+package trust
 
 import (
 	"crypto"
@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -189,10 +189,10 @@ func WriteKeyPair(prefix string, password []byte) (keyPath, pubPath string, err 
 	if err != nil {
 		return "", "", err
 	}
-	if err := writeExclusive(keyPath, privPEM, 0o600); err != nil {
+	if err := atomicfile.WriteExclusive(keyPath, privPEM, 0o600); err != nil {
 		return "", "", fmt.Errorf("write key pair: %w", err)
 	}
-	if err := writeExclusive(pubPath, pubPEM, 0o644); err != nil {
+	if err := atomicfile.WriteExclusive(pubPath, pubPEM, 0o644); err != nil {
 		// Only remove the private key we created a moment ago.
 		os.Remove(keyPath)
 		return "", "", fmt.Errorf("write key pair: %w", err)
@@ -200,76 +200,45 @@ func WriteKeyPair(prefix string, password []byte) (keyPath, pubPath string, err 
 	return keyPath, pubPath, nil
 }
 
-// writeExclusive writes data to a temporary file beside path, fsyncs it, and
-// moves it to path without overwriting an existing file: by a hard link where
-// the file system has them, else by a rename after a check (with a small race
-// window, on file systems such as FAT that lack hard links).
-func writeExclusive(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName)
-	if err := writeSyncClose(tmp, data, mode); err != nil {
-		return err
-	}
-	if err := os.Link(tmpName, path); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s: %w", path, os.ErrExist)
-		}
-		if _, serr := os.Lstat(path); serr == nil {
-			return fmt.Errorf("%s: %w", path, os.ErrExist)
-		}
-		if err := os.Rename(tmpName, path); err != nil {
-			return err
-		}
-	}
-	return syncDir(dir)
-}
-
-// writeSyncClose writes data to f, sets its mode, fsyncs and closes it.
-func writeSyncClose(f *os.File, data []byte, mode os.FileMode) error {
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// syncDir fsyncs a directory so that a rename or link in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // readKeyFile reads a key file of at most maxKeyFileBytes.
 func readKeyFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	data, err := readKeyFileCapped(path, maxKeyFileBytes)
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not a key file", path, maxKeyFileBytes)
+	}
+	return data, err
+}
+
+var errTooLarge = errors.New("too large")
+
+// readKeyFileCapped reads a user-named regular file of at most max bytes.
+// Anything that is not a regular file (a FIFO, a device, a directory) is
+// refused before it is opened for reading, so no read can block.
+func readKeyFileCapped(path string, max int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes, more than %d: %w", path, fi.Size(), max, errTooLarge)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxKeyFileBytes+1))
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(data) > maxKeyFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes: not a key file", path, maxKeyFileBytes)
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: more than %d bytes: %w", path, max, errTooLarge)
 	}
 	return data, nil
 }

@@ -1,4 +1,4 @@
-package index
+package trust
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 )
@@ -89,7 +90,7 @@ func relink(t *testing.T, dir string, snapSigner, tsSigner signature.Signer) {
 
 func TestLoadTamper(t *testing.T) {
 	f := newFixture(t)
-	hex2 := strings.TrimPrefix(DigestBytes(f.cat2), "sha256:")
+	hex2 := strings.TrimPrefix(index.DigestBytes(f.cat2), "sha256:")
 	catPath := filepath.Join("targets", hex2+".catalog.json")
 	tests := []struct {
 		name    string
@@ -121,7 +122,7 @@ func TestLoadTamper(t *testing.T) {
 			tamper: func(t *testing.T, dir string) {
 				evil := trustCatalog(t, 99)
 				tf, _ := metadata.TargetFile().FromBytes(CatalogTarget, evil, "sha256")
-				writeFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(DigestBytes(evil), "sha256:")+".catalog.json"), evil)
+				writeFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(index.DigestBytes(evil), "sha256:")+".catalog.json"), evil)
 				editMeta(t, dir, "2.targets.json", metadata.Targets(), func(s *metadata.TargetsType) { s.Targets[CatalogTarget] = tf })
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/2.targets.json",
@@ -131,7 +132,7 @@ func TestLoadTamper(t *testing.T) {
 			tamper: func(t *testing.T, dir string) {
 				evil := trustCatalog(t, 99)
 				tf, _ := metadata.TargetFile().FromBytes(CatalogTarget, evil, "sha256")
-				writeFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(DigestBytes(evil), "sha256:")+".catalog.json"), evil)
+				writeFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(index.DigestBytes(evil), "sha256:")+".catalog.json"), evil)
 				editMeta(t, dir, "2.targets.json", metadata.Targets(), func(s *metadata.TargetsType) { s.Targets[CatalogTarget] = tf })
 				relink(t, dir, nil, nil)
 			},

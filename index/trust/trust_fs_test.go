@@ -1,65 +1,41 @@
-package index
+package trust
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/airvsx/airvsx/internal/atomicfile"
 )
 
-func TestDirMetadata(t *testing.T) {
-	base := t.TempDir()
-	dir := filepath.Join(base, "metadata")
-	d := DirMetadata(dir)
-	if _, err := d.Open("timestamp.json"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Open in a missing directory = %v; want fs.ErrNotExist", err)
-	}
-	for _, name := range []string{"targets/abc.catalog.json", "timestamp.json", "timestamp.json"} {
-		if err := d.WriteFile(name, []byte(name+"!")); err != nil {
-			t.Fatalf("WriteFile(%q): %v", name, err)
-		}
-		rc, err := d.Open(name)
-		if err != nil {
-			t.Fatalf("Open(%q): %v", name, err)
-		}
-		got, _ := io.ReadAll(rc)
-		rc.Close()
-		if string(got) != name+"!" {
-			t.Errorf("Open(%q) read %q", name, got)
-		}
-	}
-	// No temporary files are left behind.
-	if diff := strings.Join(sortedFiles(t, dir), " "); diff != "targets/abc.catalog.json timestamp.json" {
-		t.Errorf("files = %s; want targets/abc.catalog.json timestamp.json", diff)
-	}
-	if fi, err := os.Stat(filepath.Join(dir, "timestamp.json")); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Errorf("timestamp.json mode = %v, %v; want 0644", fi.Mode(), err)
-	}
+// metaDir is a MetadataFS on a plain directory, for tests that tamper
+// with the files; commands reach metadata through a store.Store
+// (Metadata), whose directory store guards every path.
+type metaDir string
 
-	for _, name := range []string{"../x", "/etc/passwd", "a/../b", "", ".", `a\b`, "a\x00b"} {
-		if err := d.WriteFile(name, nil); err == nil {
-			t.Errorf("WriteFile(%q) = nil; want an error", name)
-		}
-		if _, err := d.Open(name); err == nil {
-			t.Errorf("Open(%q) = nil; want an error", name)
-		}
+// DirMetadata returns the metaDir of dir.
+func DirMetadata(dir string) metaDir { return metaDir(dir) }
+
+func (d metaDir) Open(name string) (io.ReadCloser, error) {
+	if err := checkMetadataName(name); err != nil {
+		return nil, err
 	}
-	// A symbolic link out of the directory is not followed.
-	writeFile(t, filepath.Join(base, "secret"), []byte("secret"))
-	if err := os.Symlink(filepath.Join(base, "secret"), filepath.Join(dir, "link.json")); err != nil {
-		t.Fatal(err)
+	return os.Open(filepath.Join(string(d), filepath.FromSlash(name)))
+}
+
+func (d metaDir) WriteFile(name string, data []byte) error {
+	if err := checkMetadataName(name); err != nil {
+		return err
 	}
-	if _, err := d.Open("link.json"); err == nil {
-		t.Errorf("Open(link out of the directory) = nil; want an error")
+	p := filepath.Join(string(d), filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
 	}
-	if _, err := d.Open("targets"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-		t.Errorf("Open(directory) = %v; want not a regular file", err)
-	}
+	return atomicfile.WriteFile(p, data, 0o644)
 }
 
 func sortedFiles(t *testing.T, dir string) []string {

@@ -1,4 +1,4 @@
-package index
+package trust
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 )
@@ -94,8 +95,8 @@ type PublishResult struct {
 // written, targets/<sha256>.catalog.json, N.targets.json, N.snapshot.json and
 // last timestamp.json, so a crash at any point leaves the previous set valid.
 func Publish(ctx context.Context, fsys MetadataFS, catalog []byte, signer signature.Signer, opts PublishOptions) (*PublishResult, error) {
-	if len(catalog) == 0 || len(catalog) > MaxCatalogBytes {
-		return nil, fmt.Errorf("publish: catalog is %d bytes, want 1..%d", len(catalog), MaxCatalogBytes)
+	if len(catalog) == 0 || len(catalog) > index.MaxCatalogBytes {
+		return nil, fmt.Errorf("publish: catalog is %d bytes, want 1..%d", len(catalog), index.MaxCatalogBytes)
 	}
 	expires, rootExpires, err := opts.times()
 	if err != nil {
@@ -106,7 +107,7 @@ func Publish(ctx context.Context, fsys MetadataFS, catalog []byte, signer signat
 		return nil, err
 	}
 	w := &writer{ctx: ctx, fsys: fsys}
-	res := &PublishResult{KeyID: keyID, Expires: expires, CatalogDigest: DigestBytes(catalog)}
+	res := &PublishResult{KeyID: keyID, Expires: expires, CatalogDigest: index.DigestBytes(catalog)}
 
 	cur, err := currentChain(ctx, fsys)
 	if err != nil {

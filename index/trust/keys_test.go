@@ -1,4 +1,4 @@
-package index
+package trust
 
 import (
 	"bytes"

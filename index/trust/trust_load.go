@@ -1,4 +1,4 @@
-package index
+package trust
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 	"github.com/theupdateframework/go-tuf/v2/metadata/trustedmetadata"
@@ -82,7 +83,7 @@ func Load(ctx context.Context, fsys MetadataFS, trustedRoot []byte, opts LoadOpt
 	tm := c.tm
 	t := &Trusted{
 		Catalog:       c.catalog,
-		CatalogDigest: DigestBytes(c.catalog),
+		CatalogDigest: index.DigestBytes(c.catalog),
 		RootJSON:      c.rootBytes,
 		Root:          roleInfo(tm.Root, metadata.ROOT, tm.Root.Signed.Version, tm.Root.Signed.Expires),
 		Timestamp:     roleInfo(tm.Root, metadata.TIMESTAMP, tm.Timestamp.Signed.Version, tm.Timestamp.Signed.Expires),

@@ -1,0 +1,89 @@
+package trust
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/sigstore/sigstore/pkg/signature"
+)
+
+// Anchor is what an operator trusts, given out of band: a pinned root
+// (--root root.json) or the registry signer's public key (--key
+// PREFIX.pub). Exactly one of Root and Key is set. Every command that
+// takes an anchor checks it on every run (see Check).
+type Anchor struct {
+	// Root is the bytes of a root.json the operator pinned.
+	Root []byte
+	// Key is the signer's public key: the registry's 1.root.json must be
+	// signed by it.
+	Key signature.Verifier
+}
+
+// ErrNoAnchor is wrapped when an Anchor has neither a root nor a key, or
+// both.
+var ErrNoAnchor = errors.New("give exactly one trust anchor: a pinned root (--root root.json) or the signer's public key (--key PREFIX.pub)")
+
+// LoadAnchor resolves the --root and --key flags: exactly one must be a
+// path. The root file is read with the same care as any untrusted input
+// (a regular file of at most MaxRootBytes); the key must be an ECDSA P-256
+// public key in PEM.
+func LoadAnchor(rootPath, keyPath string) (Anchor, error) {
+	switch {
+	case (rootPath == "") == (keyPath == ""):
+		return Anchor{}, ErrNoAnchor
+	case rootPath != "":
+		b, err := readKeyFileCapped(rootPath, MaxRootBytes)
+		if err != nil {
+			return Anchor{}, fmt.Errorf("--root: %w", err)
+		}
+		return Anchor{Root: b}, nil
+	}
+	v, err := LoadVerifier(keyPath)
+	if err != nil {
+		return Anchor{}, fmt.Errorf("--key: %w", err)
+	}
+	return Anchor{Key: v}, nil
+}
+
+// Mode is "key" or "root".
+func (a Anchor) Mode() string {
+	if a.Key != nil {
+		return "key"
+	}
+	return "root"
+}
+
+// check reports whether exactly one of Root and Key is set.
+func (a Anchor) check() error {
+	if (a.Root == nil) == (a.Key == nil) {
+		return ErrNoAnchor
+	}
+	return nil
+}
+
+// KeyID returns the TUF key ID of a key anchor ("" for a root anchor).
+func (a Anchor) KeyID() (string, error) {
+	if a.Key == nil {
+		return "", nil
+	}
+	pub, err := a.Key.PublicKey()
+	if err != nil {
+		return "", fmt.Errorf("anchor key: %w", err)
+	}
+	return KeyID(pub)
+}
+
+// String names the anchor for messages: "key <id>" or "root sha256:<hex>".
+func (a Anchor) String() string {
+	if a.Key != nil {
+		id, err := a.KeyID()
+		if err != nil {
+			return "key (unreadable)"
+		}
+		return "key " + id
+	}
+	sum := sha256.Sum256(a.Root)
+	return "root sha256:" + hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,235 @@
+package trust
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// Errors of the catalog's own history, found by comparing it with what
+// the state directory recorded (Checked.CheckCatalog).
+var (
+	// ErrCatalogRollback: the catalog's serial is lower than recorded.
+	ErrCatalogRollback = errors.New("catalog rollback")
+	// ErrCatalogFork: the recorded serial names another catalog.
+	ErrCatalogFork = errors.New("catalog fork")
+	// ErrCatalogChain: the next serial does not link to the recorded one.
+	ErrCatalogChain = errors.New("catalog chain broken")
+)
+
+// CheckOptions configure Check. The zero value checks expiry against the
+// current time and keeps no state.
+type CheckOptions struct {
+	// State is read to detect rollback and to find the root saved by an
+	// earlier run; Check never writes it (Checked.Record does). Default
+	// nil: no state, so a rollback the registry itself cannot show goes
+	// unnoticed.
+	State *StateDir
+	// Now is the clock expiry is checked against. Default nil: time.Now.
+	Now func() time.Time
+}
+
+// Checked is a registry's trust chain, verified from the operator's
+// anchor.
+type Checked struct {
+	*Trusted
+	// Anchor is the anchor the chain was verified from.
+	Anchor Anchor
+	// ID is the registry's identity in the state directory: the hex
+	// sha256 of the root the chain starts from (the pinned root, or the
+	// registry's 1.root.json in key mode).
+	ID string
+	// FirstUse says that key mode trusted the registry's 1.root.json with
+	// no earlier record of it in the state directory.
+	FirstUse bool
+	// Previous is what the state directory held before this run (the
+	// zero value without state or for a registry never seen).
+	Previous RegistryState
+
+	state *StateDir
+	keyID string
+	now   func() time.Time
+}
+
+// Check verifies a registry's trust chain from the anchor a, checking the
+// anchor itself on every run:
+//
+//   - key mode: the registry's 1.root.json must be signed by a.Key (when
+//     it is not and the state recorded the registry under another key,
+//     the error names both key IDs); the chain runs from it;
+//   - root mode: the chain runs from a.Root, and the registry's own root
+//     of that version must be the same bytes (the pinned root is on the
+//     chain);
+//   - with state: the versions recorded before must not go back, and the
+//     root saved by an earlier run must be on the chain (byte for byte at
+//     its version), so a registry with a rewritten root history fails.
+//
+// Errors about the registry wrap ErrSignature, ErrExpired, ErrRollback,
+// ErrMismatch, ErrMissing or ErrMalformed (ErrNoCatalog too, with
+// ErrMissing, when it never published); errors of the state directory
+// wrap ErrState.
+func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*Checked, error) {
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	if _, err := st.ReadMetadata(ctx, TimestampFile, MaxTimestampBytes); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w (%w)", displayName(TimestampFile), ErrMissing, ErrNoCatalog)
+	}
+	meta := Metadata(ctx, st)
+	c := &Checked{Anchor: a, state: opts.State, now: now}
+	start := a.Root
+	if a.Key != nil {
+		id, err := a.KeyID()
+		if err != nil {
+			return nil, err
+		}
+		c.keyID = id
+		raw, err := readCapped(meta, rootName(1), MaxRootBytes, ErrMalformed)
+		if err != nil {
+			return nil, err
+		}
+		c.ID = identity(raw)
+		root, err := TrustOnFirstUse(ctx, meta, a.Key)
+		if err != nil {
+			return nil, c.otherKey(err)
+		}
+		start = root
+	} else {
+		c.ID = identity(a.Root)
+	}
+	var saved []byte
+	if c.state != nil {
+		s, root, err := c.state.Load(c.ID)
+		if err != nil {
+			return nil, err
+		}
+		c.Previous, saved = s, root
+	}
+	c.FirstUse = a.Key != nil && c.Previous.Trust.Root == 0
+	prev := c.Previous.Trust
+	tr, err := Load(ctx, meta, start, LoadOptions{Now: now, Previous: &prev})
+	if err != nil {
+		return nil, err
+	}
+	c.Trusted = tr
+	if a.Root != nil {
+		if err := onChain(meta, a.Root, "the pinned root (--root)"); err != nil {
+			return nil, err
+		}
+	}
+	if saved != nil {
+		if err := onChain(meta, saved, "the root saved in "+c.state.RegistryPath(c.ID)); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// otherKey adds to a key-mode failure the key the state recorded for the
+// registry, when that is another key.
+func (c *Checked) otherKey(err error) error {
+	if !errors.Is(err, ErrSignature) {
+		return err
+	}
+	msg := fmt.Sprintf("%s: not signed by the given key %s", displayName(rootName(1)), c.keyID)
+	if c.state != nil {
+		if s, _, serr := c.state.Load(c.ID); serr == nil && s.AnchorKeyID != "" && s.AnchorKeyID != c.keyID {
+			msg += fmt.Sprintf("; %s recorded this registry as verified with key %s", c.state.RegistryPath(c.ID), s.AnchorKeyID)
+		}
+	}
+	return fmt.Errorf("%s (%s): %w", msg, strings.TrimPrefix(strings.TrimSuffix(err.Error(), ": "+ErrSignature.Error()), displayName(rootName(1))+": "), ErrSignature)
+}
+
+// onChain checks that root (pinned or saved) is the registry's own root of
+// its version, byte for byte; Load has verified every root of the chain.
+func onChain(meta MetadataFS, root []byte, what string) error {
+	r, err := parseRoot("root", root)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	name := rootName(r.Signed.Version)
+	got, err := readCapped(meta, name, MaxRootBytes, ErrMalformed)
+	if err != nil {
+		return fmt.Errorf("%s (version %d) is not on the registry's chain: %w", what, r.Signed.Version, err)
+	}
+	if !bytes.Equal(got, root) {
+		return fmt.Errorf("%s: %s (version %d) is not on the registry's chain: %s differs: %w",
+			displayName(name), what, r.Signed.Version, displayName(name), ErrMismatch)
+	}
+	return nil
+}
+
+func identity(root []byte) string {
+	sum := sha256.Sum256(root)
+	return hex.EncodeToString(sum[:])
+}
+
+// Decode decodes the verified catalog.
+func (c *Checked) Decode() (*index.Catalog, error) { return decodeCatalog(c.Trusted) }
+
+// CheckCatalog compares the catalog with the one the state recorded: the
+// serial never goes back, a serial names one catalog, and the next serial
+// links to the recorded digest. Errors wrap ErrCatalogRollback,
+// ErrCatalogFork or ErrCatalogChain.
+func (c *Checked) CheckCatalog(cat *index.Catalog) error {
+	saved, digest := c.Previous, c.CatalogDigest
+	switch {
+	case saved.Serial == 0:
+	case cat.Serial < saved.Serial:
+		return fmt.Errorf("catalog serial %d is lower than the recorded %d (%s): %w", cat.Serial, saved.Serial, saved.Digest, ErrCatalogRollback)
+	case cat.Serial == saved.Serial && digest != saved.Digest:
+		return fmt.Errorf("catalog serial %d is %s; the recorded catalog of that serial is %s: %w", cat.Serial, digest, saved.Digest, ErrCatalogFork)
+	case cat.Serial == saved.Serial+1 && cat.Previous != saved.Digest:
+		prev := cat.Previous
+		if prev == "" {
+			prev = "(none)"
+		}
+		return fmt.Errorf("catalog serial %d: previous is %s; want %s, the recorded catalog of serial %d: %w", cat.Serial, prev, saved.Digest, saved.Serial, ErrCatalogChain)
+	}
+	return nil
+}
+
+// Record saves the verified chain in the state directory: the TUF
+// versions and the newest root always (a chain that verified is recorded
+// whatever the entries hold, so damaging one blob cannot stop newer
+// versions from being recorded), the catalog's serial and digest only
+// when cat is not nil (pass the catalog only when CheckCatalog held). It
+// does nothing without a state directory and returns where it wrote.
+func (c *Checked) Record(cat *index.Catalog) (string, error) {
+	if c.state == nil {
+		return "", nil
+	}
+	next := RegistryState{Registry: c.ID, Trust: c.State(), Serial: c.Previous.Serial, Digest: c.Previous.Digest,
+		AnchorKeyID: c.keyID, Updated: c.now().UTC()}
+	if cat != nil {
+		next.Serial, next.Digest = cat.Serial, c.CatalogDigest
+	}
+	if err := c.state.Save(next, c.RootJSON); err != nil {
+		return "", err
+	}
+	return c.state.RegistryPath(c.ID), nil
+}
+
+// Expires is the earliest expiry of the verified chain.
+func (t *Trusted) Expires() time.Time {
+	e := t.Timestamp.Expires
+	for _, r := range []RoleInfo{t.Root, t.Snapshot, t.Targets} {
+		if r.Expires.Before(e) {
+			e = r.Expires
+		}
+	}
+	return e
+}

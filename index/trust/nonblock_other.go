@@ -1,0 +1,5 @@
+//go:build !unix
+
+package trust
+
+const syscallNonblock = 0

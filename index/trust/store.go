@@ -1,0 +1,110 @@
+package trust
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// ErrNoCatalog is wrapped when a registry has no signed catalog yet.
+var ErrNoCatalog = errors.New("the registry has no signed catalog yet")
+
+// Metadata adapts a store's metadata files to MetadataFS, for the TUF
+// reader and writer. The adapter carries ctx because MetadataFS has none;
+// use it within the call that made it.
+func Metadata(ctx context.Context, s store.Store) MetadataFS {
+	return &metadataFS{ctx: ctx, s: s}
+}
+
+type metadataFS struct {
+	ctx context.Context
+	s   store.Store
+}
+
+// Open reads a metadata file (at most index.MaxCatalogBytes; the TUF
+// reader caps each role further).
+func (m *metadataFS) Open(name string) (io.ReadCloser, error) {
+	b, err := m.s.ReadMetadata(m.ctx, name, index.MaxCatalogBytes)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+
+// WriteFile replaces a metadata file atomically.
+func (m *metadataFS) WriteFile(name string, data []byte) error {
+	return m.s.WriteMetadata(m.ctx, name, data)
+}
+
+// CatalogOptions configure ReadCatalog.
+type CatalogOptions struct {
+	// Root is the root to start the chain from. nil means the registry's
+	// own 1.root.json: the catalog is then checked for consistency with
+	// the registry's history, not against an anchor the caller trusts
+	// (what sync does with its own registry, and ls without an anchor).
+	// Commands that take an anchor use Check instead.
+	Root []byte
+	// Load is passed to Load (the clock, the rollback state).
+	Load LoadOptions
+}
+
+// ReadCatalog reads the registry's signed catalog through its TUF
+// metadata from opts.Root: every signature, length, hash, version and
+// expiry is checked before the catalog is decoded. A registry without a
+// catalog gives an error wrapping ErrNoCatalog.
+func ReadCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*index.Catalog, *Trusted, error) {
+	root := opts.Root
+	if root == nil {
+		b, err := s.ReadMetadata(ctx, rootName(1), MaxRootBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("metadata/1.root.json: %w", ErrNoCatalog)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read the registry's root: %w", err)
+		}
+		root = b
+	}
+	if err := hasCatalog(ctx, s); err != nil {
+		return nil, nil, err
+	}
+	tr, err := Load(ctx, Metadata(ctx, s), root, opts.Load)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := decodeCatalog(tr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cat, tr, nil
+}
+
+// hasCatalog returns an error wrapping ErrNoCatalog when the registry has
+// never published (no timestamp.json).
+func hasCatalog(ctx context.Context, s store.Store) error {
+	if _, err := s.ReadMetadata(ctx, TimestampFile, MaxTimestampBytes); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("metadata/%s: %w", TimestampFile, ErrNoCatalog)
+	}
+	return nil
+}
+
+// decodeCatalog decodes the verified catalog bytes.
+func decodeCatalog(tr *Trusted) (*index.Catalog, error) {
+	cat, err := index.DecodeCatalog(bytes.NewReader(tr.Catalog))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", CatalogPath(tr.CatalogDigest), err)
+	}
+	return cat, nil
+}
+
+// CatalogPath is how reports name the catalog file of a digest
+// ("sha256:<hex>"): "metadata/targets/<hex>.catalog.json".
+func CatalogPath(digest string) string {
+	return displayName(catalogName(strings.TrimPrefix(digest, "sha256:")))
+}
