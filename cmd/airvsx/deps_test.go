@@ -19,6 +19,24 @@ var dialers = []string{
 	"github.com/airvsx/airvsx/cmd/openvsx-fixture",
 }
 
+// networkStores are the stores that can dial (an OCI registry over HTTP):
+// each lives in a package of its own that only cmd/airvsx imports, so a
+// reader that takes a store.Store never links a network client. None is
+// built yet; the OCI-registry store joins this list (and dialers) when it
+// lands.
+var networkStores = []string{}
+
+// offlineReaders are the package trees that read registries and must work
+// with no network at all: they may not depend on any dialer or network
+// store, whatever they import.
+var offlineReaders = []string{
+	"github.com/airvsx/airvsx/verify",
+	"github.com/airvsx/airvsx/site",
+	"github.com/airvsx/airvsx/index",
+	"github.com/airvsx/airvsx/policies",
+	"github.com/airvsx/airvsx/hostlaunch",
+}
+
 // netPackages are the standard packages through which Go code opens
 // connections.
 var netPackages = []string{"net/http", "net/http/httptrace", "net/rpc", "net/smtp", "crypto/tls", "net/http/httputil"}
@@ -80,6 +98,46 @@ func TestOnlyMirrorDials(t *testing.T) {
 		}
 	}
 	t.Logf("%d packages checked offline-only", checked)
+}
+
+// TestReadersStayOffline proves from the import graph that verify, site,
+// index/... (the vocabulary, the stores, the trust path), policies and
+// hostlaunch depend on no package that can dial (mirror, the fixture
+// upstream, a network store), and that only cmd/airvsx imports a network
+// store.
+func TestReadersStayOffline(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps=false", "-json", "github.com/airvsx/airvsx/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		for _, ns := range networkStores {
+			if slices.Contains(p.Imports, ns) && p.ImportPath != "github.com/airvsx/airvsx/cmd/airvsx" {
+				t.Errorf("%s imports the network store %s: only cmd/airvsx may", p.ImportPath, ns)
+			}
+		}
+		if !slices.ContainsFunc(offlineReaders, func(r string) bool { return p.ImportPath == r || strings.HasPrefix(p.ImportPath, r+"/") }) {
+			continue
+		}
+		checked++
+		for _, d := range append(slices.Clone(dialers), networkStores...) {
+			if slices.Contains(p.Deps, d) {
+				t.Errorf("%s depends on %s, which can dial: readers must work with no network", p.ImportPath, d)
+			}
+		}
+	}
+	if checked < 8 {
+		t.Fatalf("checked %d reader packages; the check would prove nothing", checked)
+	}
+	t.Logf("%d reader packages checked", checked)
 }
 
 // via names a direct import of p that leads to target, for the message.

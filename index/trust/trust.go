@@ -41,7 +41,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"strings"
 )
 
 // Sentinel errors of the trust chain. Every error from Publish, RotateRoot,
@@ -110,14 +109,6 @@ type MetadataFS interface {
 	// the old content or the new, never a mix, and after a crash once
 	// WriteFile returned, the new content.
 	WriteFile(name string, data []byte) error
-}
-
-// checkMetadataName refuses names that are not clean relative paths.
-func checkMetadataName(name string) error {
-	if !fs.ValidPath(name) || name == "." || strings.ContainsAny(name, `\`+"\x00") {
-		return fmt.Errorf("metadata file name %q is not a clean relative path", name)
-	}
-	return nil
 }
 
 // displayName is how errors name a metadata file.

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/airvsx/airvsx/index/store"
+
 	"github.com/airvsx/airvsx/internal/atomicfile"
 )
 
@@ -21,14 +23,14 @@ type metaDir string
 func DirMetadata(dir string) metaDir { return metaDir(dir) }
 
 func (d metaDir) Open(name string) (io.ReadCloser, error) {
-	if err := checkMetadataName(name); err != nil {
+	if err := store.CheckMetadataName(name); err != nil {
 		return nil, err
 	}
 	return os.Open(filepath.Join(string(d), filepath.FromSlash(name)))
 }
 
 func (d metaDir) WriteFile(name string, data []byte) error {
-	if err := checkMetadataName(name); err != nil {
+	if err := store.CheckMetadataName(name); err != nil {
 		return err
 	}
 	p := filepath.Join(string(d), filepath.FromSlash(name))
