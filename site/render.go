@@ -139,16 +139,9 @@ func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
 		}
 	}
 	l := x.Latest
-	mb, err := r.readBlob(ctx, l.ManifestDigest, l.ManifestSize, store.MaxManifestBytes, x)
+	man, err := store.EntryManifest(ctx, r.st, l)
 	if err != nil {
-		return fmt.Errorf("manifest: %w", err)
-	}
-	man, err := store.ParseManifest(mb)
-	if err != nil {
-		return fmt.Errorf("manifest %s: %w", l.ManifestDigest, err)
-	}
-	if in := man.Info; !in.ID.Equal(l.ID) || in.Version != l.Version || in.Platform != l.Platform {
-		return fmt.Errorf("manifest %s is for %s@%s@%s, not %s", l.ManifestDigest, in.ID, in.Version, in.Platform, l)
+		return err
 	}
 	p := &extPage{X: x}
 	if ly, ok := man.Layer(store.RoleIcon); ok {
@@ -213,15 +206,7 @@ func (r *renderer) copyVsix(ctx context.Context, e entryView) error {
 // readBlob reads a whole blob of x's repository, verified, refusing more
 // than max bytes.
 func (r *renderer) readBlob(ctx context.Context, digest string, size, max int64, x *extView) ([]byte, error) {
-	if size > max {
-		return nil, fmt.Errorf("blob %s: %d bytes, more than the %d read", digest, size, max)
-	}
-	rc, err := r.st.OpenBlob(ctx, store.Repo(x.Latest.ID), digest, size)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(rc)
+	return store.ReadBlob(ctx, r.st, store.Repo(x.Latest.ID), digest, size, max)
 }
 
 func (r *renderer) readLayer(ctx context.Context, x *extView, ly store.Layer) ([]byte, error) {

@@ -366,16 +366,8 @@ func (c *entryCheck) checkPackage(f io.ReaderAt, size int64, path string) {
 // summary fields installers act on.
 func (c *entryCheck) comparePackage(pkg *vsix.Package, path string) {
 	e := c.e
-	version := "?"
-	if pkg.Version != nil {
-		version = pkg.Version.Original()
-	}
-	if !pkg.ID.Equal(e.ID) || version != e.Version || pkg.Platform != e.Platform {
-		got := pkg.ID.String() + "@" + version
-		if pkg.Platform != index.Universal {
-			got += "@" + string(pkg.Platform)
-		}
-		c.add(RuleVsixIdentity, path, "the package is %s, not %s", got, e.String())
+	if err := pkg.CheckIdentity(e.ID, e.Version, e.Platform); err != nil {
+		c.add(RuleVsixIdentity, path, "%v", err)
 		return
 	}
 	var bad []string

@@ -1,0 +1,41 @@
+package vsix
+
+import (
+	"fmt"
+
+	"github.com/airvsx/airvsx/index"
+)
+
+// IdentityError says a package is not the extension, version and platform
+// it was taken for (by sync, from what upstream listed; by verify and
+// install, from the signed catalog entry).
+type IdentityError struct {
+	Got  string // what the package says: ns.name@version[@platform]
+	Want string // what it was taken for
+}
+
+func (e *IdentityError) Error() string {
+	return fmt.Sprintf("the package is %s, not %s", e.Got, e.Want)
+}
+
+// CheckIdentity reports whether the package is id at version (exactly, as
+// package.json spells it) for platform; IDs compare as Open VSX compares
+// them, ignoring case. The error is an *IdentityError.
+func (p *Package) CheckIdentity(id index.ID, version string, platform index.Platform) error {
+	got := "?"
+	if p.Version != nil {
+		got = p.Version.Original()
+	}
+	if p.ID.Equal(id) && p.Version != nil && got == version && p.Platform == platform {
+		return nil
+	}
+	return &IdentityError{Got: identityName(p.ID, got, p.Platform), Want: identityName(id, version, platform)}
+}
+
+func identityName(id index.ID, version string, platform index.Platform) string {
+	s := id.String() + "@" + version
+	if platform != index.Universal && platform != "" {
+		s += "@" + string(platform)
+	}
+	return s
+}
