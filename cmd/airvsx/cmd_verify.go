@@ -1,11 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/airvsx/airvsx/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 
@@ -169,17 +170,8 @@ func writeVerifyReport(stdout io.Writer, output string, rep *verify.Report, f ve
 	if output == "" {
 		return rep.Write(stdout, f, version)
 	}
-	var buf bytes.Buffer
-	if err := rep.Write(&buf, f, version); err != nil {
-		return err
-	}
-	tmp := output + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("verify: write report: %w", err)
-	}
-	if err := os.Rename(tmp, output); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("verify: write report: %w", err)
+	if err := atomicfile.Write(output, 0o644, func(w io.Writer) error { return rep.Write(w, f, version) }); err != nil {
+		return fmt.Errorf("verify: report: %w", err)
 	}
 	_, err := fmt.Fprintf(stdout, "%s\nreport (%s): %s\n", rep.SummaryLine(), f, output)
 	return err
