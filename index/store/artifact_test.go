@@ -105,6 +105,10 @@ func TestBuildManifestRejects(t *testing.T) {
 		{"path title", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "../README.md" }, []string{"layers[4]", "plain file name"}},
 		{"empty title", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "" }, []string{"layers[4]", "missing"}},
 		{"control title", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "a\nb" }, []string{"control"}},
+		// Device names only index/vsix refused before index.WindowsReserved.
+		{"device title clock$", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "CLOCK$.md" }, []string{"layers[4]", "reserved device name"}},
+		{"device title superscript", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "COM¹.md" }, []string{"layers[4]", "reserved device name"}},
+		{"device title trailing space", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "con .md" }, []string{"layers[4]", "reserved device name"}},
 		{"wrong media type", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].MediaType = "text/html" }, []string{"layers[4].mediaType", "text/markdown"}},
 		{"bad digest", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Digest = "sha256:xyz" }, []string{"layers[4].digest"}},
 		{"negative size", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Size = -1 }, []string{"layers[4].size"}},

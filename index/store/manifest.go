@@ -244,7 +244,7 @@ func checkTitle(t string) error {
 		return fmt.Errorf("%q is not a plain file name", t)
 	case strings.IndexFunc(t, func(r rune) bool { return unicode.IsControl(r) }) >= 0:
 		return fmt.Errorf("%q holds a control character", t)
-	case reservedName(t):
+	case index.WindowsReserved(t):
 		return fmt.Errorf("%q is a Windows reserved device name", t)
 	}
 	return nil

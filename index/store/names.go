@@ -39,7 +39,8 @@ func Repo(id index.ID) string {
 
 // CheckRepo reports whether repo is a valid repository name: "<ns>/<name>",
 // both parts index.ValidName and lower-case, neither a Windows reserved
-// device name nor shaped like an 8.3 short-name alias ("~" then a digit).
+// device name (index.WindowsReserved) nor shaped like an 8.3 short-name
+// alias ("~" then a digit).
 // The last two rules keep every registry copyable to a directory on any
 // filesystem.
 func CheckRepo(repo string) error {
@@ -53,7 +54,7 @@ func CheckRepo(repo string) error {
 			return fmt.Errorf("repository %q: part %q is not a valid extension name part: %w", repo, part, ErrInvalidName)
 		case part != strings.ToLower(part):
 			return fmt.Errorf("repository %q: part %q is not lower-case: %w", repo, part, ErrInvalidName)
-		case reservedName(part):
+		case index.WindowsReserved(part):
 			return fmt.Errorf("repository %q: part %q is a Windows reserved device name: %w", repo, part, ErrInvalidName)
 		case shortAlias.MatchString(part):
 			return fmt.Errorf("repository %q: part %q looks like an 8.3 short-name alias: %w", repo, part, ErrInvalidName)
@@ -101,7 +102,7 @@ func CheckTag(tag string) error {
 // CheckMetadataName reports whether name is a valid metadata name: a clean
 // relative slash path of at most 8 elements, each element
 // [A-Za-z0-9][A-Za-z0-9._-]* of at most 255 bytes and not a Windows
-// reserved device name (with or without an extension). So no "..", no
+// reserved device name (index.WindowsReserved). So no "..", no
 // absolute path, no backslash, no hidden or temporary (".tmp-") file.
 func CheckMetadataName(name string) error {
 	bad := func(why string) error {
@@ -129,22 +130,8 @@ func checkElement(e string) error {
 		return fmt.Errorf("element %q is longer than %d bytes", e, maxElementLen)
 	case !elementPattern.MatchString(e):
 		return fmt.Errorf("element %q: want [A-Za-z0-9][A-Za-z0-9._-]*", e)
-	case reservedName(e):
+	case index.WindowsReserved(e):
 		return fmt.Errorf("element %q is a Windows reserved device name", e)
 	}
 	return nil
-}
-
-// reservedName reports whether s, or its part before the first dot, is a
-// Windows reserved device name.
-func reservedName(s string) bool {
-	base, _, _ := strings.Cut(strings.ToLower(s), ".")
-	switch base {
-	case "con", "prn", "aux", "nul", "conin$", "conout$":
-		return true
-	}
-	if len(base) == 4 && (strings.HasPrefix(base, "com") || strings.HasPrefix(base, "lpt")) {
-		return '0' <= base[3] && base[3] <= '9'
-	}
-	return false
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/airvsx/airvsx/index"
 )
 
 // checkName returns the first rule that an entry name breaks, and why, or
@@ -58,29 +60,16 @@ func isControl(r rune) bool {
 	return r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f
 }
 
-// windowsDevices are the device names Windows reserves in every directory,
-// with or without an extension, in any case.
-var windowsDevices = map[string]bool{
-	"con": true, "prn": true, "aux": true, "nul": true,
-	"conin$": true, "conout$": true, "clock$": true,
-	"com0": true, "com1": true, "com2": true, "com3": true, "com4": true,
-	"com5": true, "com6": true, "com7": true, "com8": true, "com9": true,
-	"com¹": true, "com²": true, "com³": true,
-	"lpt0": true, "lpt1": true, "lpt2": true, "lpt3": true, "lpt4": true,
-	"lpt5": true, "lpt6": true, "lpt7": true, "lpt8": true, "lpt9": true,
-	"lpt¹": true, "lpt²": true, "lpt³": true,
-}
-
 // checkWindowsElem returns why Windows cannot create elem as given, or "".
 func checkWindowsElem(elem string) string {
 	if strings.HasSuffix(elem, ".") || strings.HasSuffix(elem, " ") {
 		return fmt.Sprintf("element %q ends in %q, which Windows strips", elem, elem[len(elem)-1:])
 	}
-	short, _, _ := strings.Cut(elem, ".")
-	short = strings.TrimRight(short, " ")
-	if windowsDevices[strings.ToLower(short)] {
+	if index.WindowsReserved(elem) {
 		return fmt.Sprintf("element %q is a Windows device name", elem)
 	}
+	short, _, _ := strings.Cut(elem, ".")
+	short = strings.TrimRight(short, " ")
 	if i := strings.LastIndexByte(short, '~'); i >= 0 && i < len(short)-1 && allDigits(short[i+1:]) {
 		return fmt.Sprintf("element %q looks like a Windows 8.3 short name", elem)
 	}

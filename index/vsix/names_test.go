@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/airvsx/airvsx/index"
 )
 
 func TestCheckName(t *testing.T) {
@@ -163,8 +165,7 @@ func FuzzCheckName(f *testing.F) {
 			if elem == "" || elem == "." || elem == ".." || strings.HasSuffix(elem, ".") || strings.HasSuffix(elem, " ") {
 				t.Fatalf("checkName accepted %q with element %q", name, elem)
 			}
-			base, _, _ := strings.Cut(elem, ".")
-			if windowsDevices[strings.ToLower(strings.TrimRight(base, " "))] {
+			if index.WindowsReserved(elem) {
 				t.Fatalf("checkName accepted %q with device name %q", name, elem)
 			}
 		}
