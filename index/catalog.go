@@ -2,8 +2,6 @@ package index
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,12 +128,6 @@ func (c *Catalog) Digest() (string, error) {
 		return "", err
 	}
 	return DigestBytes(b), nil
-}
-
-// DigestBytes returns "sha256:<hex>" of b.
-func DigestBytes(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // DecodeCatalog reads a catalog strictly: unknown fields, trailing data and

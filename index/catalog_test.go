@@ -16,7 +16,7 @@ func testEntry(id, version string, platform Platform) Entry {
 		Version:              version,
 		Platform:             platform,
 		Published:            time.Date(2025, 3, 4, 3, 29, 7, 108336000, time.FixedZone("x", 3600)),
-		ManifestDigest:       "sha256:" + strings.Repeat("a", 64),
+		ManifestDigest:       SHA256Digest(strings.Repeat("a", 64)),
 		ManifestSize:         812,
 		VsixSHA256:           strings.Repeat("b", 64),
 		VsixSize:             4096,

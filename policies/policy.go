@@ -1,8 +1,6 @@
 package policies
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -117,8 +115,7 @@ func (p *Policy) Bytes() []byte { return slices.Clone(p.raw) }
 // Digest returns "sha256:<hex>" of the file exactly as read; the catalog
 // records it as the policy used.
 func (p *Policy) Digest() string {
-	sum := sha256.Sum256(p.raw)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return index.DigestBytes(p.raw)
 }
 
 // ErrInvalid is the category of every problem Parse reports: errors.Is(err,

@@ -192,7 +192,7 @@ func (r *renderer) card(root string, x *extView) (template.HTML, error) {
 
 // copyVsix copies one vsix into dl/, verified while read.
 func (r *renderer) copyVsix(ctx context.Context, e entryView) error {
-	rc, err := r.st.OpenBlob(ctx, store.Repo(e.ID), "sha256:"+e.VsixSHA256, e.VsixSize)
+	rc, err := r.st.OpenBlob(ctx, store.Repo(e.ID), index.SHA256Digest(e.VsixSHA256), e.VsixSize)
 	if err != nil {
 		return fmt.Errorf("vsix %s: %w", e.File, err)
 	}

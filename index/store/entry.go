@@ -56,14 +56,14 @@ func CheckEntry(m *Manifest, e *index.Entry) error {
 	if !ok {
 		return fmt.Errorf("manifest %s of %s has no vsix layer", m.Digest, e)
 	}
-	if want := "sha256:" + e.VsixSHA256; l.Digest != want || l.Size != e.VsixSize {
+	if want := VsixDigest(e); l.Digest != want || l.Size != e.VsixSize {
 		return fmt.Errorf("manifest %s of %s: vsix layer %s (%d bytes); the catalog pins %s (%d bytes)", m.Digest, e, l.Digest, l.Size, want, e.VsixSize)
 	}
 	return nil
 }
 
 // VsixDigest returns the digest of e's vsix blob, "sha256:<hex>".
-func VsixDigest(e *index.Entry) string { return "sha256:" + e.VsixSHA256 }
+func VsixDigest(e *index.Entry) string { return index.SHA256Digest(e.VsixSHA256) }
 
 // blobFiler is what a directory store offers: the blob's own file.
 type blobFiler interface {

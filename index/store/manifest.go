@@ -158,7 +158,7 @@ func infoFromAnnotations(ann map[string]string) (ArtifactInfo, []error) {
 		}
 	}
 	if v, ok := ann[AnnotationUpstreamSHA256]; ok {
-		if !ValidDigest("sha256:" + v) {
+		if !ValidDigest(index.SHA256Digest(v)) {
 			bad(AnnotationUpstreamSHA256, "%q: want 64 lowercase hex (empty means: omit the annotation)", v)
 		} else {
 			info.UpstreamSHA256 = v
@@ -265,7 +265,7 @@ func checkLayerSet(info ArtifactInfo, layers []Layer) []error {
 		errs = append(errs, errors.New("layers: no vsix layer"))
 	} else if info.UpstreamSHA256 != "" {
 		v := layers[seen[RoleVsix]]
-		if v.Digest != "sha256:"+info.UpstreamSHA256 {
+		if v.Digest != index.SHA256Digest(info.UpstreamSHA256) {
 			errs = append(errs, fmt.Errorf("layers[%d].digest: %s differs from annotations[%q] %s", seen[RoleVsix], v.Digest, AnnotationUpstreamSHA256, info.UpstreamSHA256))
 		}
 	}

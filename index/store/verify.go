@@ -3,9 +3,10 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"hash"
 	"io"
+
+	"github.com/airvsx/airvsx/index"
 )
 
 // VerifyReader returns a reader of rc that checks the content against
@@ -46,7 +47,7 @@ func (v *verifyReader) Read(p []byte) (int, error) {
 		return n, v.err
 	}
 	if err == io.EOF {
-		if got := "sha256:" + hex.EncodeToString(v.h.Sum(nil)); v.n != v.size || got != v.digest {
+		if got := index.DigestOfSum(v.h.Sum(nil)); v.n != v.size || got != v.digest {
 			err = &MismatchError{Repo: v.repo, Digest: v.digest, Size: v.size, GotSize: v.n, GotDigest: got}
 		}
 	}

@@ -187,8 +187,7 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 }
 
 func digestOf(b []byte) string {
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
+	return index.DigestBytes(b)
 }
 
 // zipFiles makes a zip of files, names in sorted order, fixed times.

@@ -6,8 +6,6 @@ package storetest
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -65,8 +63,7 @@ const repo = "golang/go"
 
 // digestOf returns "sha256:<hex>" of b.
 func digestOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return index.DigestBytes(b)
 }
 
 func randomBytes(n int, seed uint64) []byte {

@@ -209,12 +209,12 @@ func makeEntry(ctx context.Context, st *store.Dir, tmp string, i int, o Options,
 	if err != nil {
 		return index.Entry{}, err
 	}
-	err = st.PutBlob(ctx, repo, "sha256:"+sum, cw.n, store.SeekContent(vf))
+	err = st.PutBlob(ctx, repo, index.SHA256Digest(sum), cw.n, store.SeekContent(vf))
 	vf.Close()
 	if err != nil {
 		return index.Entry{}, err
 	}
-	layers := []store.Layer{{Role: store.RoleVsix, Title: fmt.Sprintf("%s.%s-%s.vsix", publisher, name, version), Digest: "sha256:" + sum, Size: cw.n}}
+	layers := []store.Layer{{Role: store.RoleVsix, Title: fmt.Sprintf("%s.%s-%s.vsix", publisher, name, version), Digest: index.SHA256Digest(sum), Size: cw.n}}
 	put := func(role store.Role, title string, b []byte) error {
 		d := index.DigestBytes(b)
 		if err := st.PutBlob(ctx, repo, d, int64(len(b)), store.BytesContent(b)); err != nil {
