@@ -137,9 +137,30 @@
 //
 // Package is the single-package gate: vsix-unsafe and vsix-package (Path
 // is then the archive entry), with PackageOptions.Sigzip and UpstreamKey
-// signature-invalid, and with a policy policy-excluded, policy-unsigned
-// (a package without a verified signature counts as unsigned) and
-// policy-denied.
+// signature-invalid, and with a policy what the policy would do with this
+// file, decided as sync decides (the latest-N cut aside) and reported as
+// PackageSummary.Policy (verdict, rule, reason) and a "policy:" line of
+// the text report:
+//
+//   - allowed: the first rule of extensions that names the ID admits
+//     this build; the verdict names the rule ("rule 0 (ns.name)");
+//   - dependency: no rule names the ID, but the policy sets
+//     dependencies: true and would admit this build as a dependency or
+//     extension-pack member. It enters a registry only when an extension
+//     the policy selects depends on it or lists it in its pack, which the
+//     file alone cannot tell: policy-dependency-only, a warning (the
+//     file is acceptable, exit status 0, but not on its own);
+//   - denied, with an error: policy-excluded (an exclude pattern, named),
+//     policy-unsigned (requireUpstreamSignature, and no verified
+//     signature: a package without --sigzip counts as unsigned), or
+//     policy-denied: no rule matches and dependencies: false, or the
+//     deciding rule (or, for a dependency, the rule dependencies: true
+//     gives: any version, no pre-releases) refuses the platform,
+//     pre-release, version, engine or size.
+//
+// The fixes of a package's problems are about the file ("do not install
+// this file", which policy rule to add or change), never about a
+// registry.
 //
 // # Reports
 //

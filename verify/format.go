@@ -99,6 +99,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			signed = "upstream signature verified"
 		}
 		fmt.Fprintf(&b, "package: sha256 %s, %d bytes, %s\n", p.SHA256, p.Size, signed)
+		if v := p.Policy; v != nil {
+			fmt.Fprintf(&b, "policy: %s\n", v.Line())
+		}
 	}
 	group := "\x00"
 	for _, p := range r.Problems {

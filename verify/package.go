@@ -39,14 +39,21 @@ type PackageSummary struct {
 	Version  string `json:"version,omitempty"`
 	Platform string `json:"platform,omitempty"`
 	Signed   bool   `json:"signed"` // an upstream signature verified
+	// Policy is what the policy given would do with the package; nil
+	// without a policy, or when the package has no valid ID and version.
+	Policy *PackagePolicy `json:"policy,omitempty"`
 }
 
 // Package is the single-package gate: it checks the .vsix at path against
 // the safe-zip rules and the manifest rules, the upstream signature when
 // opts.Sigzip is given, and the policy when opts.Policy is given, and
 // reports every problem; Path in a problem is the archive entry it is
-// about, empty for the archive as a whole. The error is only for a check
-// that could not run (an unreadable file, bad options).
+// about, empty for the archive as a whole. With a policy,
+// PackageSummary.Policy says what the policy would do with the file:
+// admit it by a rule, admit it only as a dependency or pack member (a
+// policy-dependency-only warning), or deny it. Fixes are about the file,
+// not a registry. The error is only for a check that could not run (an
+// unreadable file, bad options).
 func Package(ctx context.Context, path string, opts PackageOptions) (*Report, error) {
 	if opts.Sigzip != nil && len(opts.UpstreamKey) != ed25519.PublicKeySize {
 		return nil, errors.New("verify: a sigzip needs the Open VSX public key it was made with")
@@ -67,7 +74,7 @@ func Package(ctx context.Context, path string, opts PackageOptions) (*Report, er
 	name := filepath.Base(path)
 	var probs []Problem
 	add := func(sev Severity, rule Rule, file, format string, args ...any) {
-		probs = append(probs, Problem{Severity: sev, Rule: rule, Path: file, Message: fmt.Sprintf(format, args...), Fix: fixFor(rule)})
+		probs = append(probs, Problem{Severity: sev, Rule: rule, Path: file, Message: fmt.Sprintf(format, args...), Fix: packageFixFor(rule)})
 	}
 
 	var ed *vsix.UpstreamVerifier
@@ -131,18 +138,9 @@ func Package(ctx context.Context, path string, opts PackageOptions) (*Report, er
 		if m := pkg.Manifest; m != nil {
 			c.Engine, _ = index.ParseEngineRange(m.Engines["vscode"])
 		}
-		switch pat, excluded := excludedBy(opts.Policy, pkg.ID); {
-		case excluded:
-			add(Error, RulePolicyExcluded, "", "the policy excludes %s (pattern %s)", pkg.ID, pat)
-		default:
-			if opts.Policy.RequireUpstreamSignature && !ps.Signed {
-				add(Error, RulePolicyUnsigned, "", "no verified upstream signature (pass --sigzip and --openvsx-key) and the policy sets requireUpstreamSignature")
-			}
-			c.Signed = true // refused above, by its own rule
-			if d := opts.Policy.Match(c); !d.Allowed {
-				add(Error, RulePolicyDenied, "", "the policy does not allow it: %s", d.Reason)
-			}
-		}
+		ps.Policy = packagePolicy(opts.Policy, c, func(sev Severity, rule Rule, fix, format string, args ...any) {
+			probs = append(probs, Problem{Severity: sev, Rule: rule, Message: fmt.Sprintf(format, args...), Fix: fix})
+		})
 	}
 	for i := range probs {
 		probs[i].Entry = name

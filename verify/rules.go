@@ -54,6 +54,10 @@ const (
 	RulePolicyUnsigned Rule = "policy-unsigned"     // upstream did not sign the entry and the policy requires it
 	RuleDependency     Rule = "dependency-missing"  // an extensionDependencies member is not in the registry
 	RulePackMember     Rule = "pack-member-missing" // an extensionPack member is not in the registry
+	// RulePolicyDependencyOnly (a warning, Package only): no rule names
+	// the package's ID; the policy admits it only as a dependency or
+	// extension-pack member of an extension it selects.
+	RulePolicyDependencyOnly Rule = "policy-dependency-only"
 )
 
 // The hints (warnings): things no catalog entry references.
@@ -125,6 +129,8 @@ var rules = map[Rule]ruleInfo{
 	RuleDependency:     {"Every extensionDependencies member is in the registry", "add the dependency to the registry (policy dependencies: true, then airvsx sync), or remove the extension that needs it"},
 	RulePackMember:     {"Every extensionPack member is in the registry", "add the pack member to the registry (policy dependencies: true, then airvsx sync), or remove the pack"},
 
+	RulePolicyDependencyOnly: {"A single package is named by a rule of the policy, not only admitted as a dependency or pack member", fixPackageDependencyOnly},
+
 	RuleOrphanRepo: {"Every repository holds a catalog entry", fixOrphan},
 	RuleOrphanTag:  {"Every tag belongs to a catalog entry", fixOrphan},
 	RuleOrphanBlob: {"Every blob belongs to a catalog entry", fixOrphan},
@@ -133,5 +139,33 @@ var rules = map[Rule]ruleInfo{
 	RulePackageUnreadable: {"The package file can be read", "check the path and the medium"},
 }
 
+// The fixes of a single package (Package): about the file in hand, not
+// about a registry entry (never sync --prune).
+const (
+	fixPackagePolicy         = "do not install this file; install a build the policy allows, or change the policy if this one should be allowed"
+	fixPackageExcluded       = "do not install this file: the policy bans it; if it should be allowed, remove or narrow the exclude pattern that matches it"
+	fixPackageUnsigned       = "do not install this file unless Open VSX's signature over it verifies: pass its .sigzip with --sigzip and --openvsx-key (the policy sets requireUpstreamSignature)"
+	fixPackageDependencyOnly = "install this file only together with the selected extension that depends on it or lists it in its pack; to allow it on its own, add a rule for its ID to the policy's extensions"
+)
+
+// packageFixes are the fixes that differ for a single package.
+var packageFixes = map[Rule]string{
+	RulePolicyDenied:         fixPackagePolicy,
+	RulePolicyExcluded:       fixPackageExcluded,
+	RulePolicyUnsigned:       fixPackageUnsigned,
+	RulePolicyDependencyOnly: fixPackageDependencyOnly,
+	RuleVsixUnsafe:           "do not install this file: it is a hostile or broken archive; report it upstream",
+	RuleVsixPackage:          "do not install this file: its manifests are missing, invalid or disagree; report it upstream",
+	RuleSignatureInvalid:     "do not install this file: Open VSX did not sign these bytes with the key given; get the file and its .sigzip again from Open VSX",
+}
+
 // fixFor returns the rule's fix.
 func fixFor(r Rule) string { return rules[r].fix }
+
+// packageFixFor returns the rule's fix for a single package.
+func packageFixFor(r Rule) string {
+	if fix, ok := packageFixes[r]; ok {
+		return fix
+	}
+	return fixFor(r)
+}

@@ -83,7 +83,8 @@ type sarifInvocation struct {
 }
 
 // WriteSARIF writes the report as a SARIF 2.1.0 log with one run: every
-// rule in tool.driver.rules, one result per problem (level error or
+// rule in tool.driver.rules (its help the fix for a registry, or for a
+// single file in a package report), one result per problem (level error or
 // warning, the fix appended to the message), located at the problem's
 // file relative to the base id REGISTRY (the registry directory) or
 // PACKAGE (the directory of the .vsix), with the entry as a logical
@@ -99,10 +100,14 @@ func (r *Report) WriteSARIF(w io.Writer, toolVersion string) error {
 	for i, id := range ids {
 		info := rules[Rule(id)]
 		level := "error"
-		if strings.HasPrefix(id, "orphan-") || id == string(RuleExtraFile) {
+		if strings.HasPrefix(id, "orphan-") || id == string(RuleExtraFile) || id == string(RulePolicyDependencyOnly) {
 			level = "warning"
 		}
-		driver.Rules = append(driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{info.short}, Help: sarifMessage{info.fix}, Default: sarifConfig{level}})
+		help := info.fix
+		if r.Kind == "package" {
+			help = packageFixFor(Rule(id))
+		}
+		driver.Rules = append(driver.Rules, sarifRule{ID: id, ShortDescription: sarifMessage{info.short}, Help: sarifMessage{help}, Default: sarifConfig{level}})
 		index[id] = i
 	}
 	base, dir := "REGISTRY", r.Target
