@@ -35,7 +35,8 @@ type PackagePolicy struct {
 }
 
 // Line is the verdict in the text report: "allowed by rule 0 (ns.name)",
-// "admitted only as a dependency or pack member: ..." or "denied: ...".
+// "admitted only as a dependency or extension-pack member of ..." or
+// "denied: <reason>".
 func (v *PackagePolicy) Line() string {
 	switch v.Verdict {
 	case VerdictAllowed:
