@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"os"
 	"path"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -440,9 +439,6 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
-
-// osPath returns the operating-system path of a slash path in the registry.
-func (d *Dir) osPath(p string) string { return filepath.Join(d.path, filepath.FromSlash(p)) }
 
 // randText returns a random name part for temp files.
 func randText() string { return rand.Text() }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
@@ -38,16 +37,6 @@ func (d metaDir) WriteFile(name string, data []byte) error {
 		return err
 	}
 	return atomicfile.WriteFile(p, data, 0o644)
-}
-
-func sortedFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var names []string
-	for name := range snapshotDir(t, dir) {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // memFS is an in-memory MetadataFS for fast tests.
