@@ -216,3 +216,13 @@ func writePkg(t *testing.T, ns, name, version string, extra map[string]any, file
 	}
 	return p
 }
+
+// mustPkg builds the bytes of a valid package ok.x@1.0.0.
+func mustPkg(tb testing.TB) []byte {
+	tb.Helper()
+	b, err := vsixtest.Bytes(vsixtest.Minimal(pkgFiles("ok", "x", "1.0.0", nil)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
