@@ -29,4 +29,3 @@ func TestLocked(t *testing.T) {
 		t.Errorf("install while locked = %v; want ErrLocked", err)
 	}
 }
-
