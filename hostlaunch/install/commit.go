@@ -74,6 +74,12 @@ func (in *installer) commit() (res *Result, err error) {
 		}
 		next.put(r)
 		res.Installed = append(res.Installed, r)
+		// Dependents an uninstall --force disabled for want of it work again.
+		for j := range next.Extensions {
+			if d := &next.Extensions[j]; !d.Enabled && d.Reason == forcedReason(c.id) {
+				d.Enabled, d.Reason = true, ""
+			}
+		}
 	}
 	if err := in.d.writeIndex(next); err != nil {
 		return nil, fmt.Errorf("install: %w", err)

@@ -227,7 +227,17 @@ func TestUninstall(t *testing.T) {
 	if len(l.Extensions) != 1 || l.Extensions[0].Enabled || !strings.Contains(l.Extensions[0].Reason, "its dependency airvsx-demo.git-helper was uninstalled") {
 		t.Errorf("after --force: %+v", l.Extensions)
 	}
+	// Installing the dependency again enables the dependent.
+	if _, err := install.FromRegistry(t.Context(), registry(t), "airvsx-demo.git-helper", opts); err != nil {
+		t.Fatal(err)
+	}
+	if r := loaded(t, opts.Dir).Find(user); !r.Enabled {
+		t.Errorf("after reinstalling git-helper, uses-git is still disabled: %s", r.Reason)
+	}
 	if _, err := install.Uninstall(t.Context(), opts.Dir, user, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := install.Uninstall(t.Context(), opts.Dir, helper, false); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(opts.Dir)

@@ -43,7 +43,9 @@ func Uninstall(ctx context.Context, dir string, id index.ID, force bool) (*Recor
 		r := &next.Extensions[i]
 		if slices.ContainsFunc(r.Dependencies, id.Equal) {
 			dependents = append(dependents, r.ID.String())
-			r.Enabled, r.Reason = false, fmt.Sprintf("its dependency %s was uninstalled (--force)", removed.ID)
+			if r.Enabled {
+				r.Enabled, r.Reason = false, forcedReason(removed.ID)
+			}
 		}
 	}
 	if len(dependents) > 0 && !force {
@@ -88,4 +90,10 @@ func oneOrThem(names []string) string {
 		return names[0]
 	}
 	return "them"
+}
+
+// forcedReason is the reason recorded for a dependent of an extension
+// uninstalled with --force; installing the dependency again enables it.
+func forcedReason(dep index.ID) string {
+	return fmt.Sprintf("its dependency %s was uninstalled (--force)", dep.Key())
 }
