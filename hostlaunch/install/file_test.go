@@ -234,6 +234,16 @@ func TestUninstall(t *testing.T) {
 	if r := loaded(t, opts.Dir).Find(user); !r.Enabled {
 		t.Errorf("after reinstalling git-helper, uses-git is still disabled: %s", r.Reason)
 	}
+	// Forced out again, installing the dependent brings it back first.
+	if _, err := install.Uninstall(t.Context(), opts.Dir, helper, true); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := install.FromRegistry(t.Context(), registry(t), "airvsx-demo.uses-git", opts); err != nil || len(res.Installed) == 0 || res.Installed[0].ID != helper {
+		t.Fatalf("reinstall of uses-git: %v; want git-helper installed first", err)
+	}
+	if r := loaded(t, opts.Dir).Find(user); !r.Enabled {
+		t.Errorf("after reinstalling git-helper, uses-git is still disabled: %s", r.Reason)
+	}
 	if _, err := install.Uninstall(t.Context(), opts.Dir, user, false); err != nil {
 		t.Fatal(err)
 	}

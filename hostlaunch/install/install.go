@@ -209,6 +209,12 @@ func (in *installer) visit(ctx context.Context, id index.ID, version, requiredBy
 		if ch, err := treeChange(filepath.Join(in.d.path, old.Dir), old.Files); err == nil && ch == "" && old.Enabled {
 			in.done[key] = true
 			in.kept = append(in.kept, *old)
+			// Its dependencies may have gone since (uninstall --force).
+			for _, dep := range append(slices.Clone(old.Dependencies), old.ExtensionPack...) {
+				if err := in.visit(ctx, dep, "", old.ID.String()); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 	}
