@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 )
 
 // move is one rename commit made, undone in reverse order on failure.
@@ -40,7 +41,7 @@ func (in *installer) commit() (res *Result, err error) {
 	}()
 	next := &Index{Format: IndexFormat, Extensions: slices.Clone(in.d.idx.Extensions)}
 	res = &Result{Kept: in.kept}
-	now := in.opts.Now().UTC()
+	now := in.opts.Now().UTC().Truncate(time.Second)
 	for i, p := range in.planned {
 		c := p.c
 		folder := FolderName(c.id, c.version, c.platform)

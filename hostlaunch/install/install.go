@@ -308,7 +308,7 @@ func (in *installer) refuse(ctx context.Context, what, name string, r io.ReaderA
 	if err != nil {
 		return errors.Join(rerr, err)
 	}
-	in.opts.Logger.Warn("quarantined", "ext", name, "dir", q)
+	in.opts.Logger.Debug("quarantined", "ext", name, "dir", q)
 	return rerr
 }
 
