@@ -90,3 +90,42 @@ capabilities:
 		t.Errorf("Capabilities(nil version).Granted (-want +got):\n%s", diff)
 	}
 }
+
+func TestGrantedBy(t *testing.T) {
+	p := mustParse(t, `version: 1
+extensions: [{id: "*.*"}]
+capabilities:
+  - id: redhat.java
+    versions: ">=1.30.0"
+    grant: [spawn]
+    declare: [spawn]
+  - id: redhat.*
+    grant: [network, spawn]
+  - id: acme.tool
+    grant: [fsWide]
+`)
+	set := index.NewCapabilitySet
+	tests := []struct {
+		name     string
+		id, v    string
+		declared index.CapabilitySet
+		want     []RuleGrant
+	}{
+		{"nothing granted", "ms-python.python", "1.0.0", set(index.Network), nil},
+		{"first granting rule, declared by policy", "redhat.java", "1.31.0", nil,
+			[]RuleGrant{{index.Spawn, 0, "capabilities[0] (redhat.java >=1.30.0)", true}}},
+		{"each capability its own rule", "redhat.java", "1.31.0", set(index.Network),
+			[]RuleGrant{{index.Network, 1, "capabilities[1] (redhat.*)", false}, {index.Spawn, 0, "capabilities[0] (redhat.java >=1.30.0)", true}}},
+		{"first rule out of range: the second grants", "redhat.java", "1.0.0", set(index.Spawn),
+			[]RuleGrant{{index.Spawn, 1, "capabilities[1] (redhat.*)", false}}},
+		{"granted but not declared", "acme.tool", "1.0.0", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := p.GrantedBy(index.MustParseID(tt.id), semver.MustParse(tt.v), tt.declared)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("GrantedBy(%s, %s, %v) mismatch (-want +got):\n%s", tt.id, tt.v, tt.declared, diff)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index/vsix"
 )
 
@@ -37,7 +38,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &u):
 		return exitError
-	case errors.Is(err, errFailed), errors.Is(err, vsix.ErrRejected):
+	case errors.Is(err, errFailed), errors.Is(err, vsix.ErrRejected),
+		errors.Is(err, install.ErrRefused), errors.Is(err, install.ErrNotInstalled):
 		return exitFailed
 	default:
 		return exitError

@@ -62,6 +62,9 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newLsCommand(g),
 		newVerifyCommand(g),
 		newSiteCommand(g),
+		newInstallCommand(g),
+		newUninstallCommand(g),
+		newListCommand(g),
 	)
 	return root
 }

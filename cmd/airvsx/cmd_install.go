@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/policies"
+)
+
+type installOptions struct {
+	registry     string
+	anchor       anchorFlags
+	extensions   string
+	policy       string
+	allowPartial bool
+	preRelease   bool
+	json         bool
+}
+
+func newInstallCommand(g *globals) *cobra.Command {
+	var opts installOptions
+	cmd := &cobra.Command{
+		Use:   "install (ID[@VERSION] --registry PLACE (--root root.json | --key PREFIX.pub) | FILE.vsix) --extensions DIR",
+		Short: "Install an extension, with its dependencies, into an extensions directory",
+		Long: `Install verifies and unpacks an extension into the extensions directory DIR,
+offline, and records it in DIR/installed.json.
+
+With --registry, ID[@VERSION] is taken from the registry's signed catalog,
+checked as verify checks it (the trust chain from --root or --key, rollback
+against the state directory, which install updates like verify), and the
+entry's manifest and vsix by size and sha256. The build for this machine's
+platform is preferred to the universal one; without a version the newest
+release whose engines.vscode accepts the host's API version is taken
+(--pre-release allows pre-releases). extensionDependencies and extension-pack
+members are installed first, unless already installed.
+
+Without --registry, FILE.vsix is a package received by hand: the same checks
+of the archive and the manifest, recorded as a local file with no upstream
+signature; its dependencies must be installed already.
+
+Every package must pass the safe-zip and manifest rules, engines.vscode must
+accept the host's API version (` + install.APIVersion + `), and every activation event must be
+one the host honours (onCommand, onLanguage, workspaceContains,
+onStartupFinished, *), unless --allow-partial-activation. The capabilities an
+extension gets are those it declares that --policy grants (none without a
+policy). A package that fails is kept in DIR/.quarantine with a REASON file,
+and nothing is installed.
+
+Exit status: 0 installed, 1 refused (a check failed), 2 usage or I/O error.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInstall(cmd, g, opts, args[0])
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.registry, "registry", "", placeHelp)
+	opts.anchor.add(cmd, true)
+	f.StringVar(&opts.extensions, "extensions", "", "the extensions directory (created if missing)")
+	f.StringVar(&opts.policy, "policy", "", "the policy whose capabilities rules grant capabilities (default: none granted)")
+	f.BoolVar(&opts.allowPartial, "allow-partial-activation", false, "install even if some activation events cannot be honoured (they never fire)")
+	f.BoolVar(&opts.preRelease, "pre-release", false, "without a version, allow pre-releases")
+	f.BoolVar(&opts.json, "json", false, "print what was installed as JSON")
+	return cmd
+}
+
+func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string) error {
+	if opts.extensions == "" {
+		return usagef("install: --extensions DIR is required")
+	}
+	o := install.Options{Dir: opts.extensions, AllowPartialActivation: opts.allowPartial, PreRelease: opts.preRelease, Logger: g.logger()}
+	if opts.policy != "" {
+		pol, err := policies.Load(opts.policy)
+		if err != nil {
+			return fmt.Errorf("install: %w", err)
+		}
+		o.Policy = pol
+	}
+	var res *install.Result
+	var err error
+	if opts.registry == "" {
+		if opts.anchor.given() || opts.anchor.state != "" || opts.anchor.noState || opts.preRelease {
+			return usagef("install: FILE.vsix takes --extensions, --policy, --allow-partial-activation and --json; --root, --key, --state and --pre-release go with --registry")
+		}
+		res, err = install.FromFile(cmd.Context(), arg, o)
+	} else {
+		if _, _, perr := install.ParseRef(arg); perr != nil {
+			return &usageError{perr}
+		}
+		anchor, state, rerr := opts.anchor.resolve("install")
+		if rerr != nil {
+			return rerr
+		}
+		st, oerr := openRegistry(opts.registry, false)
+		if oerr != nil {
+			return fmt.Errorf("install: %w", oerr)
+		}
+		defer st.Close()
+		reg := install.Registry{Store: st, Place: opts.registry, Anchor: anchor, State: state}
+		res, err = install.FromRegistry(cmd.Context(), reg, arg, o)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	for _, r := range res.Installed {
+		fmt.Fprintf(g.stdout, "installed %s in %s\n", r.String(), filepath.Join(opts.extensions, r.Dir))
+	}
+	for _, r := range res.Kept {
+		fmt.Fprintf(g.stdout, "kept %s (already installed)\n", r.String())
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airvsx/airvsx/hostlaunch/install"
+)
+
+type listOptions struct {
+	extensions string
+	json       bool
+}
+
+func newListCommand(g *globals) *cobra.Command {
+	var opts listOptions
+	cmd := &cobra.Command{
+		Use:   "list --extensions DIR",
+		Short: "List the installed extensions and their state",
+		Long: `List shows every extension recorded in DIR/installed.json: version, platform,
+state, source, effective capabilities with the policy rule that grants each,
+eager ("*") activation and the time of its last activation. Every enabled
+extension's files are checked against the tree hash recorded at install: one
+that changed is shown disabled, with a warning naming the changed file.
+
+Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.extensions == "" {
+				return usagef("list: --extensions DIR is required")
+			}
+			l, err := install.Load(cmd.Context(), opts.extensions)
+			if err != nil {
+				return fmt.Errorf("list: %w", err)
+			}
+			for _, w := range l.Warnings {
+				fmt.Fprintf(g.stderr, "airvsx: warning: %s\n", w)
+			}
+			if opts.json {
+				warnings := l.Warnings
+				if warnings == nil {
+					warnings = []string{}
+				}
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Dir        string            `json:"dir"`
+					Extensions []install.Listing `json:"extensions"`
+					Warnings   []string          `json:"warnings"`
+				}{l.Dir, l.List(), warnings})
+			}
+			return l.WriteText(g.stdout)
+		},
+	}
+	cmd.Flags().StringVar(&opts.extensions, "extensions", "", "the extensions directory")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the listing as JSON")
+	return cmd
+}

@@ -1,0 +1,260 @@
+package install
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/policies"
+)
+
+// APIVersion is the version of the VS Code extension API the airvsx
+// extension host implements: a package whose engines.vscode does not
+// accept it is refused (Options.APIVersion overrides it).
+const APIVersion = "1.95.0"
+
+// HonouredActivation lists the activation event kinds the airvsx host
+// fires: "onCommand" (explicit, or implied by contributes.commands),
+// "onLanguage", "workspaceContains", "onStartupFinished" and "*" (eager).
+// Any other event, listed or implied by a contribution, is refused unless
+// Options.AllowPartialActivation is set.
+var HonouredActivation = []string{"onCommand", "onLanguage", "workspaceContains", "onStartupFinished", "*"}
+
+// ErrRefused is the category of every install that fails a check: the
+// catalog's trust chain, the entry's bytes, the archive and manifest
+// rules, the identity, the platform, the engine, the activation events,
+// a dependency that cannot be had, and of an uninstall that would break a
+// dependent.
+var ErrRefused = errors.New("refused")
+
+// RefusedError is an install or uninstall that failed its checks. It
+// lists every problem found, not just the first.
+type RefusedError struct {
+	// What is refused: "install ns.name@1.0.0", "install FILE.vsix",
+	// "uninstall ns.name".
+	What     string
+	Problems []string
+	// Quarantine is the folder the package was kept in, "" if none.
+	Quarantine string
+}
+
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.What)
+	b.WriteString(": refused")
+	if len(e.Problems) == 1 {
+		b.WriteString(": " + e.Problems[0])
+	} else {
+		for _, p := range e.Problems {
+			b.WriteString("\n\t" + p)
+		}
+	}
+	if e.Quarantine != "" {
+		b.WriteString("\n\tthe package is kept in " + e.Quarantine)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrRefused) hold.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// checked is a package that passed every check, with what the record
+// needs.
+type checked struct {
+	id         index.ID
+	version    string
+	platform   index.Platform
+	main       string
+	activation []string
+	ignored    []string
+	deps, pack []index.ID
+	declared   index.CapabilitySet
+	grants     []Grant
+}
+
+// checkOptions are the parts of Options the package checks use.
+type checkOptions struct {
+	api          *semver.Version
+	platform     index.Platform
+	policy       *policies.Policy
+	allowPartial bool
+	log          *slog.Logger
+}
+
+// checkPackage applies every manifest check to a package read from an
+// archive (fsys is the archive) and returns every problem, or what the
+// record needs:
+//
+//   - the package's own report holds no error (the manifest rules of
+//     index/vsix, contributes.commands and .languages included);
+//   - the contributions whose files the host or editor reads name files in
+//     the package (contributesProblems);
+//   - the build is universal or for this machine's platform;
+//   - engines.vscode accepts the host's API version;
+//   - an extension with code has a main script in the package (a
+//     browser-only extension cannot run in a Node host);
+//   - every activation event is one the host honours, unless partial
+//     activation is allowed (then the others are recorded as ignored).
+//
+// Unknown contribution points and capability keys are logged and ignored.
+func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []string) {
+	var problems []string
+	for _, p := range pkg.Report.Errors() {
+		problems = append(problems, p.String())
+	}
+	for _, p := range pkg.Report.Warnings() {
+		o.log.Warn("package warning", "ext", pkg.ID.String(), "file", p.File, "field", p.Field, "rule", string(p.Rule), "detail", p.Detail)
+	}
+	m := pkg.Manifest
+	if m == nil || pkg.Version == nil || pkg.ID.IsZero() {
+		if len(problems) == 0 {
+			problems = append(problems, "the package has no usable extension/package.json")
+		}
+		return nil, problems
+	}
+	c := &checked{id: pkg.ID, version: pkg.Version.Original(), platform: pkg.Platform, declared: pkg.Declared}
+	if c.platform == "" {
+		c.platform = index.Universal
+	}
+	if c.platform != index.Universal && c.platform != o.platform {
+		problems = append(problems, fmt.Sprintf("the package is built for %s; this machine is %s (install the universal or the %s build)", c.platform, o.platform, o.platform))
+	}
+	if e, err := m.Engine(); err == nil && !e.Allows(o.api) {
+		problems = append(problems, fmt.Sprintf("engines.vscode %s does not accept the host's API version %s", e, o.api.Original()))
+	}
+	problems = append(problems, contributesProblems(m, fsys)...)
+	if m.ExecutesCode() {
+		if m.Main == "" {
+			problems = append(problems, fmt.Sprintf("browser %q is the only entry point; the airvsx host runs main in Node", m.Browser))
+		} else {
+			c.main = path.Clean(strings.TrimPrefix(m.Main, "./"))
+			if !fileIn(fsys, c.main) && !fileIn(fsys, c.main+".js") {
+				problems = append(problems, fmt.Sprintf("main %q is not in the package", m.Main))
+			}
+		}
+		var refused []string
+		for _, e := range m.Activation() {
+			if slices.Contains(HonouredActivation, e.Kind) {
+				c.activation = append(c.activation, e.Raw)
+				continue
+			}
+			what := fmt.Sprintf("%q", e.Raw)
+			if e.Implicit {
+				what += " (implied by contributes)"
+			}
+			refused = append(refused, what)
+			c.ignored = append(c.ignored, e.Raw)
+		}
+		switch {
+		case len(refused) > 0 && !o.allowPartial:
+			problems = append(problems, fmt.Sprintf("activation events the host cannot honour: %s (install with --allow-partial-activation to install it anyway; they will never fire)", strings.Join(refused, ", ")))
+		case len(refused) > 0:
+			o.log.Warn("activation events ignored", "ext", c.id.String(), "events", c.ignored)
+		}
+	}
+	for _, list := range []struct {
+		in  []string
+		out *[]index.ID
+	}{{m.ExtensionDependencies, &c.deps}, {m.ExtensionPack, &c.pack}} {
+		for _, s := range list.in {
+			if id, err := index.ParseID(s); err == nil && !id.Equal(c.id) && !slices.ContainsFunc(*list.out, id.Equal) {
+				*list.out = append(*list.out, id)
+			}
+		}
+	}
+	if o.policy != nil {
+		for _, g := range o.policy.GrantedBy(c.id, pkg.Version, c.declared) {
+			c.grants = append(c.grants, Grant{Capability: g.Capability, Rule: g.Describe, DeclaredByPolicy: g.DeclaredByPolicy})
+		}
+	}
+	if denied := slices.DeleteFunc(slices.Clone(c.declared), func(cp index.Capability) bool {
+		return slices.ContainsFunc(c.grants, func(g Grant) bool { return g.Capability == cp })
+	}); len(denied) > 0 {
+		o.log.Info("capabilities denied", "ext", c.id.String(), "capabilities", denied)
+	}
+	return c, problems
+}
+
+// contributionFiles lists contribution points whose entries name a file
+// the editor reads, with the members every entry needs (VS Code's own
+// checks for these points): the file member first.
+var contributionFiles = []struct {
+	point   string
+	members []string
+}{
+	{"themes", []string{"path"}},
+	{"iconThemes", []string{"path", "id"}},
+	{"productIconThemes", []string{"path", "id"}},
+	{"grammars", []string{"path", "scopeName"}},
+	{"snippets", []string{"path"}},
+}
+
+// contributesProblems checks the contribution points of contributionFiles:
+// each is an array of objects, every required member is a non-empty
+// string, and the file member names a file in the package (relative to
+// extension/, not leaving it). contributes.commands and .languages are
+// checked by index/vsix (RuleInvalidCommand, RuleInvalidLanguage).
+func contributesProblems(m *vsix.Manifest, fsys fs.FS) []string {
+	var problems []string
+	for _, cf := range contributionFiles {
+		raw, ok := m.Contributes.Raw[cf.point]
+		if !ok {
+			continue
+		}
+		field := "contributes." + cf.point
+		var entries []map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %s: want an array of objects", vsix.PackageJSONPath, field))
+			continue
+		}
+		for i, e := range entries {
+			f := fmt.Sprintf("%s[%d]", field, i)
+			for j, member := range cf.members {
+				var s string
+				if json.Unmarshal(e[member], &s) != nil || s == "" {
+					problems = append(problems, fmt.Sprintf("%s: %s.%s: a string is required", vsix.PackageJSONPath, f, member))
+					continue
+				}
+				if j == 0 {
+					if !fileIn(fsys, s) {
+						problems = append(problems, fmt.Sprintf("%s: %s.%s: %q is not a file in the package", vsix.PackageJSONPath, f, member, s))
+					}
+				}
+			}
+		}
+	}
+	return problems
+}
+
+// packagePath returns the archive path of a path relative to the
+// extension's folder, and false when it leaves the folder.
+func packagePath(rel string) (string, bool) {
+	if strings.Contains(rel, `\`) || path.IsAbs(rel) {
+		return "", false
+	}
+	p := path.Join("extension", rel)
+	if !strings.HasPrefix(p, "extension/") {
+		return "", false
+	}
+	return p, true
+}
+
+// fileIn reports whether the extension has a regular file at rel, a path
+// relative to its folder (extension/ in the archive).
+func fileIn(fsys fs.FS, rel string) bool {
+	p, ok := packagePath(rel)
+	if !ok || !fs.ValidPath(p) {
+		return false
+	}
+	fi, err := fs.Stat(fsys, p)
+	return err == nil && fi.Mode().IsRegular()
+}

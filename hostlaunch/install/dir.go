@@ -1,0 +1,150 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/airvsx/airvsx/internal/atomicfile"
+)
+
+// ErrLocked is wrapped when another install or uninstall holds the
+// extensions directory.
+var ErrLocked = errors.New("in use by another airvsx install or uninstall")
+
+// QuarantineDir is where packages that failed to install are kept, each
+// in a folder of its own with a REASON file, inside the extensions
+// directory. Nothing there is ever loaded or deleted by airvsx.
+const QuarantineDir = ".quarantine"
+
+// extDir is an extensions directory opened for writing: locked, its
+// installed.json read.
+type extDir struct {
+	path string
+	lock *os.File
+	idx  *Index
+}
+
+// openForWrite creates the extensions directory if create is set and it
+// is missing (its parent must exist), locks it and reads installed.json (a
+// missing one is an empty index).
+func openForWrite(dir string, create bool) (*extDir, error) {
+	if dir == "" {
+		return nil, errors.New("no extensions directory")
+	}
+	if create {
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("extensions directory: %w", err)
+		}
+	}
+	if fi, err := os.Lstat(dir); err != nil {
+		return nil, fmt.Errorf("extensions directory: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("extensions directory %s: not a directory", dir)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("extensions directory: %w", err)
+	}
+	if err := lockDir(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("extensions directory %w", err)
+	}
+	idx, err := readIndex(dir)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &extDir{path: dir, lock: f, idx: idx}, nil
+}
+
+func (d *extDir) close() error { return d.lock.Close() }
+
+// readIndex reads DIR/installed.json; a missing file is an empty index, a
+// damaged one an error naming it.
+func readIndex(dir string) (*Index, error) {
+	name := filepath.Join(dir, IndexFile)
+	fi, err := os.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Index{Format: IndexFormat, Extensions: []Record{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	if fi.Size() > MaxIndexBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxIndexBytes)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	x, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s is damaged: %w (restore it from a backup, or move the directory aside and install again)", name, err)
+	}
+	return x, nil
+}
+
+// writeIndex replaces installed.json atomically.
+func (d *extDir) writeIndex(x *Index) error {
+	data, err := x.Encode()
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(d.path, IndexFile), data, 0o644)
+}
+
+// unsafeChars are replaced in quarantine folder names.
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._@+~$-]+`)
+
+// quarantine keeps a package that failed to install: a new folder
+// DIR/.quarantine/<name>-<UTC time>/ holding REASON (why, in words) and,
+// when vsix is not nil, the package's bytes as <name>.vsix. It returns the
+// folder.
+func quarantine(dir, name string, vsix io.ReaderAt, size int64, reason string, now time.Time) (string, error) {
+	q := filepath.Join(dir, QuarantineDir)
+	if err := os.MkdirAll(q, 0o755); err != nil {
+		return "", fmt.Errorf("quarantine: %w", err)
+	}
+	name = unsafeChars.ReplaceAllString(name, "_")
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	base := name + "-" + now.UTC().Format("20060102T150405Z")
+	var folder string
+	for i := 1; ; i++ {
+		folder = filepath.Join(q, base)
+		if i > 1 {
+			folder = filepath.Join(q, fmt.Sprintf("%s-%d", base, i))
+		}
+		err := os.Mkdir(folder, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			return "", fmt.Errorf("quarantine: %w", err)
+		}
+	}
+	if err := atomicfile.WriteExclusive(filepath.Join(folder, "REASON"), []byte(reason+"\n"), 0o644); err != nil {
+		return folder, fmt.Errorf("quarantine: %w", err)
+	}
+	if vsix != nil {
+		err := atomicfile.Write(filepath.Join(folder, name+".vsix"), 0o644, func(w io.Writer) error {
+			_, err := io.Copy(w, io.NewSectionReader(vsix, 0, size))
+			return err
+		})
+		if err != nil {
+			return folder, fmt.Errorf("quarantine: %w", err)
+		}
+	}
+	return folder, nil
+}

@@ -1,0 +1,442 @@
+package install
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/index/vsix"
+)
+
+// installer is one install run: the locked directory, the staging folder
+// and the packages checked and unpacked so far, dependencies first.
+type installer struct {
+	opts    Options
+	check   checkOptions
+	d       *extDir
+	staging string
+
+	// Registry installs.
+	reg *Registry
+	cat *index.Catalog
+	// catDigest is the verified catalog's digest.
+	catDigest string
+
+	planned  []*pending
+	visiting map[string]bool
+	done     map[string]bool
+	kept     []Record
+	// unpacked counts the packages unpacked into staging.
+	unpacked int
+	// keepStaging is set when a failed commit could not move everything
+	// back: staging may hold an installed folder.
+	keepStaging bool
+}
+
+// pending is a package checked and unpacked into the staging folder.
+type pending struct {
+	c      *checked
+	src    string // the unpacked extension/ folder in staging
+	sha256 string
+	tree   string
+	files  []FileHash
+	source Source
+}
+
+func newInstaller(ctx context.Context, opts Options) (*installer, error) {
+	opts, api, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	d, err := openForWrite(opts.Dir, true)
+	if err != nil {
+		return nil, err
+	}
+	staging, err := os.MkdirTemp(opts.Dir, ".install-")
+	if err != nil {
+		d.close()
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	return &installer{
+		opts: opts, d: d, staging: staging,
+		check:    checkOptions{api: api, platform: opts.Platform, policy: opts.Policy, allowPartial: opts.AllowPartialActivation, log: opts.Logger},
+		visiting: map[string]bool{}, done: map[string]bool{},
+	}, nil
+}
+
+// close removes the staging folder (whatever is left in it was never
+// installed) and unlocks the directory.
+func (in *installer) close() error {
+	var err error
+	if !in.keepStaging {
+		err = os.RemoveAll(in.staging)
+	}
+	return errors.Join(err, in.d.close())
+}
+
+// FromRegistry installs the extension ref names ("ns.name" or
+// "ns.name@version") from a registry, after its dependencies and pack
+// members:
+//
+//   - the catalog is verified from reg.Anchor with index/trust, as verify
+//     does: the TUF chain, expiry, rollback against reg.State and the
+//     catalog's own history (Checked.CheckCatalog); the verified chain is
+//     recorded in reg.State like verify records it (the catalog only when
+//     its history checked), so install and verify share one memory;
+//   - the entry: for this machine's platform, else universal; without a
+//     version the newest release (pre-releases only with
+//     Options.PreRelease) whose engines.vscode accepts the host;
+//   - its OCI manifest (store.EntryManifest) and its vsix (sha256 and size
+//     against the catalog, store.OpenBlobAt), the archive rules, the
+//     package identity against the entry, and checkPackage;
+//   - then its extensionDependencies and extensionPack members, each
+//     newest compatible, unless already installed (in any version); a
+//     cycle is installed once, without looping.
+//
+// Nothing is installed unless everything is: a package that fails is
+// quarantined (DIR/.quarantine) and the install refused with a
+// *RefusedError naming every problem; the directory is as before.
+func FromRegistry(ctx context.Context, reg Registry, ref string, opts Options) (*Result, error) {
+	if reg.Store == nil || reg.Place == "" {
+		return nil, errors.New("install: no registry")
+	}
+	id, version, err := ParseRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	in, err := newInstaller(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	in.reg = &reg
+	if err := in.verifyCatalog(ctx, ref); err != nil {
+		return nil, err
+	}
+	if err := in.visit(ctx, id, version, ""); err != nil {
+		return nil, err
+	}
+	return in.commit()
+}
+
+// ParseRef parses "ns.name" or "ns.name@version".
+func ParseRef(ref string) (index.ID, string, error) {
+	s, version, _ := strings.Cut(ref, "@")
+	id, err := index.ParseID(s)
+	if err != nil {
+		return index.ID{}, "", fmt.Errorf("install %s: %w", ref, err)
+	}
+	if strings.Contains(ref, "@") {
+		if _, err := index.ParseVersion(version); err != nil {
+			return index.ID{}, "", fmt.Errorf("install %s: %w", ref, err)
+		}
+	}
+	return id, version, nil
+}
+
+// verifyCatalog checks the registry's trust chain and catalog.
+func (in *installer) verifyCatalog(ctx context.Context, ref string) error {
+	refuse := func(err error) error {
+		return &RefusedError{What: "install " + ref, Problems: []string{fmt.Sprintf("registry %s: %v", in.reg.Place, err)}}
+	}
+	c, err := trust.Check(ctx, in.reg.Store, in.reg.Anchor, trust.CheckOptions{State: in.reg.State, Now: in.opts.Now})
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, trust.ErrState) || errors.Is(err, trust.ErrNoAnchor) {
+			return fmt.Errorf("install: %w", err)
+		}
+		return refuse(err)
+	}
+	cat, err := c.Decode()
+	if err != nil {
+		return refuse(err)
+	}
+	cerr := c.CheckCatalog(cat)
+	chained := cat
+	if cerr != nil {
+		chained = nil
+	}
+	if _, err := c.Record(chained); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	if cerr != nil {
+		return refuse(cerr)
+	}
+	in.cat, in.catDigest = cat, c.CatalogDigest
+	return nil
+}
+
+// visit plans id (at version, "" for the newest compatible) and, after
+// it, its dependencies; planned is in post-order, dependencies first.
+// requiredBy is the extension that needs id ("" for the one asked for).
+func (in *installer) visit(ctx context.Context, id index.ID, version, requiredBy string) error {
+	key := id.Key()
+	if in.done[key] {
+		return nil
+	}
+	if in.visiting[key] {
+		in.opts.Logger.Warn("dependency cycle", "ext", id.String(), "required_by", requiredBy)
+		return nil
+	}
+	if old := in.d.idx.Find(id); old != nil && requiredBy != "" {
+		in.done[key] = true
+		in.kept = append(in.kept, *old)
+		return nil
+	}
+	what := "install " + id.String()
+	if version != "" {
+		what += "@" + version
+	}
+	if requiredBy != "" {
+		what += " (required by " + requiredBy + ")"
+	}
+	e, problem := pickEntry(in.cat, id, version, in.check.platform, in.opts.PreRelease, in.check.api)
+	if problem != "" {
+		return &RefusedError{What: what, Problems: []string{fmt.Sprintf("%s (registry %s, catalog serial %d)", problem, in.reg.Place, in.cat.Serial)}}
+	}
+	if old := in.d.idx.Find(id); old != nil && old.Version == e.Version && old.Platform == e.Platform && old.VsixSHA256 == e.VsixSHA256 {
+		if ch, err := treeChange(filepath.Join(in.d.path, old.Dir), old.Files); err == nil && ch == "" && old.Enabled {
+			in.done[key] = true
+			in.kept = append(in.kept, *old)
+			// Its dependencies may have gone since (uninstall --force).
+			for _, dep := range append(slices.Clone(old.Dependencies), old.ExtensionPack...) {
+				if err := in.visit(ctx, dep, "", old.ID.String()); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	in.visiting[key] = true
+	p, err := in.fetch(ctx, e, what)
+	if err != nil {
+		return err
+	}
+	for _, dep := range append(slices.Clone(p.c.deps), p.c.pack...) {
+		if err := in.visit(ctx, dep, "", p.c.id.String()); err != nil {
+			return err
+		}
+	}
+	in.visiting[key] = false
+	in.done[key] = true
+	in.planned = append(in.planned, p)
+	return nil
+}
+
+// fetch reads and checks one catalog entry and unpacks it into staging.
+func (in *installer) fetch(ctx context.Context, e *index.Entry, what string) (*pending, error) {
+	name := FolderName(e.ID, e.Version, e.Platform)
+	m, err := store.EntryManifest(ctx, in.reg.Store, e)
+	if err != nil {
+		return nil, in.refuse(ctx, what, name, nil, 0, err.Error())
+	}
+	f, err := store.OpenBlobAt(ctx, in.reg.Store, store.Repo(e.ID), store.VsixDigest(e), e.VsixSize, nil, in.staging)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, in.refuse(ctx, what, name, nil, 0, fmt.Sprintf("vsix of %s: %v", e, err))
+	}
+	defer f.Close()
+	src := Source{Kind: SourceRegistry, Registry: in.reg.Place, CatalogSerial: in.cat.Serial, CatalogDigest: in.catDigest,
+		ManifestDigest: m.Digest, UpstreamSigned: e.Upstream.Signed}
+	return in.unpack(ctx, f, e.VsixSize, e.VsixSHA256, what, name, src, func(pkg *vsix.Package) error {
+		return pkg.CheckIdentity(e.ID, e.Version, e.Platform)
+	})
+}
+
+// unpack applies the archive rules and checkPackage to the package in r,
+// then extracts it into staging. Failures of the package quarantine it.
+func (in *installer) unpack(ctx context.Context, r io.ReaderAt, size int64, sum, what, name string, src Source, identity func(*vsix.Package) error) (*pending, error) {
+	a, err := vsix.NewReader(r, size, in.opts.Archive)
+	if err != nil {
+		var pe *vsix.ProblemsError
+		if !errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		var problems []string
+		for _, p := range pe.Problems {
+			problems = append(problems, p.String())
+		}
+		return nil, in.refuse(ctx, what, name, r, size, problems...)
+	}
+	defer a.Close()
+	pkg := vsix.ReadPackage(a)
+	c, problems := checkPackage(pkg, a, in.check)
+	if identity != nil {
+		if err := identity(pkg); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return nil, in.refuse(ctx, what, name, r, size, problems...)
+	}
+	in.unpacked++
+	tmp := filepath.Join(in.staging, fmt.Sprintf("pkg-%d", in.unpacked))
+	if err := a.Extract(ctx, tmp); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	dir := filepath.Join(tmp, "extension")
+	tree, files, err := TreeHash(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	in.opts.Logger.Debug("unpacked", "ext", c.id.String(), "version", c.version, "platform", string(c.platform), "sha256", sum, "files", len(files))
+	return &pending{c: c, src: dir, sha256: sum, tree: tree, files: files, source: src}, nil
+}
+
+// refuse quarantines the package (its bytes when r is not nil, and a
+// REASON) and returns the *RefusedError.
+func (in *installer) refuse(ctx context.Context, what, name string, r io.ReaderAt, size int64, problems ...string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	reason := what + ": refused\n" + strings.Join(problems, "\n")
+	q, err := quarantine(in.d.path, name, r, size, reason, in.opts.Now())
+	rerr := &RefusedError{What: what, Problems: problems, Quarantine: q}
+	if err != nil {
+		return errors.Join(rerr, err)
+	}
+	in.opts.Logger.Debug("quarantined", "ext", name, "dir", q)
+	return rerr
+}
+
+// FromFile installs a .vsix given by hand: the same archive and manifest
+// rules as a registry install, recorded with source SourceLocalFile and no
+// upstream signature. Its dependencies and pack members must be installed
+// already (there is no registry to take them from).
+func FromFile(ctx context.Context, file string, opts Options) (*Result, error) {
+	what := "install " + file
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("install %s: not a regular file", file)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	defer f.Close()
+	// Hash the bytes of the open file; the size is taken from it too, so a
+	// file replaced after the Lstat is read consistently.
+	fi, err = f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("install: %w", err)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, fi.Size())); err != nil {
+		return nil, fmt.Errorf("install %s: %w", file, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	in, err := newInstaller(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+	p, err := in.unpack(ctx, f, fi.Size(), sum, what, name, Source{Kind: SourceLocalFile, File: abs}, nil)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, dep := range append(slices.Clone(p.c.deps), p.c.pack...) {
+		if in.d.idx.Find(dep) == nil {
+			missing = append(missing, dep.String())
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &RefusedError{What: what, Problems: []string{fmt.Sprintf("needs %s, not installed (install from a registry, which brings dependencies along, or install those files first)", strings.Join(missing, ", "))}}
+	}
+	in.planned = append(in.planned, p)
+	return in.commit()
+}
+
+// pickEntry chooses the catalog entry to install, or says why none fits.
+func pickEntry(cat *index.Catalog, id index.ID, version string, host index.Platform, pre bool, api *semver.Version) (*index.Entry, string) {
+	var all, fit []*index.Entry
+	for i := range cat.Entries {
+		e := &cat.Entries[i]
+		if !e.ID.Equal(id) {
+			continue
+		}
+		all = append(all, e)
+		if e.Platform == host || e.Platform == index.Universal {
+			fit = append(fit, e)
+		}
+	}
+	if len(all) == 0 {
+		return nil, fmt.Sprintf("%s is not in the catalog", id)
+	}
+	if len(fit) == 0 {
+		return nil, fmt.Sprintf("%s has no build for %s or universal in the catalog (only %s)", id, host, platformsOf(all))
+	}
+	// better reports whether a is to be preferred to b: newer, then this
+	// machine's own build over the universal one.
+	better := func(a, b *index.Entry) bool {
+		av, _ := a.SemVer()
+		bv, _ := b.SemVer()
+		if c := av.Compare(bv); c != 0 {
+			return c > 0
+		}
+		return a.Platform == host && b.Platform != host
+	}
+	var best, incompatible *index.Entry
+	for _, e := range fit {
+		v, err := e.SemVer()
+		if err != nil {
+			continue
+		}
+		if version != "" {
+			if e.Version != version {
+				continue
+			}
+		} else if (e.PreRelease || v.Prerelease() != "") && !pre {
+			continue
+		} else if r, err := index.ParseEngineRange(e.Engine); err == nil && !r.Allows(api) {
+			if incompatible == nil || better(e, incompatible) {
+				incompatible = e
+			}
+			continue
+		}
+		if best == nil || better(e, best) {
+			best = e
+		}
+	}
+	switch {
+	case best != nil:
+		return best, ""
+	case version != "":
+		return nil, fmt.Sprintf("%s has no version %s for %s or universal in the catalog", id, version, host)
+	case incompatible != nil:
+		return nil, fmt.Sprintf("no version of %s accepts the host's API version %s (the newest, %s, needs engines.vscode %s)", id, api.Original(), incompatible.Version, incompatible.Engine)
+	default:
+		return nil, fmt.Sprintf("%s has only pre-releases in the catalog (ask for one by version, or allow pre-releases)", id)
+	}
+}
+
+func platformsOf(es []*index.Entry) string {
+	var ps []string
+	for _, e := range es {
+		if !slices.Contains(ps, string(e.Platform)) {
+			ps = append(ps, string(e.Platform))
+		}
+	}
+	return strings.Join(ps, ", ")
+}

@@ -1,0 +1,162 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/airvsx/airvsx/index"
+)
+
+// Loaded is an extensions directory as the host is to run it: every
+// record, with the extensions whose folder no longer matches disabled.
+type Loaded struct {
+	Dir        string
+	Extensions []Record
+	// Warnings says, for each extension Load disabled, which file changed.
+	Warnings []string
+}
+
+// Load reads DIR/installed.json (strictly: a damaged file is an error
+// naming it; a missing one means nothing is installed) and checks every
+// enabled extension's folder against its recorded files (TreeHash): one
+// that is missing or whose files changed is disabled in the result, with
+// a reason and a warning naming the first file that differs. Load
+// writes nothing: the check runs on every load, so a changed tree stays
+// disabled until it is installed again.
+func Load(ctx context.Context, dir string) (*Loaded, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("extensions directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("extensions directory %s: not a directory", dir)
+	}
+	x, err := readIndex(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{Dir: dir, Extensions: x.Extensions}
+	for i := range l.Extensions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r := &l.Extensions[i]
+		if !r.Enabled {
+			continue
+		}
+		folder := filepath.Join(dir, r.Dir)
+		var change string
+		if _, err := os.Lstat(folder); errors.Is(err, fs.ErrNotExist) {
+			change = "its folder " + r.Dir + " is missing"
+		} else if change, err = treeChange(folder, r.Files); err != nil {
+			change = fmt.Sprintf("its folder cannot be checked: %v", err)
+		} else if change != "" {
+			change = "its files changed since install: " + r.Dir + "/" + change
+		}
+		if change != "" {
+			r.Enabled, r.Reason = false, change+" (install it again)"
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s disabled: %s", r, change))
+		}
+	}
+	return l, nil
+}
+
+// Find returns the loaded record of id, or nil.
+func (l *Loaded) Find(id index.ID) *Record {
+	for i := range l.Extensions {
+		if l.Extensions[i].ID.Equal(id) {
+			return &l.Extensions[i]
+		}
+	}
+	return nil
+}
+
+// Listing is one line of a listing: what `airvsx list` shows.
+type Listing struct {
+	ID             index.ID       `json:"id"`
+	Version        string         `json:"version"`
+	Platform       index.Platform `json:"platform"`
+	Dir            string         `json:"dir"`
+	State          string         `json:"state"` // "enabled" or "disabled"
+	Reason         string         `json:"reason,omitempty"`
+	Source         Source         `json:"source"`
+	Capabilities   []Grant        `json:"capabilities"`
+	Eager          bool           `json:"eager"`
+	Activation     []string       `json:"activationEvents"`
+	Installed      time.Time      `json:"installed"`
+	LastActivation time.Time      `json:"lastActivation,omitzero"`
+}
+
+// List returns the listing of every extension, sorted by ID.
+func (l *Loaded) List() []Listing {
+	out := make([]Listing, 0, len(l.Extensions))
+	for _, r := range l.Extensions {
+		state := "enabled"
+		if !r.Enabled {
+			state = "disabled"
+		}
+		caps := r.Capabilities
+		if caps == nil {
+			caps = []Grant{}
+		}
+		act := r.Activation
+		if act == nil {
+			act = []string{}
+		}
+		out = append(out, Listing{ID: r.ID, Version: r.Version, Platform: r.Platform, Dir: r.Dir, State: state, Reason: r.Reason,
+			Source: r.Source, Capabilities: caps, Eager: r.Eager, Activation: act, Installed: r.Installed, LastActivation: r.LastActivation})
+	}
+	return out
+}
+
+// WriteText writes the listing as a table, then the reasons of disabled
+// extensions.
+func (l *Loaded) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tVERSION\tPLATFORM\tSTATE\tSOURCE\tCAPABILITIES\tEAGER\tLAST ACTIVATION")
+	for _, e := range l.List() {
+		src := e.Source.Kind
+		switch e.Source.Kind {
+		case SourceRegistry:
+			src = fmt.Sprintf("%s (serial %d)", e.Source.Registry, e.Source.CatalogSerial)
+		case SourceLocalFile:
+			src = "local file " + e.Source.File
+		}
+		var caps []string
+		for _, g := range e.Capabilities {
+			caps = append(caps, string(g.Capability)+" by "+g.Rule)
+		}
+		capStr := "-"
+		if len(caps) > 0 {
+			capStr = strings.Join(caps, ", ")
+		}
+		eager := "no"
+		if e.Eager {
+			eager = "yes (*)"
+		}
+		last := "never"
+		if !e.LastActivation.IsZero() {
+			last = e.LastActivation.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Version, e.Platform, e.State, src, capStr, eager, last)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, e := range l.List() {
+		if e.State == "disabled" {
+			if _, err := fmt.Fprintf(w, "%s disabled: %s\n", e.ID, e.Reason); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package install_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airvsx/airvsx/hostlaunch/install"
+)
+
+// installedJSON installs the sample and returns its installed.json.
+func installedJSON(t testing.TB, dir string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, install.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDecodeStrict(t *testing.T) {
+	opts := options(t)
+	if _, err := install.FromFile(t.Context(), writePkg(t, "ok", "x", "1.0.0", nil, nil), opts); err != nil {
+		t.Fatal(err)
+	}
+	good := installedJSON(t, opts.Dir)
+	if _, err := install.Decode(bytes.NewReader(good)); err != nil {
+		t.Fatalf("Decode(installed.json) = %v", err)
+	}
+	tests := []struct {
+		name string
+		edit func(string) string
+		want string
+	}{
+		{"unknown field", func(s string) string { return strings.Replace(s, `"format": 1,`, `"format": 1, "extra": true,`, 1) }, "unknown field"},
+		{"trailing data", func(s string) string { return s + "{}" }, "data after the object"},
+		{"format", func(s string) string { return strings.Replace(s, `"format": 1`, `"format": 2`, 1) }, "format: 2"},
+		{"dir leaves the directory", func(s string) string { return strings.Replace(s, `"dir": "ok.x-1.0.0"`, `"dir": "../../etc"`, 1) }, `dir: "../../etc"; want "ok.x-1.0.0"`},
+		{"tree hash", func(s string) string { return strings.Replace(s, `"treeHash": "sha256:`, `"treeHash": "sha256:0`, 1) }, "treeHash"},
+		{"bad file path", func(s string) string { return strings.Replace(s, `"path": "README.md"`, `"path": "../README.md"`, 1) }, "files["},
+		{"source kind", func(s string) string { return strings.Replace(s, `"kind": "local file"`, `"kind": "internet"`, 1) }, "source.kind"},
+		{"disabled without reason", func(s string) string { return strings.Replace(s, `"enabled": true`, `"enabled": false`, 1) }, "a disabled extension needs a reason"},
+		{"truncated", func(s string) string { return s[:len(s)/2] }, "unexpected EOF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := tt.edit(string(good))
+			if bad == string(good) {
+				t.Fatal("the edit changed nothing")
+			}
+			if _, err := install.Decode(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Decode = %v; want an error saying %q", err, tt.want)
+			}
+			if err := os.WriteFile(filepath.Join(opts.Dir, install.IndexFile), []byte(bad), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := install.Load(t.Context(), opts.Dir); err == nil || !strings.Contains(err.Error(), "installed.json is damaged") {
+				t.Errorf("Load of a damaged file = %v; want an error naming installed.json", err)
+			}
+		})
+	}
+	// A second record for the same ID.
+	x, _ := install.Decode(bytes.NewReader(good))
+	x.Extensions = append(x.Extensions, x.Extensions[0])
+	if _, err := x.Encode(); err == nil || !strings.Contains(err.Error(), "a second record") {
+		t.Errorf("Encode with a duplicate = %v", err)
+	}
+}
+
+// FuzzDecode: installed.json is on disk and could be tampered with.
+// Whatever Decode accepts re-encodes to bytes that decode to the same
+// records, and every record's folder is a single local name.
+func FuzzDecode(f *testing.F) {
+	opts := install.Options{Dir: filepath.Join(f.TempDir(), "ext"), Platform: "linux-x64"}
+	file := filepath.Join(f.TempDir(), "ok.vsix")
+	if err := os.WriteFile(file, mustPkg(f), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if _, err := install.FromFile(f.Context(), file, opts); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(installedJSON(f, opts.Dir))
+	f.Add([]byte(`{"format":1,"extensions":[]}`))
+	f.Add([]byte(`{"format":1,"extensions":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x, err := install.Decode(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, r := range x.Extensions {
+			if r.Dir == "" || strings.ContainsAny(r.Dir, `/\`) || r.Dir == "." || r.Dir == ".." || !filepath.IsLocal(r.Dir) {
+				t.Fatalf("accepted folder %q", r.Dir)
+			}
+		}
+		enc, err := x.Encode()
+		if err != nil {
+			t.Fatalf("accepted but does not encode: %v", err)
+		}
+		y, err := install.Decode(bytes.NewReader(enc))
+		if err != nil {
+			t.Fatalf("re-encoded does not decode: %v", err)
+		}
+		enc2, _ := y.Encode()
+		if !bytes.Equal(enc, enc2) {
+			t.Fatalf("round trip changed:\n%s\n%s", enc, enc2)
+		}
+	})
+}
