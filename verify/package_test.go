@@ -8,6 +8,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/verify"
 )
@@ -46,7 +47,7 @@ func TestPackage(t *testing.T) {
 		{"wrong key", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: sigzip, UpstreamKey: ed25519.NewKeyFromSeed(make([]byte, 32)).Public().(ed25519.PublicKey)}, verify.RuleSignatureInvalid},
 		{"excluded", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")}, verify.RulePolicyExcluded},
 		{"unsigned", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nrequireUpstreamSignature: true\n")}, verify.RulePolicyUnsigned},
-		{"platform", fixtureVsix("airvsx-demo.hello-command-1.0.0@darwin-arm64.vsix"), verify.PackageOptions{Policy: demoPolicy(t)}, verify.RulePolicyDenied},
+		{"platform", fixtureVsix("airvsx-demo.hello-command-1.0.0@darwin-arm64.vsix"), verify.PackageOptions{Policy: demoreg.Policy(t)}, verify.RulePolicyDenied},
 		{"manifests disagree", writeHostile(t, "mismatch"), verify.PackageOptions{}, verify.RuleVsixPackage},
 	}
 	for _, tt := range tests {

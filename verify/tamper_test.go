@@ -13,6 +13,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -132,11 +133,11 @@ func tamperCases() []tamperCase {
 		}},
 		{"catalog signed by another key (--key)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			publishWithOtherKey(t, dir)
-			useKey(t, o, base(t).pubPath)
+			useKey(t, o, base(t).PubPath)
 			return []want{{verify.RuleTrustSignature, "metadata/1.root.json", ""}}
 		}},
 		{"wrong --key for the registry", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			useKey(t, o, base(t).otherPub)
+			useKey(t, o, base(t).OtherPub)
 			return []want{{verify.RuleTrustSignature, "metadata/1.root.json", ""}}
 		}},
 		{"rollback to an older validly signed catalog", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -147,17 +148,17 @@ func tamperCases() []tamperCase {
 			if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 				t.Fatal(err)
 			}
-			if err := copyTree(filepath.Join(base(t).dir1, "metadata"), filepath.Join(dir, "metadata")); err != nil {
+			if err := os.CopyFS(filepath.Join(dir, "metadata"), os.DirFS(filepath.Join(base(t).Dir1, "metadata"))); err != nil {
 				t.Fatal(err)
 			}
 			return []want{{verify.RuleTrustRollback, "metadata/timestamp.json", ""}}
 		}},
 		{"expired timestamp (freeze)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			o.Now = func() time.Time { return syncNow2.Add(91 * 24 * time.Hour) }
+			o.Now = func() time.Time { return demoreg.SyncNow2.Add(91 * 24 * time.Hour) }
 			return []want{{verify.RuleTrustExpired, "metadata/timestamp.json", ""}}
 		}},
 		{"snapshot from one sync with the catalog of another (mix-and-match)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			copyFile(t, filepath.Join(base(t).dir1, "metadata", "1.snapshot.json"), filepath.Join(dir, "metadata", "2.snapshot.json"))
+			copyFile(t, filepath.Join(base(t).Dir1, "metadata", "1.snapshot.json"), filepath.Join(dir, "metadata", "2.snapshot.json"))
 			return []want{{verify.RuleTrustMismatch, "metadata/2.snapshot.json", ""}}
 		}},
 		{"timestamp with a higher version and a bad signature", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -167,9 +168,9 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleTrustSignature, "metadata/timestamp.json", ""}}
 		}},
 		{"root rotation not signed by the trusted root", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			r := metadata.Root(syncNow2.Add(365 * 24 * time.Hour))
+			r := metadata.Root(demoreg.SyncNow2.Add(365 * 24 * time.Hour))
 			r.Signed.Version = 2
-			pub, err := base(t).other.PublicKey()
+			pub, err := base(t).Other.PublicKey()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +183,7 @@ func tamperCases() []tamperCase {
 					t.Fatal(err)
 				}
 			}
-			if _, err := r.Sign(base(t).other); err != nil {
+			if _, err := r.Sign(base(t).Other); err != nil {
 				t.Fatal(err)
 			}
 			b, err := r.ToBytes(false)
@@ -246,14 +247,14 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleCatalogChain, "metadata/targets/", ""}}
 		}},
 		{"policy excludes an entry present", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			p := demoPolicy(t)
+			p := demoreg.Policy(t)
 			q := policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")
 			p.Exclude = q.Exclude
 			o.Policy = p
 			return []want{{verify.RulePolicyExcluded, "metadata/targets/", unsigned}}
 		}},
 		{"policy requires upstream signatures", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			p := demoPolicy(t)
+			p := demoreg.Policy(t)
 			p.RequireUpstreamSignature = true
 			o.Policy = p
 			return []want{{verify.RulePolicyUnsigned, "metadata/targets/", unsigned}}
@@ -310,9 +311,9 @@ func TestCleanRegistry(t *testing.T) {
 	dir := fresh(t)
 	for name, opt := range map[string]func(*verify.RegistryOptions){
 		"root":         func(*verify.RegistryOptions) {},
-		"key":          func(o *verify.RegistryOptions) { useKey(t, o, base(t).pubPath) },
+		"key":          func(o *verify.RegistryOptions) { useKey(t, o, base(t).PubPath) },
 		"no-read-data": func(o *verify.RegistryOptions) { o.NoReadData = true },
-		"policy":       func(o *verify.RegistryOptions) { o.Policy = demoPolicy(t) },
+		"policy":       func(o *verify.RegistryOptions) { o.Policy = demoreg.Policy(t) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			rep := check(t, dir, opt)
@@ -434,7 +435,7 @@ func publishWithOtherKey(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).other, trust.PublishOptions{Now: func() time.Time { return syncNow2 }}); err != nil {
+	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
 		t.Fatal(err)
 	}
 }
