@@ -67,6 +67,11 @@ func tamperCases() []tamperCase {
 			remove(t, blobFile(t, dir, gitHelper, ""))
 			return []want{{verify.RuleManifestMissing, rel, gitHelper}}
 		}},
+		{"oci-layout file damaged", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := filepath.Join(dir, "extensions", "airvsx-demo", "hello-command", "oci-layout")
+			writeFile(t, f, []byte(`{"imageLayoutVersion":"2.0.0"}`))
+			return []want{{verify.RuleLayoutInvalid, "extensions/airvsx-demo/hello-command/oci-layout", ""}}
+		}},
 		{"extra entry in index.json (a second descriptor for a tag)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			cat, _ := catalogOf(t, dir)
 			other := find(t, cat, helloLinux)
@@ -277,7 +282,9 @@ func tamperCases() []tamperCase {
 
 // TestTamperMatrix damages a fresh copy of a registry made by sync in
 // each way an attacker or a bad medium could, and checks that verify
-// fails naming the right rule, file and entry.
+// fails naming the right rule, file and entry; then that verifying the
+// damaged registry through an in-memory store finds the same (see
+// checkOnMem).
 func TestTamperMatrix(t *testing.T) {
 	cases := tamperCases()
 	if len(cases) < 20 {
@@ -301,6 +308,7 @@ func TestTamperMatrix(t *testing.T) {
 					t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
 				}
 			}
+			checkOnMem(t, dir, o, rep, wants)
 		})
 	}
 }
