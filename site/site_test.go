@@ -303,7 +303,8 @@ func TestReplace(t *testing.T) {
 
 // TestTrust covers the trust anchors: none, a wrong key, an expired
 // catalog, a tampered one; refused without Unverified, rendered with a
-// banner on every page with it.
+// banner on every page with it; from a directory store and from an
+// in-memory one alike.
 func TestTrust(t *testing.T) {
 	f := demoRegistry(t)
 	other, _, err := sitetest.NewSigner()
@@ -333,53 +334,53 @@ func TestTrust(t *testing.T) {
 		{"bad signature", tampered, site.Options{Anchor: trust.Anchor{Root: f.Root}}, trust.ErrSignature, "timestamp.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := store.OpenDir(tc.dir, store.DirOptions{ReadOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			out := filepath.Join(t.TempDir(), "site")
-			opts := tc.opts
-			opts.Out = out
-			if opts.Now == nil {
-				opts.Now = demoNow
-			}
-			_, err = site.Render(t.Context(), st, opts)
-			if !errors.Is(err, site.ErrNotVerified) || !errors.Is(err, tc.want) {
-				t.Fatalf("Render = %v; want %v and %v", err, site.ErrNotVerified, tc.want)
-			}
-			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("a refused render left %s: %v", out, err)
-			}
-			opts.Unverified = true
-			res, err := site.Render(t.Context(), st, opts)
-			if err != nil {
-				t.Fatalf("Render(Unverified) = %v", err)
-			}
-			if res.Verified || !strings.Contains(res.Reason, tc.reason) {
-				t.Errorf("Result = verified %v, reason %q; want unverified, reason with %q", res.Verified, res.Reason, tc.reason)
-			}
-			n := 0
-			for name, b := range siteFiles(t, out) {
-				if strings.HasSuffix(name, ".html") {
-					n++
-					if !bytes.Contains(b, []byte(`<div class="banner" role="note">`)) || !bytes.Contains(b, []byte("Not verified.")) {
-						t.Errorf("%s: no not-verified banner", name)
+			for name, st := range stores(t, tc.dir) {
+				t.Run(name, func(t *testing.T) {
+					out := filepath.Join(t.TempDir(), "site")
+					opts := tc.opts
+					opts.Out = out
+					if opts.Now == nil {
+						opts.Now = demoNow
 					}
-					if bytes.Contains(b, []byte("catalog verified<")) {
-						t.Errorf("%s: says the catalog is verified", name)
+					_, err := site.Render(t.Context(), st, opts)
+					if !errors.Is(err, site.ErrNotVerified) || !errors.Is(err, tc.want) {
+						t.Fatalf("Render = %v; want %v and %v", err, site.ErrNotVerified, tc.want)
 					}
-				}
-			}
-			if n != res.Pages {
-				t.Errorf("%d pages on disk; Render said %d", n, res.Pages)
+					if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("a refused render left %s: %v", out, err)
+					}
+					opts.Unverified = true
+					res, err := site.Render(t.Context(), st, opts)
+					if err != nil {
+						t.Fatalf("Render(Unverified) = %v", err)
+					}
+					if res.Verified || !strings.Contains(res.Reason, tc.reason) {
+						t.Errorf("Result = verified %v, reason %q; want unverified, reason with %q", res.Verified, res.Reason, tc.reason)
+					}
+					n := 0
+					for name, b := range siteFiles(t, out) {
+						if strings.HasSuffix(name, ".html") {
+							n++
+							if !bytes.Contains(b, []byte(`<div class="banner" role="note">`)) || !bytes.Contains(b, []byte("Not verified.")) {
+								t.Errorf("%s: no not-verified banner", name)
+							}
+							if bytes.Contains(b, []byte("catalog verified<")) {
+								t.Errorf("%s: says the catalog is verified", name)
+							}
+						}
+					}
+					if n != res.Pages {
+						t.Errorf("%d pages on disk; Render said %d", n, res.Pages)
+					}
+				})
 			}
 		})
 	}
 }
 
 // TestTamperedBlob: a vsix whose bytes differ from the catalog fails the
-// render (the copy is verified while read) and leaves nothing behind.
+// render (the copy is verified while read) and leaves nothing behind,
+// from a directory store and from an in-memory one alike.
 func TestTamperedBlob(t *testing.T) {
 	f := demoRegistry(t)
 	dir := filepath.Join(t.TempDir(), "reg")
@@ -397,19 +398,18 @@ func TestTamperedBlob(t *testing.T) {
 	if err := os.WriteFile(blob, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	out := filepath.Join(t.TempDir(), "site")
-	_, err = site.Render(t.Context(), st, site.Options{Out: out, Anchor: trust.Anchor{Root: f.Root}, Now: demoNow})
-	if !errors.Is(err, store.ErrMismatch) {
-		t.Fatalf("Render = %v; want %v", err, store.ErrMismatch)
-	}
-	ents, _ := os.ReadDir(filepath.Dir(out))
-	if len(ents) != 0 {
-		t.Errorf("a failed render left %v", ents)
+	for name, st := range stores(t, dir) {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "site")
+			_, err := site.Render(t.Context(), st, site.Options{Out: out, Anchor: trust.Anchor{Root: f.Root}, Now: demoNow})
+			if !errors.Is(err, store.ErrMismatch) {
+				t.Fatalf("Render = %v; want %v", err, store.ErrMismatch)
+			}
+			ents, _ := os.ReadDir(filepath.Dir(out))
+			if len(ents) != 0 {
+				t.Errorf("a failed render left %v", ents)
+			}
+		})
 	}
 }
 
