@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/internal/demoreg"
@@ -314,7 +316,8 @@ func TestTamperMatrix(t *testing.T) {
 }
 
 // TestCleanRegistry: the registry as sync made it verifies with no
-// problem at all, in every trust mode and with --no-read-data.
+// problem at all, in every trust mode and with --no-read-data, through
+// its directory store and through an in-memory copy.
 func TestCleanRegistry(t *testing.T) {
 	dir := fresh(t)
 	for name, opt := range map[string]func(*verify.RegistryOptions){
@@ -323,18 +326,24 @@ func TestCleanRegistry(t *testing.T) {
 		"no-read-data": func(o *verify.RegistryOptions) { o.NoReadData = true },
 		"policy":       func(o *verify.RegistryOptions) { o.Policy = demoreg.Policy(t) },
 	} {
-		t.Run(name, func(t *testing.T) {
-			rep := check(t, dir, opt)
-			if !rep.OK() || len(rep.Problems) != 0 {
-				t.Fatalf("problems in a clean registry:\n%s", problemList(rep))
-			}
-			if rep.Summary.Entries != 7 || rep.Summary.EntryOK != 7 || rep.Catalog == nil || rep.Catalog.Serial != 2 {
-				t.Errorf("summary %+v catalog %+v; want 7 entries ok at serial 2", rep.Summary, rep.Catalog)
-			}
-			if rep.Summary.ReadData && rep.Summary.Bytes == 0 {
-				t.Error("no bytes hashed")
-			}
-		})
+		for _, mem := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/mem=%v", name, mem), func(t *testing.T) {
+				opts := []func(*verify.RegistryOptions){opt}
+				if mem {
+					opts = append(opts, func(o *verify.RegistryOptions) { o.Store = storetest.MemFromDir(t, dir) })
+				}
+				rep := check(t, dir, opts...)
+				if !rep.OK() || len(rep.Problems) != 0 {
+					t.Fatalf("problems in a clean registry:\n%s", problemList(rep))
+				}
+				if rep.Summary.Entries != 7 || rep.Summary.EntryOK != 7 || rep.Catalog == nil || rep.Catalog.Serial != 2 {
+					t.Errorf("summary %+v catalog %+v; want 7 entries ok at serial 2", rep.Summary, rep.Catalog)
+				}
+				if rep.Summary.ReadData && rep.Summary.Bytes == 0 {
+					t.Error("no bytes hashed")
+				}
+			})
+		}
 	}
 }
 
