@@ -267,3 +267,79 @@ func copyFile(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+func hasProblem(rep *verify.Report, w want) bool {
+	for _, p := range rep.Errors() {
+		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry && p.Fix != "" && p.Message != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func hasWarning(rep *verify.Report, w want) bool {
+	for _, p := range rep.Warnings() {
+		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry {
+			return true
+		}
+	}
+	return false
+}
+
+func problemList(rep *verify.Report) string {
+	var b strings.Builder
+	for _, p := range rep.Problems {
+		b.WriteString("  " + string(p.Severity) + " " + string(p.Rule) + " " + p.Path + " [" + p.Entry + "] " + p.Message + "\n")
+	}
+	return b.String()
+}
+
+func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {
+	t.Helper()
+	v, err := trust.LoadVerifier(pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Anchor = trust.Anchor{Key: v}
+}
+
+// publishWithOtherKey replaces the registry's metadata with a new TUF
+// repository for the same catalog, signed by another key.
+func publishWithOtherKey(t *testing.T, dir string) {
+	t.Helper()
+	data := readFile(t, catalogFile(t, dir))
+	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenDir(dir, store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, f string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, f string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func remove(t *testing.T, f string) {
+	t.Helper()
+	if err := os.Remove(f); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,6 +1,11 @@
 // Package storetest is the conformance suite for store.Store: every store
 // implementation (directory, git, OCI registry) runs Run in its tests, so
 // all of them keep the same contract.
+//
+// It also holds Mem, an in-memory Store that runs the suite too, for
+// tests of readers (verify, site) that must work through any store: a
+// Mem has no directory and none of a directory store's extras, and
+// MemFromDir copies a directory registry into one raw, damage included.
 package storetest
 
 import (
