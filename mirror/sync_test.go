@@ -24,20 +24,7 @@ import (
 	"github.com/airvsx/airvsx/policies"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demoreg.Cleanup()
-	os.Exit(code)
-}
-
-func policyFrom(t *testing.T, yaml string) *policies.Policy {
-	t.Helper()
-	p, err := policies.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+func TestMain(m *testing.M) { demoreg.Main(m) }
 
 // env is one test's own fixture upstream, client, signer and registry
 // directory, for tests that sync in their own way; the demo registry as
@@ -236,7 +223,7 @@ extensions:
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, openvsxtest.Options{SlowDelay: 50 * time.Millisecond})
 			e.srv.Fault(tt.pattern, tt.fault, tt.times)
-			rep := e.sync(t, policyFrom(t, pol), false)
+			rep := e.sync(t, demoreg.ParsePolicy(t, pol), false)
 			cat := e.catalog(t)
 			if tt.quarantined == "" {
 				if rep.Failed() || len(cat.Entries) != 1 {
@@ -266,7 +253,7 @@ extensions:
 // leaves the unsigned extension out.
 func TestSyncRequiresSignature(t *testing.T) {
 	e := newEnv(t, openvsxtest.Options{})
-	rep := e.sync(t, policyFrom(t, `version: 1
+	rep := e.sync(t, demoreg.ParsePolicy(t, `version: 1
 extensions:
   - id: other-pub.unsigned-tool
 requireUpstreamSignature: true
@@ -281,7 +268,7 @@ requireUpstreamSignature: true
 // dependencies.
 func TestSyncMissingDependency(t *testing.T) {
 	e := newEnv(t, openvsxtest.Options{})
-	rep := e.sync(t, policyFrom(t, `version: 1
+	rep := e.sync(t, demoreg.ParsePolicy(t, `version: 1
 extensions:
   - id: airvsx-demo.uses-git
 exclude: [airvsx-demo.git-helper]

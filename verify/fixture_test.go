@@ -14,24 +14,10 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/verify"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	demoreg.Cleanup()
-	os.Exit(code)
-}
-
-func policyFrom(t testing.TB, yaml string) *policies.Policy {
-	t.Helper()
-	p, err := policies.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+func TestMain(m *testing.M) { demoreg.Main(m) }
 
 // base returns the registry every test copies: the demo policy synced
 // twice from the fixture upstream (internal/demoreg).

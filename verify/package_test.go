@@ -41,12 +41,12 @@ func TestPackage(t *testing.T) {
 		want verify.Rule // "" means ok
 	}{
 		{"good", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{}, ""},
-		{"signed", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: sigzip, UpstreamKey: pub, Policy: policyFrom(t, "version: 1\nextensions:\n  - id: airvsx-demo.*\nrequireUpstreamSignature: true\n")}, ""},
+		{"signed", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: sigzip, UpstreamKey: pub, Policy: demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: airvsx-demo.*\nrequireUpstreamSignature: true\n")}, ""},
 		{"hostile", hostile, verify.PackageOptions{}, verify.RuleVsixUnsafe},
 		{"wrong sigzip", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: otherSig, UpstreamKey: pub}, verify.RuleSignatureInvalid},
 		{"wrong key", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: sigzip, UpstreamKey: ed25519.NewKeyFromSeed(make([]byte, 32)).Public().(ed25519.PublicKey)}, verify.RuleSignatureInvalid},
-		{"excluded", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")}, verify.RulePolicyExcluded},
-		{"unsigned", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nrequireUpstreamSignature: true\n")}, verify.RulePolicyUnsigned},
+		{"excluded", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")}, verify.RulePolicyExcluded},
+		{"unsigned", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: '*.*'\nrequireUpstreamSignature: true\n")}, verify.RulePolicyUnsigned},
 		{"platform", fixtureVsix("airvsx-demo.hello-command-1.0.0@darwin-arm64.vsix"), verify.PackageOptions{Policy: demoreg.Policy(t)}, verify.RulePolicyDenied},
 		{"manifests disagree", writeHostile(t, "mismatch"), verify.PackageOptions{}, verify.RuleVsixPackage},
 	}

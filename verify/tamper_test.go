@@ -255,7 +255,7 @@ func tamperCases() []tamperCase {
 		}},
 		{"policy excludes an entry present", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			p := demoreg.Policy(t)
-			q := policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")
+			q := demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")
 			p.Exclude = q.Exclude
 			o.Policy = p
 			return []want{{verify.RulePolicyExcluded, "metadata/targets/", unsigned}}

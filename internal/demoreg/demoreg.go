@@ -11,7 +11,8 @@
 // change what Get returns: they copy the registry first.
 //
 // The package also holds the pieces a suite that syncs for itself needs:
-// the demo policy, a client tuned for the fixture upstream, a signer.
+// the demo policy (or one given as text), a client tuned for the fixture
+// upstream, a signer.
 package demoreg
 
 import (
@@ -95,7 +96,18 @@ func Get(tb testing.TB) *Registry {
 	return reg
 }
 
-// Cleanup removes what Get made. TestMain calls it after m.Run.
+// Main runs the tests of a binary that uses Get, removes what Get made,
+// and exits: a TestMain with nothing else to do is
+//
+//	func TestMain(m *testing.M) { demoreg.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
+// Cleanup removes what Get made. A TestMain that does more than Main
+// calls it after m.Run.
 func Cleanup() {
 	if tmpDir != "" {
 		os.RemoveAll(tmpDir)
@@ -161,6 +173,16 @@ func PolicyPath() string {
 func Policy(tb testing.TB) *policies.Policy {
 	tb.Helper()
 	p, err := policies.Load(PolicyPath())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// ParsePolicy parses a policy given as YAML text.
+func ParsePolicy(tb testing.TB, yaml string) *policies.Policy {
+	tb.Helper()
+	p, err := policies.Parse("test.yaml", []byte(yaml))
 	if err != nil {
 		tb.Fatal(err)
 	}
