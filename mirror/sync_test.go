@@ -18,45 +18,17 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
 )
 
-// testNow pins the clock: catalogs signed "now" are valid for 90 days.
-var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+func TestMain(m *testing.M) { demoreg.Main(m) }
 
-func demoPolicy(t *testing.T) *policies.Policy {
-	t.Helper()
-	p, err := policies.Load(filepath.Join("..", "policies", "examples", "demo.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func policyFrom(t *testing.T, yaml string) *policies.Policy {
-	t.Helper()
-	p, err := policies.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func testSigner(t *testing.T) (signature.SignerVerifier, []byte) {
-	t.Helper()
-	priv, pub, err := trust.GenerateKeyPair([]byte("pw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv, err := trust.ParseSigner("test.key", priv, []byte("pw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sv, pub
-}
-
+// env is one test's own fixture upstream, client, signer and registry
+// directory, for tests that sync in their own way; the demo registry as
+// two plain syncs make it is shared (internal/demoreg).
 type env struct {
 	srv    *openvsxtest.Server
 	client *mirror.Client
@@ -67,12 +39,8 @@ type env struct {
 func newEnv(t *testing.T, opts openvsxtest.Options) *env {
 	t.Helper()
 	srv := openvsxtest.New(t, opts)
-	c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv, _ := testSigner(t)
-	return &env{srv: srv, client: c, signer: sv, dir: filepath.Join(t.TempDir(), "registry")}
+	sv, _ := demoreg.Signer(t, t.TempDir(), "signer")
+	return &env{srv: srv, client: demoreg.Client(t, srv), signer: sv, dir: filepath.Join(t.TempDir(), "registry")}
 }
 
 func (e *env) sync(t *testing.T, pol *policies.Policy, dryRun bool) *mirror.Report {
@@ -84,7 +52,7 @@ func (e *env) sync(t *testing.T, pol *policies.Policy, dryRun bool) *mirror.Repo
 	defer st.Close()
 	rep, err := mirror.Sync(t.Context(), mirror.Options{
 		Client: e.client, Policy: pol, Store: st, Signer: e.signer, DryRun: dryRun,
-		Now: func() time.Time { return testNow }, TempDir: t.TempDir(),
+		Now: func() time.Time { return demoreg.SyncNow1 }, TempDir: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatalf("Sync: %v", err)
@@ -94,12 +62,19 @@ func (e *env) sync(t *testing.T, pol *policies.Policy, dryRun bool) *mirror.Repo
 
 func (e *env) catalog(t *testing.T) *index.Catalog {
 	t.Helper()
-	st, err := store.OpenDir(e.dir, store.DirOptions{ReadOnly: true})
+	return catalogOf(t, e.dir)
+}
+
+// catalogOf reads the catalog of the registry in dir, checked against its
+// own root at demoreg.VerifyNow.
+func catalogOf(t *testing.T, dir string) *index.Catalog {
+	t.Helper()
+	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cat, _, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return testNow }}})
+	cat, _, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return demoreg.VerifyNow }}})
 	if err != nil {
 		t.Fatalf("ReadCatalog: %v", err)
 	}
@@ -115,15 +90,13 @@ func names(es []index.Entry) []string {
 	return out
 }
 
-// TestSyncDemo syncs the demo policy from the fixture upstream: platform
-// builds, the pre-release and the engine-incompatible version skipped,
-// the pack and the dependency closed over, the glob found in the sitemap.
+// TestSyncDemo checks the first sync of the demo registry (the demo
+// policy from the fixture upstream, internal/demoreg): platform builds,
+// the pre-release and the engine-incompatible version skipped, the pack
+// and the dependency closed over, the glob found in the sitemap.
 func TestSyncDemo(t *testing.T) {
-	e := newEnv(t, openvsxtest.Options{})
-	rep := e.sync(t, demoPolicy(t), false)
-	if rep.Failed() {
-		t.Fatalf("sync failed: quarantined %v, missing %v", rep.Quarantined, rep.Plan.Missing)
-	}
+	demo := demoreg.Get(t)
+	rep := demo.Reports[0]
 	want := []string{
 		"airvsx-demo.demo-pack@1.0.0",
 		"airvsx-demo.git-helper@0.3.0",
@@ -133,7 +106,7 @@ func TestSyncDemo(t *testing.T) {
 		"airvsx-demo.uses-git@1.0.0",
 		"other-pub.unsigned-tool@0.1.0",
 	}
-	cat := e.catalog(t)
+	cat := catalogOf(t, demo.Dir1)
 	if diff := cmp.Diff(want, names(cat.Entries)); diff != "" {
 		t.Errorf("catalog entries (-want +got):\n%s", diff)
 	}
@@ -151,7 +124,7 @@ func TestSyncDemo(t *testing.T) {
 			t.Errorf("skip reason of %s = %q; want it to mention %q", name, skipped[name], reason)
 		}
 	}
-	if cat.Serial != 1 || cat.Previous != "" || cat.Upstream != e.srv.URL || cat.PolicyDigest != demoPolicy(t).Digest() {
+	if cat.Serial != 1 || cat.Previous != "" || cat.Upstream != demo.Upstream || cat.PolicyDigest != demoreg.Policy(t).Digest() {
 		t.Errorf("catalog header = serial %d, previous %q, upstream %q, policy %q", cat.Serial, cat.Previous, cat.Upstream, cat.PolicyDigest)
 	}
 	for _, en := range cat.Entries {
@@ -159,8 +132,8 @@ func TestSyncDemo(t *testing.T) {
 		if en.Upstream.Signed != signed {
 			t.Errorf("%s: upstream signed = %v; want %v", en.String(), en.Upstream.Signed, signed)
 		}
-		if signed && (en.Upstream.KeyID != e.srv.KeyID() || len(cat.UpstreamKeys) != 1 || cat.UpstreamKeys[0].ID != e.srv.KeyID()) {
-			t.Errorf("%s: key %q; catalog keys %v; want the upstream key %q pinned", en.String(), en.Upstream.KeyID, cat.UpstreamKeys, e.srv.KeyID())
+		if signed && (en.Upstream.KeyID != openvsxtest.KeyID || len(cat.UpstreamKeys) != 1 || cat.UpstreamKeys[0].ID != openvsxtest.KeyID) {
+			t.Errorf("%s: key %q; catalog keys %v; want the upstream key %q pinned", en.String(), en.Upstream.KeyID, cat.UpstreamKeys, openvsxtest.KeyID)
 		}
 		if en.Published.IsZero() || en.DisplayName == "" {
 			t.Errorf("%s: published %v, display name %q", en.String(), en.Published, en.DisplayName)
@@ -173,28 +146,25 @@ func TestSyncDemo(t *testing.T) {
 		t.Error("the report has no egress log")
 	}
 	for _, r := range rep.Egress {
-		if !strings.HasPrefix(r.URL, e.srv.URL) {
-			t.Errorf("request to %s: outside the upstream %s", r.URL, e.srv.URL)
+		if !strings.HasPrefix(r.URL, demo.Upstream) {
+			t.Errorf("request to %s: outside the upstream %s", r.URL, demo.Upstream)
 		}
 	}
 }
 
-// TestSyncTwiceDownloadsNothing: a second sync of the same policy fetches
-// no file, keeps every entry and chains the new catalog to the old.
+// TestSyncTwiceDownloadsNothing: the demo registry's second sync of the
+// same policy fetched no file, kept every entry and chained the new
+// catalog to the old.
 func TestSyncTwiceDownloadsNothing(t *testing.T) {
-	e := newEnv(t, openvsxtest.Options{})
-	pol := demoPolicy(t)
-	e.sync(t, pol, false)
-	first := e.catalog(t)
-	before := e.srv.Count("/cdn/")
-	rep := e.sync(t, pol, false)
-	if got := e.srv.Count("/cdn/") - before; got != 0 {
-		t.Errorf("second sync made %d file downloads; want 0", got)
+	demo := demoreg.Get(t)
+	first, rep := catalogOf(t, demo.Dir1), demo.Reports[1]
+	if demo.Downloads[0] == 0 || demo.Downloads[1] != 0 {
+		t.Errorf("the syncs made %d and %d file downloads; want some, then 0", demo.Downloads[0], demo.Downloads[1])
 	}
 	if len(rep.Plan.New) != 0 || len(rep.Plan.Unchanged) != len(first.Entries) {
 		t.Errorf("second plan: %d new, %d unchanged; want 0 and %d", len(rep.Plan.New), len(rep.Plan.Unchanged), len(first.Entries))
 	}
-	second := e.catalog(t)
+	second := catalogOf(t, demo.Dir)
 	d, _ := first.Digest()
 	if second.Serial != 2 || second.Previous != d {
 		t.Errorf("second catalog: serial %d previous %q; want 2 and %q", second.Serial, second.Previous, d)
@@ -207,7 +177,7 @@ func TestSyncTwiceDownloadsNothing(t *testing.T) {
 // TestSyncDryRunWritesNothing: --dry-run plans and writes nothing.
 func TestSyncDryRunWritesNothing(t *testing.T) {
 	e := newEnv(t, openvsxtest.Options{})
-	rep := e.sync(t, demoPolicy(t), true)
+	rep := e.sync(t, demoreg.Policy(t), true)
 	if len(rep.Plan.New) != 7 {
 		t.Errorf("dry run plans %d new; want 7", len(rep.Plan.New))
 	}
@@ -253,7 +223,7 @@ extensions:
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, openvsxtest.Options{SlowDelay: 50 * time.Millisecond})
 			e.srv.Fault(tt.pattern, tt.fault, tt.times)
-			rep := e.sync(t, policyFrom(t, pol), false)
+			rep := e.sync(t, demoreg.ParsePolicy(t, pol), false)
 			cat := e.catalog(t)
 			if tt.quarantined == "" {
 				if rep.Failed() || len(cat.Entries) != 1 {
@@ -283,7 +253,7 @@ extensions:
 // leaves the unsigned extension out.
 func TestSyncRequiresSignature(t *testing.T) {
 	e := newEnv(t, openvsxtest.Options{})
-	rep := e.sync(t, policyFrom(t, `version: 1
+	rep := e.sync(t, demoreg.ParsePolicy(t, `version: 1
 extensions:
   - id: other-pub.unsigned-tool
 requireUpstreamSignature: true
@@ -298,7 +268,7 @@ requireUpstreamSignature: true
 // dependencies.
 func TestSyncMissingDependency(t *testing.T) {
 	e := newEnv(t, openvsxtest.Options{})
-	rep := e.sync(t, policyFrom(t, `version: 1
+	rep := e.sync(t, demoreg.ParsePolicy(t, `version: 1
 extensions:
   - id: airvsx-demo.uses-git
 exclude: [airvsx-demo.git-helper]
@@ -314,10 +284,10 @@ dependencies: true
 // by ECDSA's random signatures).
 func TestSyncIdenticalTrees(t *testing.T) {
 	a := newEnv(t, openvsxtest.Options{})
-	a.sync(t, demoPolicy(t), false)
+	a.sync(t, demoreg.Policy(t), false)
 	b := *a
 	b.dir = filepath.Join(t.TempDir(), "registry")
-	b.sync(t, demoPolicy(t), false)
+	b.sync(t, demoreg.Policy(t), false)
 	ta, tb := tree(t, filepath.Join(a.dir, "extensions")), tree(t, filepath.Join(b.dir, "extensions"))
 	if len(ta) == 0 {
 		t.Fatal("no extension files")
@@ -363,8 +333,8 @@ func TestSyncResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = mirror.Sync(t.Context(), mirror.Options{
-		Client: e.client, Policy: demoPolicy(t), Store: failingMetadata{st}, Signer: e.signer,
-		Now: func() time.Time { return testNow }, TempDir: t.TempDir(),
+		Client: e.client, Policy: demoreg.Policy(t), Store: failingMetadata{st}, Signer: e.signer,
+		Now: func() time.Time { return demoreg.SyncNow1 }, TempDir: t.TempDir(),
 	})
 	st.Close()
 	if err == nil || !strings.Contains(err.Error(), "killed before") {
@@ -383,7 +353,7 @@ func TestSyncResumes(t *testing.T) {
 	if before != 7 {
 		t.Fatalf("first run downloaded %d packages; want 7", before)
 	}
-	rep := e.sync(t, demoPolicy(t), false)
+	rep := e.sync(t, demoreg.Policy(t), false)
 	if rep.Failed() || len(rep.Stored) != 7 {
 		t.Fatalf("resumed sync: stored %v, quarantined %v", rep.Stored, rep.Quarantined)
 	}

@@ -8,14 +8,12 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/demoreg"
 
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/mirror"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
-	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/site"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
@@ -32,68 +30,21 @@ func TestMain(m *testing.M) {
 	shared = dir
 	code := m.Run()
 	closeBrowser()
+	demoreg.Cleanup()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// fixture is a registry synced from the fixture upstream with the demo
-// policy, and the key that signed it.
-type fixture struct {
-	dir  string
-	key  signature.Verifier
-	root []byte // the registry's root.json, as a user would pin it
-}
-
-var (
-	fixtureOnce sync.Once
-	theFixture  *fixture
-	fixtureErr  error
-)
-
-// demoRegistry syncs the demo policy from the fixture Open VSX once per
-// test binary.
-func demoRegistry(t *testing.T) *fixture {
+// demoRegistry is the demo registry the tests share (internal/demoreg).
+// The site tests render the registry as the first sync left it
+// (Registry.Dir1, catalog serial 1), verified at demoreg.VerifyNow.
+func demoRegistry(t *testing.T) *demoreg.Registry {
 	t.Helper()
-	fixtureOnce.Do(func() {
-		srv := openvsxtest.New(t, openvsxtest.Options{})
-		c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond})
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		pol, err := policies.Load(filepath.Join("..", "policies", "examples", "demo.yaml"))
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		sv, _, err := sitetest.NewSigner()
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		dir := filepath.Join(shared, "demo-registry")
-		st, err := store.OpenDir(dir, store.DirOptions{Create: true})
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		defer st.Close()
-		if _, err := mirror.Sync(t.Context(), mirror.Options{Client: c, Policy: pol, Store: st, Signer: sv, TempDir: shared}); err != nil {
-			fixtureErr = err
-			return
-		}
-		root, err := os.ReadFile(filepath.Join(dir, "metadata", "root.json"))
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		theFixture = &fixture{dir: dir, key: sv, root: root}
-	})
-	if fixtureErr != nil {
-		t.Fatalf("demo registry: %v", fixtureErr)
-	}
-	return theFixture
+	return demoreg.Get(t)
 }
+
+// demoNow is the clock renders of the demo registry check expiry against.
+func demoNow() time.Time { return demoreg.VerifyNow }
 
 // render renders the registry in dir into out with opts (Out set here).
 func render(t testing.TB, dir, out string, opts site.Options) *site.Result {
@@ -123,7 +74,7 @@ func demoSite(t *testing.T) string {
 	f := demoRegistry(t)
 	demoSiteOnce.Do(func() {
 		out := filepath.Join(shared, "demo-site")
-		render(t, f.dir, out, site.Options{Anchor: trust.Anchor{Key: f.key}, Registry: "/media/usb/registry"})
+		render(t, f.Dir1, out, site.Options{Anchor: trust.Anchor{Key: f.Signer}, Registry: "/media/usb/registry", Now: demoNow})
 		demoSiteDir = out
 	})
 	if demoSiteDir == "" {

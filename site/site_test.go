@@ -243,12 +243,12 @@ func TestDeterministic(t *testing.T) {
 	f := demoRegistry(t)
 	a := filepath.Join(t.TempDir(), "a")
 	b := filepath.Join(t.TempDir(), "b")
-	opts := site.Options{Anchor: trust.Anchor{Root: f.root}, Registry: "reg", Workers: 3}
-	render(t, f.dir, a, opts)
+	opts := site.Options{Anchor: trust.Anchor{Root: f.Root}, Registry: "reg", Workers: 3, Now: demoNow}
+	render(t, f.Dir1, a, opts)
 	first := siteFiles(t, a)
 	opts.Workers = 1
-	render(t, f.dir, b, opts)
-	render(t, f.dir, a, opts) // replaces a
+	render(t, f.Dir1, b, opts)
+	render(t, f.Dir1, a, opts) // replaces a
 	if diff := cmp.Diff(first, siteFiles(t, b)); diff != "" {
 		t.Errorf("two renders differ (-first +second):\n%s", diff)
 	}
@@ -267,12 +267,12 @@ func TestReplace(t *testing.T) {
 	f := demoRegistry(t)
 	parent := t.TempDir()
 	out := filepath.Join(parent, "site")
-	render(t, f.dir, out, site.Options{Anchor: trust.Anchor{Key: f.key}})
+	render(t, f.Dir1, out, site.Options{Anchor: trust.Anchor{Key: f.Signer}, Now: demoNow})
 	stale := filepath.Join(out, "ext", "stale.html")
 	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	render(t, f.dir, out, site.Options{Anchor: trust.Anchor{Key: f.key}, Title: "Second"})
+	render(t, f.Dir1, out, site.Options{Anchor: trust.Anchor{Key: f.Signer}, Title: "Second", Now: demoNow})
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a file of the previous site survived the re-render: %v", err)
 	}
@@ -287,12 +287,12 @@ func TestReplace(t *testing.T) {
 	foreign := filepath.Join(parent, "home")
 	os.Mkdir(foreign, 0o755)
 	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
-	st, err := store.OpenDir(f.dir, store.DirOptions{ReadOnly: true})
+	st, err := store.OpenDir(f.Dir1, store.DirOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	_, err = site.Render(t.Context(), st, site.Options{Out: foreign, Anchor: trust.Anchor{Key: f.key}})
+	_, err = site.Render(t.Context(), st, site.Options{Out: foreign, Anchor: trust.Anchor{Key: f.Signer}, Now: demoNow})
 	if err == nil || !strings.Contains(err.Error(), "not empty and not a site") {
 		t.Errorf("Render into a foreign directory: %v; want a refusal", err)
 	}
@@ -303,7 +303,8 @@ func TestReplace(t *testing.T) {
 
 // TestTrust covers the trust anchors: none, a wrong key, an expired
 // catalog, a tampered one; refused without Unverified, rendered with a
-// banner on every page with it.
+// banner on every page with it; from a directory store and from an
+// in-memory one alike.
 func TestTrust(t *testing.T) {
 	f := demoRegistry(t)
 	other, _, err := sitetest.NewSigner()
@@ -311,14 +312,14 @@ func TestTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	tampered := filepath.Join(t.TempDir(), "tampered")
-	if err := os.CopyFS(tampered, os.DirFS(f.dir)); err != nil {
+	if err := os.CopyFS(tampered, os.DirFS(f.Dir1)); err != nil {
 		t.Fatal(err)
 	}
 	ts := filepath.Join(tampered, "metadata", "timestamp.json")
 	b, _ := os.ReadFile(ts)
 	b = regexp.MustCompile(`"sig":\s*"[0-9a-f]{8}`).ReplaceAll(b, []byte(`"sig": "00000000`))
 	os.WriteFile(ts, b, 0o644)
-	later := func() time.Time { return time.Now().Add(400 * 24 * time.Hour) }
+	later := func() time.Time { return demoNow().Add(400 * 24 * time.Hour) }
 
 	for _, tc := range []struct {
 		name   string
@@ -327,60 +328,63 @@ func TestTrust(t *testing.T) {
 		want   error  // when not Unverified
 		reason string // in the banner, when Unverified
 	}{
-		{"no anchor", f.dir, site.Options{}, site.ErrNoTrustAnchor, "without a trusted root or key"},
-		{"wrong key", f.dir, site.Options{Anchor: trust.Anchor{Key: other}}, trust.ErrSignature, "not signed by the given key"},
-		{"expired", f.dir, site.Options{Anchor: trust.Anchor{Root: f.root}, Now: later}, trust.ErrExpired, "expired"},
-		{"bad signature", tampered, site.Options{Anchor: trust.Anchor{Root: f.root}}, trust.ErrSignature, "timestamp.json"},
+		{"no anchor", f.Dir1, site.Options{}, site.ErrNoTrustAnchor, "without a trusted root or key"},
+		{"wrong key", f.Dir1, site.Options{Anchor: trust.Anchor{Key: other}}, trust.ErrSignature, "not signed by the given key"},
+		{"expired", f.Dir1, site.Options{Anchor: trust.Anchor{Root: f.Root}, Now: later}, trust.ErrExpired, "expired"},
+		{"bad signature", tampered, site.Options{Anchor: trust.Anchor{Root: f.Root}}, trust.ErrSignature, "timestamp.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := store.OpenDir(tc.dir, store.DirOptions{ReadOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			out := filepath.Join(t.TempDir(), "site")
-			opts := tc.opts
-			opts.Out = out
-			_, err = site.Render(t.Context(), st, opts)
-			if !errors.Is(err, site.ErrNotVerified) || !errors.Is(err, tc.want) {
-				t.Fatalf("Render = %v; want %v and %v", err, site.ErrNotVerified, tc.want)
-			}
-			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("a refused render left %s: %v", out, err)
-			}
-			opts.Unverified = true
-			res, err := site.Render(t.Context(), st, opts)
-			if err != nil {
-				t.Fatalf("Render(Unverified) = %v", err)
-			}
-			if res.Verified || !strings.Contains(res.Reason, tc.reason) {
-				t.Errorf("Result = verified %v, reason %q; want unverified, reason with %q", res.Verified, res.Reason, tc.reason)
-			}
-			n := 0
-			for name, b := range siteFiles(t, out) {
-				if strings.HasSuffix(name, ".html") {
-					n++
-					if !bytes.Contains(b, []byte(`<div class="banner" role="note">`)) || !bytes.Contains(b, []byte("Not verified.")) {
-						t.Errorf("%s: no not-verified banner", name)
+			for name, st := range stores(t, tc.dir) {
+				t.Run(name, func(t *testing.T) {
+					out := filepath.Join(t.TempDir(), "site")
+					opts := tc.opts
+					opts.Out = out
+					if opts.Now == nil {
+						opts.Now = demoNow
 					}
-					if bytes.Contains(b, []byte("catalog verified<")) {
-						t.Errorf("%s: says the catalog is verified", name)
+					_, err := site.Render(t.Context(), st, opts)
+					if !errors.Is(err, site.ErrNotVerified) || !errors.Is(err, tc.want) {
+						t.Fatalf("Render = %v; want %v and %v", err, site.ErrNotVerified, tc.want)
 					}
-				}
-			}
-			if n != res.Pages {
-				t.Errorf("%d pages on disk; Render said %d", n, res.Pages)
+					if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("a refused render left %s: %v", out, err)
+					}
+					opts.Unverified = true
+					res, err := site.Render(t.Context(), st, opts)
+					if err != nil {
+						t.Fatalf("Render(Unverified) = %v", err)
+					}
+					if res.Verified || !strings.Contains(res.Reason, tc.reason) {
+						t.Errorf("Result = verified %v, reason %q; want unverified, reason with %q", res.Verified, res.Reason, tc.reason)
+					}
+					n := 0
+					for name, b := range siteFiles(t, out) {
+						if strings.HasSuffix(name, ".html") {
+							n++
+							if !bytes.Contains(b, []byte(`<div class="banner" role="note">`)) || !bytes.Contains(b, []byte("Not verified.")) {
+								t.Errorf("%s: no not-verified banner", name)
+							}
+							if bytes.Contains(b, []byte("catalog verified<")) {
+								t.Errorf("%s: says the catalog is verified", name)
+							}
+						}
+					}
+					if n != res.Pages {
+						t.Errorf("%d pages on disk; Render said %d", n, res.Pages)
+					}
+				})
 			}
 		})
 	}
 }
 
 // TestTamperedBlob: a vsix whose bytes differ from the catalog fails the
-// render (the copy is verified while read) and leaves nothing behind.
+// render (the copy is verified while read) and leaves nothing behind,
+// from a directory store and from an in-memory one alike.
 func TestTamperedBlob(t *testing.T) {
 	f := demoRegistry(t)
 	dir := filepath.Join(t.TempDir(), "reg")
-	if err := os.CopyFS(dir, os.DirFS(f.dir)); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(f.Dir1)); err != nil {
 		t.Fatal(err)
 	}
 	const sum = "f3204155171531cde0f90f1ee83140f393cafc70cfb1c473f391aabfed4d8c8e" // other-pub.unsigned-tool-0.1.0.vsix
@@ -394,19 +398,18 @@ func TestTamperedBlob(t *testing.T) {
 	if err := os.WriteFile(blob, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	out := filepath.Join(t.TempDir(), "site")
-	_, err = site.Render(t.Context(), st, site.Options{Out: out, Anchor: trust.Anchor{Root: f.root}})
-	if !errors.Is(err, store.ErrMismatch) {
-		t.Fatalf("Render = %v; want %v", err, store.ErrMismatch)
-	}
-	ents, _ := os.ReadDir(filepath.Dir(out))
-	if len(ents) != 0 {
-		t.Errorf("a failed render left %v", ents)
+	for name, st := range stores(t, dir) {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "site")
+			_, err := site.Render(t.Context(), st, site.Options{Out: out, Anchor: trust.Anchor{Root: f.Root}, Now: demoNow})
+			if !errors.Is(err, store.ErrMismatch) {
+				t.Fatalf("Render = %v; want %v", err, store.ErrMismatch)
+			}
+			ents, _ := os.ReadDir(filepath.Dir(out))
+			if len(ents) != 0 {
+				t.Errorf("a failed render left %v", ents)
+			}
+		})
 	}
 }
 

@@ -2,197 +2,42 @@ package verify_test
 
 import (
 	"bytes"
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/mirror"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
-	"github.com/airvsx/airvsx/policies"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/verify"
 )
 
-// The clock: the first sync signs at testNow, the second an hour later,
-// and verification runs two hours after that (catalogs are valid 90 days).
-var (
-	testNow   = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	syncNow2  = testNow.Add(time.Hour)
-	verifyNow = testNow.Add(3 * time.Hour)
-)
+func TestMain(m *testing.M) { demoreg.Main(m) }
 
-// fixture is the registry every test copies: the demo policy synced twice
-// from the fixture upstream by mirror.Sync (serial 2), with a copy of the
-// registry after the first sync (serial 1), and the keys.
-type fixture struct {
-	dir      string // the registry after two syncs
-	dir1     string // a copy after the first sync
-	root     []byte // its 1.root.json: the pinned anchor
-	signer   signature.SignerVerifier
-	pubPath  string // the signer's public key file
-	other    signature.SignerVerifier
-	otherPub string
-}
-
-var (
-	fixOnce sync.Once
-	fix     *fixture
-	fixErr  string
-	tmpRoot string
-)
-
-func TestMain(m *testing.M) {
-	var err error
-	tmpRoot, err = os.MkdirTemp("", "airvsx-verify-test-")
-	if err != nil {
-		panic(err)
-	}
-	code := m.Run()
-	os.RemoveAll(tmpRoot)
-	os.Exit(code)
-}
-
-func demoPolicy(t testing.TB) *policies.Policy {
+// base returns the registry every test copies: the demo policy synced
+// twice from the fixture upstream (internal/demoreg).
+func base(t *testing.T) *demoreg.Registry {
 	t.Helper()
-	p, err := policies.Load(filepath.Join("..", "policies", "examples", "demo.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func policyFrom(t testing.TB, yaml string) *policies.Policy {
-	t.Helper()
-	p, err := policies.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func newSigner(t testing.TB, dir, name string) (signature.SignerVerifier, string) {
-	t.Helper()
-	// An unencrypted PKCS#8 key: GenerateKeyPair's scrypt would cost
-	// seconds on a loaded machine.
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubDER, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	priv := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	pub := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
-	sv, err := trust.ParseSigner(name+".key", priv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name+".pub")
-	if err := os.WriteFile(p, pub, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return sv, p
-}
-
-// base returns the shared fixture, building it on first use.
-func base(t *testing.T) *fixture {
-	t.Helper()
-	fixOnce.Do(func() {
-		f, err := buildFixture(t)
-		if err != nil {
-			fixErr = err.Error()
-			return
-		}
-		fix = f
-	})
-	if fix == nil {
-		t.Fatalf("fixture: %s", fixErr)
-	}
-	return fix
-}
-
-func buildFixture(t *testing.T) (*fixture, error) {
-	srv := openvsxtest.New(t, openvsxtest.Options{})
-	c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond})
-	if err != nil {
-		return nil, err
-	}
-	f := &fixture{dir: filepath.Join(tmpRoot, "base", "registry"), dir1: filepath.Join(tmpRoot, "base", "registry-1")}
-	f.signer, f.pubPath = newSigner(t, tmpRoot, "signer")
-	f.other, f.otherPub = newSigner(t, tmpRoot, "other")
-	for i, now := range []time.Time{testNow, syncNow2} {
-		st, err := store.OpenDir(f.dir, store.DirOptions{Create: true})
-		if err != nil {
-			return nil, err
-		}
-		_, err = mirror.Sync(context.Background(), mirror.Options{Client: c, Policy: demoPolicy(t), Store: st, Signer: f.signer,
-			Now: func() time.Time { return now }, TempDir: tmpRoot})
-		st.Close()
-		if err != nil {
-			return nil, err
-		}
-		if i == 0 {
-			if err := copyTree(f.dir, f.dir1); err != nil {
-				return nil, err
-			}
-		}
-	}
-	f.root, err = os.ReadFile(filepath.Join(f.dir, "metadata", "1.root.json"))
-	return f, err
-}
-
-// copyTree copies a directory of regular files.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
-	})
+	return demoreg.Get(t)
 }
 
 // fresh returns a private copy of the fixture registry.
 func fresh(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "registry")
-	if err := copyTree(base(t).dir, dir); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(base(t).Dir)); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
-// check verifies dir with the pinned root at verifyNow; opts may change
-// the options.
+// check verifies dir with the pinned root at demoreg.VerifyNow; opts
+// may change the options.
 func check(t *testing.T, dir string, opts ...func(*verify.RegistryOptions)) *verify.Report {
 	t.Helper()
 	o := regOpts(t, dir)
@@ -207,7 +52,7 @@ func check(t *testing.T, dir string, opts ...func(*verify.RegistryOptions)) *ver
 }
 
 // regOpts returns the options that verify the registry in dir (opened
-// read-only for the test) with the pinned root at verifyNow.
+// read-only for the test) with the pinned root at demoreg.VerifyNow.
 func regOpts(t *testing.T, dir string) verify.RegistryOptions {
 	t.Helper()
 	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
@@ -215,7 +60,7 @@ func regOpts(t *testing.T, dir string) verify.RegistryOptions {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return verify.RegistryOptions{Store: st, Target: dir, Anchor: trust.Anchor{Root: base(t).root}, Now: func() time.Time { return verifyNow }}
+	return verify.RegistryOptions{Store: st, Target: dir, Anchor: trust.Anchor{Root: base(t).Root}, Now: func() time.Time { return demoreg.VerifyNow }}
 }
 
 // catalogOf reads a registry's catalog (checked against its own root).
@@ -226,7 +71,7 @@ func catalogOf(t *testing.T, dir string) (*index.Catalog, string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cat, tr, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return verifyNow }}})
+	cat, tr, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return demoreg.VerifyNow }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +152,7 @@ func resign(t *testing.T, dir string, edit func(st *store.Dir, cat *index.Catalo
 	if err := cat.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).signer, trust.PublishOptions{Now: func() time.Time { return syncNow2.Add(time.Minute) }}); err != nil {
+	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Signer, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2.Add(time.Minute) }}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -405,6 +250,82 @@ func copyFile(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func hasProblem(rep *verify.Report, w want) bool {
+	for _, p := range rep.Errors() {
+		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry && p.Fix != "" && p.Message != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func hasWarning(rep *verify.Report, w want) bool {
+	for _, p := range rep.Warnings() {
+		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry {
+			return true
+		}
+	}
+	return false
+}
+
+func problemList(rep *verify.Report) string {
+	var b strings.Builder
+	for _, p := range rep.Problems {
+		b.WriteString("  " + string(p.Severity) + " " + string(p.Rule) + " " + p.Path + " [" + p.Entry + "] " + p.Message + "\n")
+	}
+	return b.String()
+}
+
+func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {
+	t.Helper()
+	v, err := trust.LoadVerifier(pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Anchor = trust.Anchor{Key: v}
+}
+
+// publishWithOtherKey replaces the registry's metadata with a new TUF
+// repository for the same catalog, signed by another key.
+func publishWithOtherKey(t *testing.T, dir string) {
+	t.Helper()
+	data := readFile(t, catalogFile(t, dir))
+	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenDir(dir, store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, f string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeFile(t *testing.T, f string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func remove(t *testing.T, f string) {
+	t.Helper()
+	if err := os.Remove(f); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/verify"
@@ -44,13 +45,13 @@ func TestPackage(t *testing.T) {
 		want verify.Rule // "" means ok
 	}{
 		{"good", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{}, ""},
-		{"signed", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: sigzip, UpstreamKey: pub, Policy: policyFrom(t, "version: 1\nextensions:\n  - id: airvsx-demo.*\nrequireUpstreamSignature: true\n")}, ""},
+		{"signed", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: sigzip, UpstreamKey: pub, Policy: demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: airvsx-demo.*\nrequireUpstreamSignature: true\n")}, ""},
 		{"hostile", hostile, verify.PackageOptions{}, verify.RuleVsixUnsafe},
 		{"wrong sigzip", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: otherSig, UpstreamKey: pub}, verify.RuleSignatureInvalid},
 		{"wrong key", fixtureVsix("airvsx-demo.hello-command-1.0.0.vsix"), verify.PackageOptions{Sigzip: sigzip, UpstreamKey: ed25519.NewKeyFromSeed(make([]byte, 32)).Public().(ed25519.PublicKey)}, verify.RuleSignatureInvalid},
-		{"excluded", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")}, verify.RulePolicyExcluded},
-		{"unsigned", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nrequireUpstreamSignature: true\n")}, verify.RulePolicyUnsigned},
-		{"platform", fixtureVsix("airvsx-demo.hello-command-1.0.0@darwin-arm64.vsix"), verify.PackageOptions{Policy: demoPolicy(t)}, verify.RulePolicyDenied},
+		{"excluded", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")}, verify.RulePolicyExcluded},
+		{"unsigned", fixtureVsix("other-pub.unsigned-tool-0.1.0.vsix"), verify.PackageOptions{Policy: demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: '*.*'\nrequireUpstreamSignature: true\n")}, verify.RulePolicyUnsigned},
+		{"platform", fixtureVsix("airvsx-demo.hello-command-1.0.0@darwin-arm64.vsix"), verify.PackageOptions{Policy: demoreg.Policy(t)}, verify.RulePolicyDenied},
 		{"manifests disagree", writeHostile(t, "mismatch"), verify.PackageOptions{}, verify.RuleVsixPackage},
 	}
 	for _, tt := range tests {
@@ -118,60 +119,60 @@ func TestPackagePolicyVerdict(t *testing.T) {
 		fix      string // in the first problem's fix
 	}{
 		{
-			name: "direct rule", file: "airvsx-demo.hello-command-1.0.0.vsix", policy: demoPolicy(t),
+			name: "direct rule", file: "airvsx-demo.hello-command-1.0.0.vsix", policy: demoreg.Policy(t),
 			verdict: verify.VerdictAllowed, rule: "rule 0 (airvsx-demo.hello-command)", reason: "allowed by rule 0 (airvsx-demo.hello-command)",
 		},
 		{
-			name: "glob rule", file: "other-pub.unsigned-tool-0.1.0.vsix", policy: demoPolicy(t),
+			name: "glob rule", file: "other-pub.unsigned-tool-0.1.0.vsix", policy: demoreg.Policy(t),
 			verdict: verify.VerdictAllowed, rule: "rule 3 (other-pub.*)", reason: "allowed by rule 3 (other-pub.*)",
 		},
 		{
-			name: "dependency only", file: "airvsx-demo.git-helper-0.3.0.vsix", policy: demoPolicy(t),
+			name: "dependency only", file: "airvsx-demo.git-helper-0.3.0.vsix", policy: demoreg.Policy(t),
 			verdict: verify.VerdictDependency, reason: "only as a dependency or extension-pack member",
 			warnings: []verify.Rule{verify.RulePolicyDependencyOnly},
 			message:  "no rule names airvsx-demo.git-helper directly", fix: "- id: airvsx-demo.git-helper",
 		},
 		{
-			name: "pack member only", file: "airvsx-demo.night-theme-2.1.0.vsix", policy: policyFrom(t, deps),
+			name: "pack member only", file: "airvsx-demo.night-theme-2.1.0.vsix", policy: demoreg.ParsePolicy(t, deps),
 			verdict: verify.VerdictDependency, reason: "only as a dependency or extension-pack member",
 			warnings: []verify.Rule{verify.RulePolicyDependencyOnly},
 			message:  "enters a registry only when a selected extension depends on it", fix: "install this file only together with the selected extension",
 		},
 		{
 			name: "no rule, no dependencies", file: "airvsx-demo.git-helper-0.3.0.vsix",
-			policy:  policyFrom(t, "version: 1\nextensions:\n  - id: airvsx-demo.uses-git\ndependencies: false\n"),
+			policy:  demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: airvsx-demo.uses-git\ndependencies: false\n"),
 			verdict: verify.VerdictDenied, reason: "no rule matches",
 			errors:  []verify.Rule{verify.RulePolicyDenied},
 			message: "no rule matches airvsx-demo.git-helper", fix: "add a rule for it to the policy's extensions (- id: airvsx-demo.git-helper)",
 		},
 		{
 			name: "excluded", file: "airvsx-demo.night-theme-2.1.0.vsix",
-			policy:  policyFrom(t, deps+"exclude: [airvsx-demo.night-*]\n"),
+			policy:  demoreg.ParsePolicy(t, deps+"exclude: [airvsx-demo.night-*]\n"),
 			verdict: verify.VerdictDenied, rule: "exclude airvsx-demo.night-*", reason: "excluded by airvsx-demo.night-*",
 			errors:  []verify.Rule{verify.RulePolicyExcluded},
 			message: "pattern airvsx-demo.night-*", fix: "remove or narrow the exclude pattern",
 		},
 		{
-			name: "rule refuses the platform", file: "airvsx-demo.hello-command-1.0.0@darwin-arm64.vsix", policy: demoPolicy(t),
+			name: "rule refuses the platform", file: "airvsx-demo.hello-command-1.0.0@darwin-arm64.vsix", policy: demoreg.Policy(t),
 			verdict: verify.VerdictDenied, rule: "rule 0 (airvsx-demo.hello-command)", reason: "platform darwin-arm64 not in",
 			errors:  []verify.Rule{verify.RulePolicyDenied},
 			message: "platform darwin-arm64", fix: "do not install this file",
 		},
 		{
-			name: "dependency refused: pre-release", file: "airvsx-demo.hello-command-1.1.0.vsix", policy: policyFrom(t, deps),
+			name: "dependency refused: pre-release", file: "airvsx-demo.hello-command-1.1.0.vsix", policy: demoreg.ParsePolicy(t, deps),
 			verdict: verify.VerdictDenied, reason: "pre-release not allowed for dependencies",
 			errors:  []verify.Rule{verify.RulePolicyDenied},
 			message: "no rule names airvsx-demo.hello-command directly, and as a dependency or extension-pack member it is refused: pre-release not allowed for dependencies",
 			fix:     "do not install this file",
 		},
 		{
-			name: "dependency refused: platform", file: "airvsx-demo.hello-command-1.0.0@linux-x64.vsix", policy: policyFrom(t, deps),
+			name: "dependency refused: platform", file: "airvsx-demo.hello-command-1.0.0@linux-x64.vsix", policy: demoreg.ParsePolicy(t, deps),
 			verdict: verify.VerdictDenied, reason: "platform linux-x64 not in [universal]",
 			errors:  []verify.Rule{verify.RulePolicyDenied},
 			message: "as a dependency or extension-pack member it is refused", fix: "do not install this file",
 		},
 		{
-			name: "dependency unsigned", file: "airvsx-demo.git-helper-0.3.0.vsix", policy: policyFrom(t, deps+"requireUpstreamSignature: true\n"),
+			name: "dependency unsigned", file: "airvsx-demo.git-helper-0.3.0.vsix", policy: demoreg.ParsePolicy(t, deps+"requireUpstreamSignature: true\n"),
 			verdict: verify.VerdictDenied, reason: "no verified upstream signature",
 			errors:  []verify.Rule{verify.RulePolicyUnsigned},
 			message: "no verified upstream signature", fix: "--sigzip",

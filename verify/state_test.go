@@ -17,7 +17,7 @@ import (
 func TestStateRecorded(t *testing.T) {
 	dir := fresh(t)
 	state := t.TempDir()
-	withState := func(o *verify.RegistryOptions) { o.State = trust.OpenStateDir(state); useKey(t, o, base(t).pubPath) }
+	withState := func(o *verify.RegistryOptions) { o.State = trust.OpenStateDir(state); useKey(t, o, base(t).PubPath) }
 	// A damaged entry: the chain is still recorded.
 	f := blobFile(t, dir, hello, store.RoleVsix)
 	b := readFile(t, f)
@@ -48,7 +48,7 @@ func TestStateRecorded(t *testing.T) {
 	writeFile(t, filepath.Join(sd, "state.json"), []byte("{"))
 	o := regOpts(t, dir)
 	o.State = trust.OpenStateDir(state)
-	useKey(t, &o, base(t).pubPath)
+	useKey(t, &o, base(t).PubPath)
 	if _, err := verify.Registry(t.Context(), o); err == nil {
 		t.Error("damaged state file: no error")
 	}
@@ -56,8 +56,8 @@ func TestStateRecorded(t *testing.T) {
 
 // TestRegistryCannotRun: bad options are errors (exit 2), not reports.
 func TestRegistryCannotRun(t *testing.T) {
-	st := regOpts(t, base(t).dir).Store
-	key, err := trust.LoadVerifier(base(t).pubPath)
+	st := regOpts(t, base(t).Dir).Store
+	key, err := trust.LoadVerifier(base(t).PubPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -65,6 +68,11 @@ func tamperCases() []tamperCase {
 			rel := relBlob(t, dir, gitHelper, "")
 			remove(t, blobFile(t, dir, gitHelper, ""))
 			return []want{{verify.RuleManifestMissing, rel, gitHelper}}
+		}},
+		{"oci-layout file damaged", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := filepath.Join(dir, "extensions", "airvsx-demo", "hello-command", "oci-layout")
+			writeFile(t, f, []byte(`{"imageLayoutVersion":"2.0.0"}`))
+			return []want{{verify.RuleLayoutInvalid, "extensions/airvsx-demo/hello-command/oci-layout", ""}}
 		}},
 		{"extra entry in index.json (a second descriptor for a tag)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			cat, _ := catalogOf(t, dir)
@@ -132,11 +140,11 @@ func tamperCases() []tamperCase {
 		}},
 		{"catalog signed by another key (--key)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			publishWithOtherKey(t, dir)
-			useKey(t, o, base(t).pubPath)
+			useKey(t, o, base(t).PubPath)
 			return []want{{verify.RuleTrustSignature, "metadata/1.root.json", ""}}
 		}},
 		{"wrong --key for the registry", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			useKey(t, o, base(t).otherPub)
+			useKey(t, o, base(t).OtherPub)
 			return []want{{verify.RuleTrustSignature, "metadata/1.root.json", ""}}
 		}},
 		{"rollback to an older validly signed catalog", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -147,17 +155,17 @@ func tamperCases() []tamperCase {
 			if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 				t.Fatal(err)
 			}
-			if err := copyTree(filepath.Join(base(t).dir1, "metadata"), filepath.Join(dir, "metadata")); err != nil {
+			if err := os.CopyFS(filepath.Join(dir, "metadata"), os.DirFS(filepath.Join(base(t).Dir1, "metadata"))); err != nil {
 				t.Fatal(err)
 			}
 			return []want{{verify.RuleTrustRollback, "metadata/timestamp.json", ""}}
 		}},
 		{"expired timestamp (freeze)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			o.Now = func() time.Time { return syncNow2.Add(91 * 24 * time.Hour) }
+			o.Now = func() time.Time { return demoreg.SyncNow2.Add(91 * 24 * time.Hour) }
 			return []want{{verify.RuleTrustExpired, "metadata/timestamp.json", ""}}
 		}},
 		{"snapshot from one sync with the catalog of another (mix-and-match)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			copyFile(t, filepath.Join(base(t).dir1, "metadata", "1.snapshot.json"), filepath.Join(dir, "metadata", "2.snapshot.json"))
+			copyFile(t, filepath.Join(base(t).Dir1, "metadata", "1.snapshot.json"), filepath.Join(dir, "metadata", "2.snapshot.json"))
 			return []want{{verify.RuleTrustMismatch, "metadata/2.snapshot.json", ""}}
 		}},
 		{"timestamp with a higher version and a bad signature", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -167,9 +175,9 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleTrustSignature, "metadata/timestamp.json", ""}}
 		}},
 		{"root rotation not signed by the trusted root", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			r := metadata.Root(syncNow2.Add(365 * 24 * time.Hour))
+			r := metadata.Root(demoreg.SyncNow2.Add(365 * 24 * time.Hour))
 			r.Signed.Version = 2
-			pub, err := base(t).other.PublicKey()
+			pub, err := base(t).Other.PublicKey()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +190,7 @@ func tamperCases() []tamperCase {
 					t.Fatal(err)
 				}
 			}
-			if _, err := r.Sign(base(t).other); err != nil {
+			if _, err := r.Sign(base(t).Other); err != nil {
 				t.Fatal(err)
 			}
 			b, err := r.ToBytes(false)
@@ -246,14 +254,14 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleCatalogChain, "metadata/targets/", ""}}
 		}},
 		{"policy excludes an entry present", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			p := demoPolicy(t)
-			q := policyFrom(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")
+			p := demoreg.Policy(t)
+			q := demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: '*.*'\nexclude: [other-pub.*]\n")
 			p.Exclude = q.Exclude
 			o.Policy = p
 			return []want{{verify.RulePolicyExcluded, "metadata/targets/", unsigned}}
 		}},
 		{"policy requires upstream signatures", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			p := demoPolicy(t)
+			p := demoreg.Policy(t)
 			p.RequireUpstreamSignature = true
 			o.Policy = p
 			return []want{{verify.RulePolicyUnsigned, "metadata/targets/", unsigned}}
@@ -276,7 +284,9 @@ func tamperCases() []tamperCase {
 
 // TestTamperMatrix damages a fresh copy of a registry made by sync in
 // each way an attacker or a bad medium could, and checks that verify
-// fails naming the right rule, file and entry.
+// fails naming the right rule, file and entry; then that verifying the
+// damaged registry through an in-memory store finds the same (see
+// checkOnMem).
 func TestTamperMatrix(t *testing.T) {
 	cases := tamperCases()
 	if len(cases) < 20 {
@@ -300,32 +310,40 @@ func TestTamperMatrix(t *testing.T) {
 					t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
 				}
 			}
+			checkOnMem(t, dir, o, rep, wants)
 		})
 	}
 }
 
 // TestCleanRegistry: the registry as sync made it verifies with no
-// problem at all, in every trust mode and with --no-read-data.
+// problem at all, in every trust mode and with --no-read-data, through
+// its directory store and through an in-memory copy.
 func TestCleanRegistry(t *testing.T) {
 	dir := fresh(t)
 	for name, opt := range map[string]func(*verify.RegistryOptions){
 		"root":         func(*verify.RegistryOptions) {},
-		"key":          func(o *verify.RegistryOptions) { useKey(t, o, base(t).pubPath) },
+		"key":          func(o *verify.RegistryOptions) { useKey(t, o, base(t).PubPath) },
 		"no-read-data": func(o *verify.RegistryOptions) { o.NoReadData = true },
-		"policy":       func(o *verify.RegistryOptions) { o.Policy = demoPolicy(t) },
+		"policy":       func(o *verify.RegistryOptions) { o.Policy = demoreg.Policy(t) },
 	} {
-		t.Run(name, func(t *testing.T) {
-			rep := check(t, dir, opt)
-			if !rep.OK() || len(rep.Problems) != 0 {
-				t.Fatalf("problems in a clean registry:\n%s", problemList(rep))
-			}
-			if rep.Summary.Entries != 7 || rep.Summary.EntryOK != 7 || rep.Catalog == nil || rep.Catalog.Serial != 2 {
-				t.Errorf("summary %+v catalog %+v; want 7 entries ok at serial 2", rep.Summary, rep.Catalog)
-			}
-			if rep.Summary.ReadData && rep.Summary.Bytes == 0 {
-				t.Error("no bytes hashed")
-			}
-		})
+		for _, mem := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/mem=%v", name, mem), func(t *testing.T) {
+				opts := []func(*verify.RegistryOptions){opt}
+				if mem {
+					opts = append(opts, func(o *verify.RegistryOptions) { o.Store = storetest.MemFromDir(t, dir) })
+				}
+				rep := check(t, dir, opts...)
+				if !rep.OK() || len(rep.Problems) != 0 {
+					t.Fatalf("problems in a clean registry:\n%s", problemList(rep))
+				}
+				if rep.Summary.Entries != 7 || rep.Summary.EntryOK != 7 || rep.Catalog == nil || rep.Catalog.Serial != 2 {
+					t.Errorf("summary %+v catalog %+v; want 7 entries ok at serial 2", rep.Summary, rep.Catalog)
+				}
+				if rep.Summary.ReadData && rep.Summary.Bytes == 0 {
+					t.Error("no bytes hashed")
+				}
+			})
+		}
 	}
 }
 
@@ -383,81 +401,5 @@ func TestExtrasAreHints(t *testing.T) {
 		if !hasWarning(rep, w) {
 			t.Errorf("no warning %s at %s; got:\n%s", w.rule, w.path, problemList(rep))
 		}
-	}
-}
-
-func hasProblem(rep *verify.Report, w want) bool {
-	for _, p := range rep.Errors() {
-		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry && p.Fix != "" && p.Message != "" {
-			return true
-		}
-	}
-	return false
-}
-
-func hasWarning(rep *verify.Report, w want) bool {
-	for _, p := range rep.Warnings() {
-		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry {
-			return true
-		}
-	}
-	return false
-}
-
-func problemList(rep *verify.Report) string {
-	var b strings.Builder
-	for _, p := range rep.Problems {
-		b.WriteString("  " + string(p.Severity) + " " + string(p.Rule) + " " + p.Path + " [" + p.Entry + "] " + p.Message + "\n")
-	}
-	return b.String()
-}
-
-func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {
-	t.Helper()
-	v, err := trust.LoadVerifier(pubPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Anchor = trust.Anchor{Key: v}
-}
-
-// publishWithOtherKey replaces the registry's metadata with a new TUF
-// repository for the same catalog, signed by another key.
-func publishWithOtherKey(t *testing.T, dir string) {
-	t.Helper()
-	data := readFile(t, catalogFile(t, dir))
-	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.OpenDir(dir, store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).other, trust.PublishOptions{Now: func() time.Time { return syncNow2 }}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, f string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t *testing.T, f string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(f, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func remove(t *testing.T, f string) {
-	t.Helper()
-	if err := os.Remove(f); err != nil {
-		t.Fatal(err)
 	}
 }

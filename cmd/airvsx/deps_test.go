@@ -11,12 +11,14 @@ import (
 
 // dialers may make network connections: the sync engine (the only client,
 // ARCHITECTURE.md) and the binary that wires it in. The fixture upstream
-// and its command only listen, on loopback.
+// and its command only listen, on loopback; the tests' demo registry
+// syncs from it there.
 var dialers = []string{
 	"github.com/airvsx/airvsx/mirror",
 	"github.com/airvsx/airvsx/cmd/airvsx",
 	"github.com/airvsx/airvsx/mirror/openvsxtest",
 	"github.com/airvsx/airvsx/cmd/openvsx-fixture",
+	"github.com/airvsx/airvsx/internal/demoreg",
 }
 
 // networkStores are the stores that can dial (an OCI registry over HTTP):

@@ -133,6 +133,13 @@ func encodeIndex(tags []TagEntry) ([]byte, error) {
 	return marshal(ix)
 }
 
+// CheckManifestDescriptor reports whether a tag may point at m: an OCI
+// image manifest or index media type, a valid digest, a size that is not
+// negative. Store.Tag checks it.
+func CheckManifestDescriptor(m Descriptor) error {
+	return checkManifestDescriptor(m.MediaType, m.Digest, m.Size)
+}
+
 func checkManifestDescriptor(mediaType, dgst string, size int64) error {
 	if mediaType != MediaTypeManifest && mediaType != MediaTypeIndex {
 		return fmt.Errorf("mediaType %q: want %s or %s", mediaType, MediaTypeManifest, MediaTypeIndex)
@@ -176,7 +183,7 @@ func (d *Dir) Tag(ctx context.Context, repo, tag string, m Descriptor) error {
 	if err := d.checkTagArgs(ctx, repo, tag); err != nil {
 		return fmt.Errorf("tag: %w", err)
 	}
-	if err := checkManifestDescriptor(m.MediaType, m.Digest, m.Size); err != nil {
+	if err := CheckManifestDescriptor(m); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
 	size, err := d.StatBlob(ctx, repo, m.Digest)

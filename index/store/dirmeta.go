@@ -156,11 +156,20 @@ func checkQuarantine(ctx context.Context, name string, files map[string]io.Reade
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	return CheckQuarantine(name, slices.Collect(maps.Keys(files)))
+}
+
+// CheckQuarantine checks the names Store.Quarantine is given: name is one
+// element [A-Za-z0-9][A-Za-z0-9._-]* of at most 200 bytes (room for a
+// ".N" suffix), not a Windows reserved name; every file name is one such
+// element of at most 255 bytes, none is REASON or reason.json in any case,
+// and no two differ only in case. Errors wrap ErrInvalidName.
+func CheckQuarantine(name string, files []string) error {
 	if err := checkElement(name); err != nil || len(name) > maxQuarantineName {
 		return fmt.Errorf("quarantine name %q: want one element [A-Za-z0-9][A-Za-z0-9._-]* of at most %d bytes, not a reserved name: %w", name, maxQuarantineName, ErrInvalidName)
 	}
 	folded := make(map[string]string)
-	for f := range files {
+	for _, f := range files {
 		if err := checkElement(f); err != nil {
 			return fmt.Errorf("quarantine file %q: %v: %w", f, err, ErrInvalidName)
 		}

@@ -15,18 +15,16 @@ import (
 	"image/color"
 	"image/png"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/synthreg"
 )
 
 // Extension is one synthetic package: one entry of the catalog.
@@ -56,15 +54,9 @@ type Options struct {
 	Workers int
 }
 
-// NewSigner returns a fresh ECDSA P-256 signer and its public key PEM.
-func NewSigner() (signature.SignerVerifier, []byte, error) {
-	priv, pub, err := trust.GenerateKeyPair([]byte("sitetest"))
-	if err != nil {
-		return nil, nil, err
-	}
-	sv, err := trust.ParseSigner("sitetest.key", priv, []byte("sitetest"))
-	return sv, pub, err
-}
+// NewSigner returns a fresh ECDSA P-256 signer and its public key PEM
+// (synthreg.NewSigner: no scrypt, so it is cheap).
+func NewSigner() (signature.SignerVerifier, []byte, error) { return synthreg.NewSigner() }
 
 // Build creates a registry in dir holding exts, signs its catalog with
 // signer and returns the catalog.
@@ -72,44 +64,10 @@ func Build(ctx context.Context, dir string, exts []Extension, signer signature.S
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
-	}
-	st, err := store.OpenDir(dir, store.DirOptions{Create: true})
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	entries := make([]index.Entry, len(exts))
-	errs := make([]error, len(exts))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range opts.Workers {
-		wg.Go(func() {
-			for i := range next {
-				entries[i], errs[i] = put(ctx, st, &exts[i])
-			}
-		})
-	}
-	for i := range exts {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	cat := &index.Catalog{Format: index.CatalogFormat, Serial: 1, Created: opts.Now.UTC().Truncate(time.Second), Upstream: "https://open-vsx.example", Entries: entries}
-	b, err := cat.Encode()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := trust.Publish(ctx, trust.Metadata(ctx, st), b, signer, trust.PublishOptions{Now: func() time.Time { return opts.Now }}); err != nil {
-		return nil, err
-	}
-	return cat, nil
+	return synthreg.Build(ctx, dir, synthreg.Options{
+		Entries: len(exts), Workers: opts.Workers, Signer: signer, Now: opts.Now,
+		Catalog: index.Catalog{Created: opts.Now.UTC().Truncate(time.Second), Upstream: "https://open-vsx.example"},
+	}, func(ctx context.Context, st store.Store, i int) (index.Entry, error) { return put(ctx, st, &exts[i]) })
 }
 
 func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error) {
@@ -138,40 +96,26 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 	if err != nil {
 		return index.Entry{}, err
 	}
-	repo := store.Repo(x.ID)
-	var layers []store.Layer
-	add := func(role store.Role, title string, data []byte) error {
-		d := digestOf(data)
-		if err := st.PutBlob(ctx, repo, d, int64(len(data)), store.BytesContent(data)); err != nil {
-			return err
-		}
-		layers = append(layers, store.Layer{Role: role, Title: title, Digest: d, Size: int64(len(data))})
-		return nil
-	}
-	if err := add(store.RoleVsix, fmt.Sprintf("%s-%s.vsix", x.ID, x.Version), vsixBytes); err != nil {
+	a := synthreg.NewArtifact(st, x.ID)
+	if err := a.Add(ctx, store.RoleVsix, fmt.Sprintf("%s-%s.vsix", x.ID, x.Version), vsixBytes); err != nil {
 		return index.Entry{}, err
 	}
-	if err := add(store.RoleManifest, "package.json", pkg); err != nil {
+	if err := a.Add(ctx, store.RoleManifest, "package.json", pkg); err != nil {
 		return index.Entry{}, err
 	}
 	if x.Readme != nil {
-		if err := add(store.RoleReadme, "README.md", x.Readme); err != nil {
+		if err := a.Add(ctx, store.RoleReadme, "README.md", x.Readme); err != nil {
 			return index.Entry{}, err
 		}
 	}
 	if x.Icon != nil {
-		if err := add(store.RoleIcon, "icon.png", x.Icon); err != nil {
+		if err := a.Add(ctx, store.RoleIcon, "icon.png", x.Icon); err != nil {
 			return index.Entry{}, err
 		}
 	}
 	sum := sha256.Sum256(vsixBytes)
-	info := store.ArtifactInfo{ID: x.ID, Version: x.Version, Platform: x.Platform, PreRelease: x.PreRelease,
-		Created: x.Published, UpstreamSHA256: hex.EncodeToString(sum[:])}
-	mb, err := store.BuildManifest(info, layers)
-	if err != nil {
-		return index.Entry{}, err
-	}
-	m, err := store.PutArtifact(ctx, st, mb)
+	m, err := a.Put(ctx, store.ArtifactInfo{ID: x.ID, Version: x.Version, Platform: x.Platform, PreRelease: x.PreRelease,
+		Created: x.Published, UpstreamSHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return index.Entry{}, err
 	}
@@ -184,10 +128,6 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 		Engine: "^1.80.0", DeclaredCapabilities: x.Declared, DetectedCapabilities: x.Detected,
 		License: "MIT", Repository: x.Repository,
 	}, nil
-}
-
-func digestOf(b []byte) string {
-	return index.DigestBytes(b)
 }
 
 // zipFiles makes a zip of files, names in sorted order, fixed times.

@@ -9,9 +9,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
 	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
@@ -22,15 +20,12 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
-
-	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/synthreg"
 )
 
 // Options size the registry. The zero value makes 400 entries of 5 MiB.
@@ -70,7 +65,7 @@ func Make(ctx context.Context, dir, keyPrefix string, o Options) (*Result, error
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC().Truncate(time.Second)
 	}
-	signer, pubPEM, err := newSigner()
+	signer, pubPEM, err := synthreg.NewSigner()
 	if err != nil {
 		return nil, err
 	}
@@ -86,85 +81,33 @@ func Make(ctx context.Context, dir, keyPrefix string, o Options) (*Result, error
 		return nil, err
 	}
 	upPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
-	st, err := store.OpenDir(dir, store.DirOptions{Create: true})
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "benchreg-tmp-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-
-	entries := make([]index.Entry, o.Entries)
-	errs := make([]error, o.Entries)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range o.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				var priv ed25519.PrivateKey
-				if o.Signed {
-					priv = upPriv
-				}
-				entries[i], errs[i] = makeEntry(ctx, st, tmp, i, o, priv)
-			}
-		}()
+	if !o.Signed {
+		upPriv = nil
 	}
-	for i := range o.Entries {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	res := &Result{PubKey: keyPrefix + ".pub"}
-	for i, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-		res.Bytes += entries[i].VsixSize
-	}
-	cat := &index.Catalog{Format: index.CatalogFormat, Serial: 1, Created: o.Now, Upstream: "https://open-vsx.invalid", Entries: entries}
+	head := index.Catalog{Serial: 1, Created: o.Now, Upstream: "https://open-vsx.invalid"}
 	if o.Signed {
-		cat.UpstreamKeys = []index.UpstreamKey{{ID: upKeyID, PEM: string(upPEM)}}
+		head.UpstreamKeys = []index.UpstreamKey{{ID: upKeyID, PEM: string(upPEM)}}
 	}
-	data, err := cat.Encode()
+	cat, err := synthreg.Build(ctx, dir, synthreg.Options{Entries: o.Entries, Workers: o.Workers, Catalog: head, Signer: signer, Now: o.Now},
+		func(ctx context.Context, st store.Store, i int) (index.Entry, error) {
+			return makeEntry(ctx, st, tmp, i, o, upPriv)
+		})
 	if err != nil {
 		return nil, err
 	}
-	if err := cat.Validate(); err != nil {
-		return nil, err
-	}
-	if _, err := trust.Publish(ctx, trust.Metadata(ctx, st), data, signer, trust.PublishOptions{Now: func() time.Time { return o.Now }}); err != nil {
-		return nil, err
+	res := &Result{PubKey: keyPrefix + ".pub"}
+	for _, e := range cat.Entries {
+		res.Bytes += e.VsixSize
 	}
 	return res, nil
 }
 
-// newSigner makes an unencrypted ECDSA P-256 signer (no scrypt: fast).
-func newSigner() (signature.Signer, []byte, error) {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		return nil, nil, err
-	}
-	pubDER, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	sv, err := trust.ParseSigner("bench.key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sv, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), nil
-}
-
-func makeEntry(ctx context.Context, st *store.Dir, tmp string, i int, o Options, upPriv ed25519.PrivateKey) (index.Entry, error) {
+func makeEntry(ctx context.Context, st store.Store, tmp string, i int, o Options, upPriv ed25519.PrivateKey) (index.Entry, error) {
 	name := fmt.Sprintf("ext-%04d", i)
 	id := index.ID{Namespace: publisher, Name: name}
 	version := "1.0.0"
@@ -204,26 +147,17 @@ func makeEntry(ctx context.Context, st *store.Dir, tmp string, i int, o Options,
 		return index.Entry{}, err
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	repo := store.Repo(id)
 	vf, err := os.Open(path)
 	if err != nil {
 		return index.Entry{}, err
 	}
-	err = st.PutBlob(ctx, repo, index.SHA256Digest(sum), cw.n, store.SeekContent(vf))
+	a := synthreg.NewArtifact(st, id)
+	err = a.AddContent(ctx, store.RoleVsix, fmt.Sprintf("%s.%s-%s.vsix", publisher, name, version), index.SHA256Digest(sum), cw.n, store.SeekContent(vf))
 	vf.Close()
 	if err != nil {
 		return index.Entry{}, err
 	}
-	layers := []store.Layer{{Role: store.RoleVsix, Title: fmt.Sprintf("%s.%s-%s.vsix", publisher, name, version), Digest: index.SHA256Digest(sum), Size: cw.n}}
-	put := func(role store.Role, title string, b []byte) error {
-		d := index.DigestBytes(b)
-		if err := st.PutBlob(ctx, repo, d, int64(len(b)), store.BytesContent(b)); err != nil {
-			return err
-		}
-		layers = append(layers, store.Layer{Role: role, Title: title, Digest: d, Size: int64(len(b))})
-		return nil
-	}
-	if err := put(store.RoleUpstreamMetadata, "openvsx.json", []byte(`{"bench":true}`)); err != nil {
+	if err := a.Add(ctx, store.RoleUpstreamMetadata, "openvsx.json", []byte(`{"bench":true}`)); err != nil {
 		return index.Entry{}, err
 	}
 	e := index.Entry{ID: id, Version: version, Platform: index.Universal, Published: o.Now, VsixSHA256: sum, VsixSize: cw.n, Engine: "^1.80.0", DisplayName: name}
@@ -236,20 +170,16 @@ func makeEntry(ctx context.Context, st *store.Dir, tmp string, i int, o Options,
 		if err != nil {
 			return index.Entry{}, err
 		}
-		if err := put(store.RoleUpstreamSignature, fmt.Sprintf("%s.%s-%s.sigzip", publisher, name, version), sz); err != nil {
+		if err := a.Add(ctx, store.RoleUpstreamSignature, fmt.Sprintf("%s.%s-%s.sigzip", publisher, name, version), sz); err != nil {
 			return index.Entry{}, err
 		}
 		e.Upstream = index.Signature{Signed: true, KeyID: upKeyID}
 	}
-	if err := put(store.RoleManifest, "package.json", []byte(pkgJSON)); err != nil {
+	if err := a.Add(ctx, store.RoleManifest, "package.json", []byte(pkgJSON)); err != nil {
 		return index.Entry{}, err
 	}
 	os.Remove(path)
-	raw, err := store.BuildManifest(store.ArtifactInfo{ID: id, Version: version, Platform: index.Universal, Created: o.Now, UpstreamSHA256: sum}, layers)
-	if err != nil {
-		return index.Entry{}, err
-	}
-	m, err := store.PutArtifact(ctx, st, raw)
+	m, err := a.Put(ctx, store.ArtifactInfo{ID: id, Version: version, Platform: index.Universal, Created: o.Now, UpstreamSHA256: sum})
 	if err != nil {
 		return index.Entry{}, err
 	}
