@@ -37,15 +37,30 @@ func (e *permanentError) Unwrap() error { return e.err }
 
 func permanent(err error) error { return &permanentError{err} }
 
-// checkRetry is retryablehttp's policy (retry connection errors, 429 and
-// 5xx except 501; not TLS, scheme or redirect-limit errors), except that
-// refused and permanent errors end the call.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	var p *permanentError
-	if err != nil && (errors.As(err, &p) || errors.Is(err, ErrRefused)) {
-		return false, err
+// checkRetry returns the retry policy of one call. It is retryablehttp's
+// (retry 429 and 5xx except 501; not scheme, header or redirect-limit
+// errors) with these changes: refused and permanent errors end the call;
+// a request that got no answer is retried only when its cause may heal
+// (a reset, a timeout, a stall, a connection closed early), not when
+// nothing listens, the host does not exist or TLS does not verify
+// (classify). The error of each attempt is kept in cl for the retry log.
+func checkRetry(cl *call) retryablehttp.CheckRetry {
+	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		cl.lastErr = err
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		var p *permanentError
+		if err != nil && (errors.As(err, &p) || errors.Is(err, ErrRefused)) {
+			return false, err
+		}
+		if err != nil && resp == nil {
+			ce := newConnError(cl.url, err)
+			cl.lastErr = ce
+			return !ce.Permanent(), ce
+		}
+		return retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
 	}
-	return retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
 }
 
 // errWriter remembers the error of the writer, so a failed write is told
@@ -74,7 +89,7 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, int64, error) {
 	if limit < math.MaxInt64 {
 		limit++
 	}
-	cl := &call{kind: r.kind}
+	cl := &call{kind: r.kind, url: r.url}
 	ctx = withCall(ctx, cl)
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
 	if err != nil {
@@ -141,12 +156,12 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, int64, error) {
 	rc := &retryablehttp.Client{
 		HTTPClient: hc,
 		RetryMax:   c.maxRetries,
-		CheckRetry: checkRetry,
+		CheckRetry: checkRetry(cl),
 		// retryablehttp sleeps on its own timer; the wait is computed here
 		// and slept in PrepareRetry, where the (injectable) sleeper can see
 		// the context.
 		Backoff: func(_, _ time.Duration, i int, resp *http.Response) time.Duration {
-			cl.wait = c.retryWait(i, resp, r.url)
+			cl.wait = c.retryWait(i, resp, cl.lastErr, r.url)
 			return 0
 		},
 		PrepareRetry: func(*http.Request) error { return c.sleep(ctx, cl.wait) },
@@ -179,6 +194,11 @@ func (c *Client) finalError(ctx context.Context, rawURL string, resp *http.Respo
 	}
 	if errors.Is(err, ErrRefused) {
 		return err
+	}
+	var ce *ConnError
+	if errors.As(err, &ce) {
+		ce.Attempts = tries
+		return ce
 	}
 	if resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
 		defer resp.Body.Close()

@@ -52,8 +52,10 @@ type ClientOptions struct {
 	// Default 1.
 	Burst int
 	// MaxRetries is how many times a request is retried after a 429, a 5xx,
-	// a connection error, a truncated body or a stalled download. Default 5;
-	// negative means no retries.
+	// a connection error that may heal (a reset, a timeout), a truncated
+	// body or a stalled download. Errors retrying cannot fix (connection
+	// refused, no such host, TLS that does not verify; see ConnError) are
+	// never retried. Default 5; negative means no retries.
 	MaxRetries int
 	// RetryWaitMin and RetryWaitMax bound the exponential backoff with
 	// jitter between retries. Defaults 1s and 30s. A wait the upstream asks
@@ -71,8 +73,8 @@ type ClientOptions struct {
 	// upstream's) a file URL may redirect to. Default: any host, as Open
 	// VSX moves its storage host. API requests never leave the upstream.
 	RedirectHosts []string
-	// Logger receives retries (info), capped waits (warn) and every
-	// request (debug). Default nil: discard.
+	// Logger receives retries (info, with the host and the cause), capped
+	// waits (warn) and every request (debug). Default nil: discard.
 	Logger *slog.Logger
 	// HTTPClient is the base client whose Transport sends the requests
 	// (tests). Its Timeout and CheckRedirect are replaced. Default nil: a

@@ -140,7 +140,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("sync: %w", err)
+		return fmt.Errorf("sync: %w%s", err, syncHint(err))
 	}
 	if opts.json {
 		enc := json.NewEncoder(g.stdout)
@@ -155,6 +155,26 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		return errFailed
 	}
 	return nil
+}
+
+// syncHint is what to do next about a failed sync's error, on lines of
+// its own after the error, or "".
+func syncHint(err error) string {
+	var ce *mirror.ConnError
+	switch {
+	case errors.Is(err, mirror.ErrUnreachable):
+		return "\nhint: check that --upstream (or the policy's upstream:) names a running Open VSX; " +
+			"if this network reaches it through a proxy, set HTTPS_PROXY"
+	case errors.Is(err, mirror.ErrTLS):
+		return "\nhint: the upstream's TLS does not verify: check the scheme of --upstream (http or https); " +
+			"if a proxy inspects TLS here, pass its CA bundle with --ca-file"
+	case errors.As(err, &ce):
+		return "\nhint: the upstream kept failing; the next sync resumes where this one stopped"
+	case errors.Is(err, mirror.ErrRefused):
+		return "\nhint: airvsx sends requests only to the upstream and follows no redirect it deems unsafe; " +
+			"check --upstream"
+	}
+	return ""
 }
 
 // openRegistry opens (and, for writers, creates) a directory registry.
