@@ -5,11 +5,9 @@ package mirror
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -51,6 +49,7 @@ type itemFiles struct {
 	vsixSum  string // lowercase hex
 	upSum    string // upstream's .sha256, "" when recovered from the store
 	sigzip   []byte
+	sigOK    bool // the signature in sigzip verifies over the vsix (hashed as it was written)
 	keyID    string
 	meta     []byte
 }
@@ -103,17 +102,44 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 	return e, nil
 }
 
-// download fetches the vsix, its .sha256 and its signature. It returns a
-// rejection reason for content that is wrong, and an error for failures
-// to fetch.
+// download fetches the package's .sha256, its signature and the signing
+// key, then the package itself, hashing it (and checking the signature)
+// as it arrives. It returns a rejection reason for content that is wrong,
+// and an error for failures to fetch.
 func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (string, error) {
 	m := it.Meta
+	// What the download is checked against comes first, so that the
+	// checks run on the bytes as they arrive.
+	sumURL := m.Files["sha256"]
+	if sumURL != "" {
+		sumText, err := f.client.Fetch(ctx, sumURL, 1024)
+		if err != nil {
+			return "", fmt.Errorf("fetch sha256 of %s: %w", it, err)
+		}
+		files.upSum = strings.ToLower(strings.TrimSpace(string(sumText)))
+	}
+	var (
+		pub       ed25519.PublicKey
+		sig       []byte
+		sigReason string // why the signature cannot be checked
+	)
+	if sumURL != "" && m.Files["signature"] != "" {
+		var err error
+		if files.sigzip, err = f.client.Fetch(ctx, m.Files["signature"], vsix.MaxSigzipBytes); err != nil {
+			return "", fmt.Errorf("fetch signature of %s: %w", it, err)
+		}
+		if pub, sig, sigReason, err = f.signature(ctx, files, m.Files["publicKey"]); err != nil {
+			return "", err
+		}
+	}
+
 	tmp, err := os.CreateTemp(f.tmpDir, "vsix-*")
 	if err != nil {
 		return "", err
 	}
 	files.vsixPath = tmp.Name()
-	n, err := f.client.Download(ctx, m.Files["download"], f.pol.MaxVsixBytes, tmp)
+	df := newDigestFile(tmp, pub, sig)
+	_, err = f.client.Download(ctx, m.Files["download"], f.pol.MaxVsixBytes, df)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -123,53 +149,36 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 	if err != nil {
 		return "", fmt.Errorf("download %s: %w", it, err)
 	}
-	files.vsixSize = n
-	if files.vsixSum, err = sha256File(files.vsixPath); err != nil {
-		return "", err
-	}
-
-	if m.Files["sha256"] == "" {
+	files.vsixSize, files.vsixSum = df.size(), df.sum()
+	files.sigOK = df.signatureOK()
+	switch {
+	case sumURL == "":
 		return "upstream published no sha256 for it", nil
-	}
-	sumText, err := f.client.Fetch(ctx, m.Files["sha256"], 1024)
-	if err != nil {
-		return "", fmt.Errorf("fetch sha256 of %s: %w", it, err)
-	}
-	files.upSum = strings.ToLower(strings.TrimSpace(string(sumText)))
-	if files.upSum != files.vsixSum {
+	case files.upSum != files.vsixSum:
 		return fmt.Sprintf("sha256 mismatch: upstream's .sha256 says %q, the download hashes to %s", truncate(files.upSum, 80), files.vsixSum), nil
 	}
-
-	if m.Files["signature"] == "" {
-		return "", nil
-	}
-	if files.sigzip, err = f.client.Fetch(ctx, m.Files["signature"], vsix.MaxSigzipBytes); err != nil {
-		return "", fmt.Errorf("fetch signature of %s: %w", it, err)
-	}
-	keyURL := m.Files["publicKey"]
-	if keyURL == "" {
-		return "upstream lists a signature but no public key", nil
-	}
-	files.keyID = keyIDFromURL(keyURL)
-	if _, err := f.keys.get(ctx, f.client, files.keyID, keyURL); err != nil {
-		var kerr *keyError
-		if errors.As(err, &kerr) {
-			return kerr.Error(), nil
-		}
-		return "", err
-	}
-	return "", nil
+	return sigReason, nil
 }
 
-func sha256File(p string) (string, error) {
-	fh, err := os.Open(p)
+// signature reads the signature out of files.sigzip and gets the key
+// keyURL names (pinned, or fetched once). It returns a rejection reason
+// when either is unusable, and an error for failures to fetch.
+func (f *fetcher) signature(ctx context.Context, files *itemFiles, keyURL string) (ed25519.PublicKey, []byte, string, error) {
+	if keyURL == "" {
+		return nil, nil, "upstream lists a signature but no public key", nil
+	}
+	files.keyID = keyIDFromURL(keyURL)
+	pub, err := f.keys.get(ctx, f.client, files.keyID, keyURL)
+	var kerr *keyError
+	if errors.As(err, &kerr) {
+		return nil, nil, kerr.Error(), nil
+	}
 	if err != nil {
-		return "", err
+		return nil, nil, "", err
 	}
-	defer fh.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, fh); err != nil {
-		return "", fmt.Errorf("hash %s: %w", p, err)
+	sig, err := vsix.ReadSigzipSignature(files.sigzip)
+	if err != nil {
+		return nil, nil, "upstream signature: " + err.Error(), nil
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return pub, sig, "", nil
 }

@@ -19,17 +19,17 @@ import (
 	"github.com/airvsx/airvsx/index/vsix"
 )
 
-// verifyAndStore checks the package (upstream signature, safe zip,
-// manifests, identity), stores its blobs, manifest and tag, and returns
-// its catalog entry. It returns a rejection reason for bad content.
+// verifyAndStore checks the package (upstream signature, as found while
+// it was written; safe zip, manifests, identity), stores its blobs,
+// manifest and tag, and returns its catalog entry. It returns a rejection
+// reason for bad content. The vsix is read twice here, by the safe-zip
+// check and by the store; its sha256 and signature are never computed
+// again.
 func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles) (index.Entry, string, error) {
 	if files.sigzip != nil {
-		pub, err := f.keys.get(ctx, f.client, files.keyID, "")
-		if err != nil {
-			return index.Entry{}, err.Error(), nil
-		}
-		if err := vsix.VerifyUpstreamSignature(files.sigzip, pub, files.vsixPath); err != nil {
-			return index.Entry{}, "upstream signature: " + err.Error(), nil
+		// Checked while the package was written to its temp file.
+		if !files.sigOK {
+			return index.Entry{}, fmt.Sprintf("upstream signature: the signature by key %q does not verify over the package: %v", files.keyID, vsix.ErrUpstreamSignature), nil
 		}
 	} else if f.pol.RequireUpstreamSignature {
 		return index.Entry{}, "upstream did not sign it and the policy sets requireUpstreamSignature", nil

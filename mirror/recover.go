@@ -5,12 +5,12 @@ package mirror
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
@@ -52,35 +52,43 @@ func (f *fetcher) recover(ctx context.Context, it *Item, files *itemFiles) (bool
 		return false, nil
 	}
 	vl, _ := man.Layer(store.RoleVsix)
+	rf := itemFiles{meta: files.meta, upSum: man.Info.UpstreamSHA256}
+	var (
+		pub ed25519.PublicKey
+		sig []byte
+	)
+	if sl, ok := man.Layer(store.RoleUpstreamSignature); ok {
+		if rf.sigzip, err = readBlob(ctx, f.store, repo, sl.Digest, sl.Size, vsix.MaxSigzipBytes); err != nil {
+			f.log.Warn("stored signature unreadable; fetching again", "ext", it.String(), "err", err)
+			return false, nil
+		}
+		var reason string
+		if pub, sig, reason, err = f.signature(ctx, &rf, it.Meta.Files["publicKey"]); err != nil || reason != "" {
+			f.log.Warn("stored signature unusable; fetching again", "ext", it.String(), "reason", reason, "err", err)
+			return false, nil
+		}
+	}
+	// The vsix is hashed and its signature checked as it is copied out.
 	tmp, err := os.CreateTemp(f.tmpDir, "vsix-*")
 	if err != nil {
 		return false, err
 	}
-	files.vsixPath = tmp.Name()
+	df := newDigestFile(tmp, pub, sig)
 	r, err := f.store.OpenBlob(ctx, repo, vl.Digest, vl.Size)
 	if err == nil {
-		_, err = io.Copy(tmp, r)
+		_, err = io.Copy(df, r)
 		r.Close()
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
+		os.Remove(tmp.Name())
 		f.log.Warn("stored vsix unreadable; fetching again", "ext", it.String(), "err", err)
 		return false, nil
 	}
-	files.vsixSize, files.vsixSum = vl.Size, strings.TrimPrefix(vl.Digest, "sha256:")
-	files.upSum = man.Info.UpstreamSHA256
-	if sl, ok := man.Layer(store.RoleUpstreamSignature); ok {
-		if files.sigzip, err = readBlob(ctx, f.store, repo, sl.Digest, sl.Size, vsix.MaxSigzipBytes); err != nil {
-			f.log.Warn("stored signature unreadable; fetching again", "ext", it.String(), "err", err)
-			return false, nil
-		}
-		files.keyID = keyIDFromURL(it.Meta.Files["publicKey"])
-		if _, err := f.keys.get(ctx, f.client, files.keyID, it.Meta.Files["publicKey"]); err != nil {
-			return false, nil
-		}
-	}
+	rf.vsixPath, rf.vsixSize, rf.vsixSum, rf.sigOK = tmp.Name(), df.size(), df.sum(), df.signatureOK()
+	*files = rf
 	f.log.Info("resuming a stored entry", "ext", it.String())
 	return true, nil
 }
