@@ -27,6 +27,8 @@ type fetcher struct {
 	tmpDir string
 	log    *slog.Logger
 	keys   *keyring
+	// progress counts the packages that arrive; nil counts nothing.
+	progress *progress
 	// dl bounds downloads in flight and work bounds verification and
 	// storing, so a slow check never holds a download slot.
 	dl, work chan struct{}
@@ -81,11 +83,16 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 		}
 		reason, err := f.download(ctx, it, files)
 		release()
+		if files.vsixSum != "" { // the package arrived
+			f.progress.downloaded(files.vsixSize)
+		}
 		if err != nil {
 			return index.Entry{}, err
 		} else if reason != "" {
 			return index.Entry{}, f.reject(ctx, it, files, reason)
 		}
+	} else {
+		f.progress.downloaded(files.vsixSize)
 	}
 	release, err = acquire(ctx, f.work)
 	if err != nil {
