@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -62,6 +63,9 @@ func checkRetry(cl *call) retryablehttp.CheckRetry {
 		return retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
 	}
 }
+
+// copyBuffers are the buffers downloads are copied through.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
 // errWriter remembers the error of the writer, so a failed write is told
 // from a failed read.
@@ -132,7 +136,17 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, int64, error) {
 			w = ow
 		}
 		ew := &errWriter{w: w}
-		got, err := io.Copy(ew, io.LimitReader(resp.Body, limit))
+		var got int64
+		var err error
+		if r.kind == kindDownload {
+			// Large reads and writes: a package is megabytes, written to a
+			// file and hashed as it comes.
+			bp := copyBuffers.Get().(*[]byte)
+			got, err = io.CopyBuffer(ew, io.LimitReader(resp.Body, limit), *bp)
+			copyBuffers.Put(bp)
+		} else {
+			got, err = io.Copy(ew, io.LimitReader(resp.Body, limit))
+		}
 		switch {
 		case ew.err != nil:
 			return permanent(fmt.Errorf("GET %s: write: %w", r.url, ew.err))
