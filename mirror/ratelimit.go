@@ -75,7 +75,17 @@ func (c *Client) retryWait(n int, resp *http.Response, err error, rawURL string)
 	if ceil > c.waitMin {
 		wait += rand.N(ceil - c.waitMin + 1)
 	}
-	attrs := []any{"url", rawURL, "host", hostOf(rawURL)}
+	host, cause := hostOf(rawURL), ""
+	var ce *ConnError
+	switch {
+	case errors.As(err, &ce):
+		host, cause = ce.Host, ce.Cause
+	case err != nil:
+		cause = err.Error()
+	case resp == nil:
+		cause = "no answer"
+	}
+	attrs := []any{"url", rawURL, "host", host}
 	if resp != nil {
 		status := resp.StatusCode
 		attrs = append(attrs, "status", status)
@@ -90,15 +100,8 @@ func (c *Client) retryWait(n int, resp *http.Response, err error, rawURL string)
 			}
 		}
 	}
-	var ce *ConnError
-	switch {
-	case errors.As(err, &ce):
-		attrs[3] = ce.Host
-		attrs = append(attrs, "cause", ce.Cause)
-	case err != nil:
-		attrs = append(attrs, "cause", err.Error())
-	case resp == nil:
-		attrs = append(attrs, "cause", "no answer")
+	if cause != "" {
+		attrs = append(attrs, "cause", cause)
 	}
 	attrs = append(attrs, "retry", n+1, "wait", wait)
 	c.log.Info("retrying", attrs...)
