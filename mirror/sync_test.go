@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,17 +47,28 @@ func policyFrom(t *testing.T, yaml string) *policies.Policy {
 	return p
 }
 
+// testKey is the signing key every test registry uses: made once, as its
+// scrypt-protected PEM costs seconds under the race detector.
+var testKey struct {
+	once sync.Once
+	sv   signature.SignerVerifier
+	pub  []byte
+	err  error
+}
+
 func testSigner(t *testing.T) (signature.SignerVerifier, []byte) {
 	t.Helper()
-	priv, pub, err := index.GenerateKeyPair([]byte("pw"))
-	if err != nil {
-		t.Fatal(err)
+	testKey.once.Do(func() {
+		var priv []byte
+		priv, testKey.pub, testKey.err = index.GenerateKeyPair([]byte("pw"))
+		if testKey.err == nil {
+			testKey.sv, testKey.err = index.ParseSigner("test.key", priv, []byte("pw"))
+		}
+	})
+	if testKey.err != nil {
+		t.Fatal(testKey.err)
 	}
-	sv, err := index.ParseSigner("test.key", priv, []byte("pw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sv, pub
+	return testKey.sv, testKey.pub
 }
 
 type env struct {
