@@ -349,7 +349,8 @@ func benchBinary(b *testing.B) string {
 // syncResult is one measured sync.
 type syncResult struct {
 	wall   time.Duration
-	rss    rssPeaks // zero for in-process runs
+	rss    rssPeaks      // zero for in-process runs
+	cpu    time.Duration // the child's user + system time; zero in process
 	egress []mirror.EgressRecord
 	stored int
 }
@@ -441,7 +442,8 @@ func syncBinary(b *testing.B, bin string, set *benchSet, conc int) syncResult {
 	if rss.hwm == 0 {
 		b.Fatal("no VmHWM read for the child")
 	}
-	r := syncResult{wall: wall, rss: rss, egress: rep.Egress, stored: len(rep.Stored)}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	r := syncResult{wall: wall, rss: rss, cpu: cpu, egress: rep.Egress, stored: len(rep.Stored)}
 	b.StartTimer()
 	return r
 }
@@ -536,7 +538,13 @@ func (r syncResult) report(b *testing.B, spec benchSpec, conc int, bw float64, h
 	b.ReportMetric(ratio, "wall/bound")
 	b.ReportMetric(float64(reqs), "requests")
 	b.ReportMetric(planWall.Seconds(), "plan-s")
-	rss := "n/a (in process)"
+	rss, cpu := "n/a (in process)", "n/a (in process)"
+	if r.cpu > 0 {
+		// CPU time depends less on the machine's load than wall time: it
+		// tells a faster sync from a quieter machine.
+		b.ReportMetric(r.cpu.Seconds(), "cpu-s")
+		cpu = fmt.Sprintf("%.1fs", r.cpu.Seconds())
+	}
 	if r.rss.hwm > 0 {
 		b.ReportMetric(float64(r.rss.hwm)/1024, "peakRSS-MiB")
 		b.ReportMetric(float64(r.rss.anon)/1024, "peakAnon-MiB")
@@ -548,9 +556,9 @@ func (r syncResult) report(b *testing.B, spec benchSpec, conc int, bw float64, h
 			load = strings.Join(f[:3], " ")
 		}
 	}
-	b.Logf("SUMMARY %s %s conc=%d: wall %.1fs, bound %.1fs = max(bytes/bw %.2fs [%s at %.0f MB/s], requests×latency/conc %.1fs [%d × %s / %d]), wall/bound %.2f; plan %.1fs (%d requests), fetch %.1fs; peak RSS %s; the default --rate %g would take ≥ %.0fs; load %s",
+	b.Logf("SUMMARY %s %s conc=%d: wall %.1fs, bound %.1fs = max(bytes/bw %.2fs [%s at %.0f MB/s], requests×latency/conc %.1fs [%d × %s / %d]), wall/bound %.2f; plan %.1fs (%d requests), fetch %.1fs; airvsx CPU %s; peak RSS %s; the default --rate %g would take ≥ %.0fs; load %s",
 		spec.name, how, conc, r.wall.Seconds(), bound, bwTerm, mb(bytesRead), bw/1e6, latTerm, reqs, benchLatency, conc, ratio,
-		planWall.Seconds(), planReqs, r.wall.Seconds()-planWall.Seconds(), rss, mirror.DefaultRate, float64(reqs)/mirror.DefaultRate,
+		planWall.Seconds(), planReqs, r.wall.Seconds()-planWall.Seconds(), cpu, rss, mirror.DefaultRate, float64(reqs)/mirror.DefaultRate,
 		load)
 }
 

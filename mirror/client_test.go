@@ -281,7 +281,7 @@ func TestBackoffBounds(t *testing.T) {
 	for n := range 40 {
 		ceil := min(30*time.Second, time.Second<<min(n+1, 20))
 		for range 20 {
-			if d := c.retryWait(n, nil, "u"); d < time.Second || d > ceil {
+			if d := c.retryWait(n, nil, nil, "u"); d < time.Second || d > ceil {
 				t.Fatalf("retryWait(%d) = %v; want within [1s, %v]", n, d, ceil)
 			}
 		}

@@ -88,10 +88,15 @@ const (
 // call is the state of one client call, shared by its attempts and hops
 // through the request context.
 type call struct {
-	kind    callKind
-	attempt int // set before each attempt (retryablehttp's RequestLogHook)
+	kind callKind
+	url  string // the URL of the call (before redirects)
+	// wait is the next retry's wait and lastErr the last attempt's error;
+	// only retryablehttp's loop (CheckRetry, Backoff, PrepareRetry) uses
+	// them, one after the other.
 	wait    time.Duration
+	lastErr error
 	mu      sync.Mutex
+	attempt int // set before each attempt (retryablehttp's RequestLogHook)
 }
 
 func (cl *call) setAttempt(n int) {

@@ -1,7 +1,10 @@
 package mirror
 
 // The Open VSX API: the JSON shapes a mirror reads and the calls that read
-// them (see /work/shared/research/openvsx-api.md §1).
+// them. Upstream sources: the endpoints are RegistryAPI.java and the shapes
+// json/*.java (ExtensionJson, VersionReferencesJson) of the Open VSX server,
+// https://github.com/eclipse-openvsx/openvsx/tree/main/server/src/main/java/org/eclipse/openvsx
+// (the repository was github.com/eclipse/openvsx until 2026).
 
 import (
 	"bytes"

@@ -5,9 +5,11 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -58,11 +60,13 @@ func (c *Client) pause(d time.Duration) {
 }
 
 // retryWait is how long to wait before retry n (0 for the first retry)
-// after resp (nil after a connection error): a random time between
-// RetryWaitMin and min(RetryWaitMax, RetryWaitMin·2^(n+1)), or longer if a
-// 429 or 5xx carries a hint (Retry-After, X-Rate-Limit-Retry-After-Seconds,
-// X-RateLimit-Reset), which is capped at 4·RetryWaitMax.
-func (c *Client) retryWait(n int, resp *http.Response, rawURL string) time.Duration {
+// after resp (nil when no answer arrived) and err (the attempt's error, nil
+// for a retried status): a random time between RetryWaitMin and
+// min(RetryWaitMax, RetryWaitMin·2^(n+1)), or longer if a 429 or 5xx
+// carries a hint (Retry-After, X-Rate-Limit-Retry-After-Seconds,
+// X-RateLimit-Reset), which is capped at 4·RetryWaitMax. It logs the retry
+// with the host and why: the status, the error, or both.
+func (c *Client) retryWait(n int, resp *http.Response, err error, rawURL string) time.Duration {
 	ceil := c.waitMax
 	if n < 30 && c.waitMin<<(n+1) < ceil && c.waitMin<<(n+1) > 0 {
 		ceil = c.waitMin << (n + 1)
@@ -71,9 +75,20 @@ func (c *Client) retryWait(n int, resp *http.Response, rawURL string) time.Durat
 	if ceil > c.waitMin {
 		wait += rand.N(ceil - c.waitMin + 1)
 	}
-	status := 0
+	host, cause := hostOf(rawURL), ""
+	var ce *ConnError
+	switch {
+	case errors.As(err, &ce):
+		host, cause = ce.Host, ce.Cause
+	case err != nil:
+		cause = err.Error()
+	case resp == nil:
+		cause = "no answer"
+	}
+	attrs := []any{"url", rawURL, "host", host}
 	if resp != nil {
-		status = resp.StatusCode
+		status := resp.StatusCode
+		attrs = append(attrs, "status", status)
 		if status == http.StatusTooManyRequests || status >= 500 {
 			if hint, ok := retryHint(resp.Header, c.now()); ok {
 				if hint > c.maxHint {
@@ -85,8 +100,20 @@ func (c *Client) retryWait(n int, resp *http.Response, rawURL string) time.Durat
 			}
 		}
 	}
-	c.log.Info("retrying", "url", rawURL, "status", status, "retry", n+1, "wait", wait)
+	if cause != "" {
+		attrs = append(attrs, "cause", cause)
+	}
+	attrs = append(attrs, "retry", n+1, "wait", wait)
+	c.log.Info("retrying", attrs...)
 	return wait
+}
+
+// hostOf is the host[:port] of rawURL, or rawURL when it does not parse.
+func hostOf(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return rawURL
 }
 
 // retryHint reads how long the upstream asks the client to wait, from (in

@@ -46,9 +46,13 @@ type Options struct {
 	// Now is the clock for the catalog's created time and expiry. nil
 	// means time.Now.
 	Now func() time.Time
-	// Progress, when set, is called after each item is stored or
-	// rejected.
-	Progress func(done, total int, bytes int64)
+	// Progress, when set, is called with the counts so far (see
+	// Progress): once when the plan is made (dry runs too), then each time
+	// a package has arrived and each time an item is stored or rejected.
+	// Calls are never concurrent, come in the order of the changes, and
+	// hold up the sync while they run, so keep them short. Default nil:
+	// no calls.
+	Progress func(Progress)
 }
 
 // Report is what a sync did, for people and machines.
@@ -118,6 +122,8 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Plan = plan
+	prog := newProgress(opts.Progress)
+	prog.planned(len(plan.New), plan.FetchBytes)
 	log.Info("plan", "new", len(plan.New), "unchanged", len(plan.Unchanged), "leaving", len(plan.Leaving), "skipped", len(plan.Skipped), "missing", len(plan.Missing), "bytes", plan.FetchBytes)
 	if opts.DryRun {
 		return rep, nil
@@ -135,6 +141,7 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	f := &fetcher{
 		client: opts.Client, store: opts.Store, pol: opts.Policy, tmpDir: tmp, log: log, keys: newKeyring(pinned),
 		dl: make(chan struct{}, conc), work: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		progress: prog,
 	}
 
 	// Fetch with bounded concurrency; the first hard error cancels the
@@ -144,8 +151,6 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	var (
 		mu      sync.Mutex
 		entries []index.Entry
-		done    int
-		bytes   int64
 		wg      sync.WaitGroup
 	)
 	for i := range plan.New {
@@ -160,20 +165,16 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 			switch {
 			case errors.As(err, &rej):
 				rep.Quarantined = append(rep.Quarantined, *rej)
+				prog.rejected()
 			case err != nil:
 				if ctx.Err() == nil {
 					cancel(err)
 				}
-				return
 			default:
 				entries = append(entries, e)
 				rep.Stored = append(rep.Stored, it.String())
-				bytes += e.VsixSize
 				log.Info("stored", "ext", it.String(), "bytes", e.VsixSize, "sha256", e.VsixSHA256)
-			}
-			done++
-			if opts.Progress != nil {
-				opts.Progress(done, len(plan.New), bytes)
+				prog.stored(e.VsixSize)
 			}
 		}()
 	}

@@ -3,7 +3,10 @@ package mirror_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -216,6 +219,11 @@ extensions:
 		{"reset then ok", "/cdn/", openvsxtest.Reset, 2, ""},
 		{"truncated then ok", "/cdn/", openvsxtest.Truncated, 1, ""},
 		{"slow", "/cdn/", openvsxtest.Slow, 1, ""},
+		// The package itself (the .sha256 and the signature come first):
+		// an attempt that breaks midway is hashed, then started over.
+		{"package truncated midway twice", vsixPattern, openvsxtest.Truncated, 2, ""},
+		{"package reset", vsixPattern, openvsxtest.Reset, 2, ""},
+		{"package 503", vsixPattern, openvsxtest.Unavailable, 1, ""},
 		{"wrong sha256", "*.sha256", openvsxtest.WrongSHA256, openvsxtest.Always, "sha256 mismatch"},
 		{"bad signature", "*.sigzip", openvsxtest.BadSignature, openvsxtest.Always, "upstream signature"},
 	}
@@ -229,6 +237,7 @@ extensions:
 				if rep.Failed() || len(cat.Entries) != 1 {
 					t.Fatalf("sync: failed=%v quarantined=%v entries=%v; want the fault retried and the entry stored", rep.Failed(), rep.Quarantined, names(cat.Entries))
 				}
+				checkStoredVSIX(t, e.dir, cat.Entries[0], "airvsx-demo.night-theme-2.1.0.vsix")
 				return
 			}
 			if !rep.Failed() || len(rep.Quarantined) != 1 || !strings.Contains(rep.Quarantined[0].Reason, tt.quarantined) {
@@ -246,6 +255,66 @@ extensions:
 				t.Errorf("quarantine lacks the vsix: %v", err)
 			}
 		})
+	}
+}
+
+// TestSyncRetriedWrongSHA256: a package whose download broke midway and
+// was retried is still held to upstream's .sha256: a wrong one quarantines
+// it, with the bytes of the whole package.
+func TestSyncRetriedWrongSHA256(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	e.srv.Fault(vsixPattern, openvsxtest.Truncated, 1)
+	e.srv.Fault("*.sha256", openvsxtest.WrongSHA256, openvsxtest.Always)
+	rep := e.sync(t, demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"), false)
+	if len(rep.Quarantined) != 1 || !strings.Contains(rep.Quarantined[0].Reason, "sha256 mismatch") {
+		t.Fatalf("quarantined = %+v; want the package, for its sha256", rep.Quarantined)
+	}
+	const name = "airvsx-demo.night-theme-2.1.0.vsix"
+	want, err := os.ReadFile(filepath.Join(openvsxtest.DefaultDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(want)
+	if !strings.Contains(rep.Quarantined[0].Reason, hex.EncodeToString(sum[:])) {
+		t.Errorf("reason %q; want it to give the package's real sha256 %x", rep.Quarantined[0].Reason, sum)
+	}
+	got, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(rep.Quarantined[0].Path), name))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("quarantined vsix: %d bytes, %v; want the whole package (%d bytes)", len(got), err, len(want))
+	}
+	if n := e.srv.Count("/cdn/airvsx-demo/night-theme/2.1.0/" + name); n != 2 {
+		t.Errorf("%d package downloads; want 2 (one truncated, one retry)", n)
+	}
+}
+
+// vsixPattern matches the fixture server's package downloads only.
+const vsixPattern = "/cdn/*/*/*/*.vsix"
+
+// checkStoredVSIX checks that the entry and the blob in the registry at
+// dir are the fixture package name, byte for byte.
+func checkStoredVSIX(t *testing.T, dir string, en index.Entry, name string) {
+	t.Helper()
+	want, err := os.ReadFile(filepath.Join(openvsxtest.DefaultDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(want)
+	if en.VsixSHA256 != hex.EncodeToString(sum[:]) || en.VsixSize != int64(len(want)) {
+		t.Errorf("entry sha256 %s size %d; want the fixture's %x and %d", en.VsixSHA256, en.VsixSize, sum, len(want))
+	}
+	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.OpenBlob(t.Context(), store.Repo(en.ID), "sha256:"+en.VsixSHA256, en.VsixSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("stored vsix: %d bytes, %v; want the fixture's %d", len(got), err, len(want))
 	}
 }
 

@@ -10,6 +10,12 @@
 #
 #   bash scripts/bench-sync.sh            # every set
 #   BENCH=BenchmarkSync200 bash scripts/bench-sync.sh
+#   AIRVSX_BENCH_BIN=/tmp/airvsx-old bash scripts/bench-sync.sh   # another airvsx
+#
+# AIRVSX_BENCH_BIN runs an airvsx built elsewhere (an older commit, for an
+# A/B comparison under the same load) instead of building this tree's.
+# Besides wall time, each run reports airvsx's CPU time, which depends less
+# on what else the machine is doing.
 #
 # Needs about 1.5 GB of memory and 1.2 GB of disk in $TMPDIR; everything is
 # generated at run time and removed on exit. Linux only (peak RSS is read
@@ -31,10 +37,15 @@ fi
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), go $(go env GOVERSION)"
 
 cd "$root"
-go build -trimpath -o "$work/airvsx" ./cmd/airvsx
+bin="${AIRVSX_BENCH_BIN:-}"
+if [ -z "$bin" ]; then
+  bin="$work/airvsx"
+  go build -trimpath -o "$bin" ./cmd/airvsx
+fi
+echo "airvsx: $bin"
 
 # TMPDIR: the fixtures, registries and downloads all go under $work.
-AIRVSX_BENCH_BIN="$work/airvsx" TMPDIR="$work" \
+AIRVSX_BENCH_BIN="$bin" TMPDIR="$work" \
   go test -run '^$' -bench "$bench" -benchtime 1x -timeout 60m ./mirror/ | tee "$work/out.txt"
 
 echo

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/trust"
@@ -87,15 +86,24 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	if upstream == "" {
 		return usagef("sync: no upstream: pass --upstream URL or set upstream: in %s (airvsx never picks one itself)", opts.policy)
 	}
+	// On a terminal, a progress line on stderr that log records keep clear
+	// of.
+	prog := newSyncProgress(g.stderr, opts.json)
+	logger := g.logger()
+	if prog != nil {
+		lg := *g
+		lg.stderr = prog.logWriter()
+		logger = lg.logger()
+	}
 	client, err := mirror.NewClient(mirror.ClientOptions{
-		BaseURL: upstream, UserAgent: userAgent(), Rate: opts.rate, CAFile: opts.caFile, Logger: g.logger(),
+		BaseURL: upstream, UserAgent: userAgent(), Rate: opts.rate, CAFile: opts.caFile, Logger: logger,
 	})
 	if err != nil {
 		return &usageError{err}
 	}
 	so := mirror.Options{
 		Client: client, Policy: pol, DryRun: opts.dryRun, Prune: opts.prune,
-		Concurrency: opts.concurrency, Logger: g.logger(),
+		Concurrency: opts.concurrency, Logger: logger,
 	}
 	if !opts.dryRun {
 		so.Signer, err = trust.LoadSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD")))
@@ -124,23 +132,21 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	defer st.Close()
 	so.Store = st
-	if f, ok := g.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !opts.json {
-		so.Progress = func(done, total int, bytes int64) {
-			fmt.Fprintf(g.stderr, "\r\033[Ksync: %d/%d entries, %s", done, total, index.FormatBytes(bytes))
-			if done == total {
-				fmt.Fprintln(g.stderr)
-			}
-		}
+	if prog != nil {
+		so.Progress = prog.update
 	}
 
 	rep, err := mirror.Sync(cmd.Context(), so)
+	if prog != nil {
+		prog.finish()
+	}
 	if rep != nil && opts.report != "" {
 		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
 			err = werr
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("sync: %w", err)
+		return fmt.Errorf("sync: %w%s", err, syncHint(err))
 	}
 	if opts.json {
 		enc := json.NewEncoder(g.stdout)
@@ -149,7 +155,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 			return err
 		}
 	} else {
-		printSyncReport(g.stdout, rep)
+		printSyncReport(g.stdout, rep, opts.prune)
 	}
 	if rep.Failed() {
 		return errFailed
@@ -157,7 +163,29 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	return nil
 }
 
-func printSyncReport(w io.Writer, rep *mirror.Report) {
+// syncHint is what to do next about a failed sync's error, on lines of
+// its own after the error, or "".
+func syncHint(err error) string {
+	var ce *mirror.ConnError
+	switch {
+	case errors.Is(err, mirror.ErrUnreachable):
+		return "\nhint: check that --upstream (or the policy's upstream:) names a running Open VSX; " +
+			"if this network reaches it through a proxy, set HTTPS_PROXY"
+	case errors.Is(err, mirror.ErrTLS):
+		return "\nhint: the upstream's TLS does not verify: check the scheme of --upstream (http or https); " +
+			"if a proxy inspects TLS here, pass its CA bundle with --ca-file"
+	case errors.As(err, &ce):
+		return "\nhint: the upstream kept failing; the next sync resumes where this one stopped"
+	case errors.Is(err, mirror.ErrRefused):
+		return "\nhint: airvsx sends requests only to the upstream and follows no redirect it deems unsafe; " +
+			"check --upstream"
+	}
+	return ""
+}
+
+// printSyncReport prints the summary of a sync: complete on its own, as
+// the log (stderr) may show nothing below warnings.
+func printSyncReport(w io.Writer, rep *mirror.Report, prune bool) {
 	p := rep.Plan
 	fmt.Fprintf(w, "upstream: %s\n", rep.Upstream)
 	fmt.Fprintf(w, "plan: %d new, %d unchanged, %d leaving, %d skipped, %d missing; %s to fetch\n",
@@ -168,8 +196,12 @@ func printSyncReport(w io.Writer, rep *mirror.Report) {
 	for _, e := range p.Unchanged {
 		fmt.Fprintf(w, "  unchanged  %s\n", e.String())
 	}
+	leaving := "(kept until --prune)"
+	if prune {
+		leaving = "(dropped: --prune)"
+	}
 	for _, e := range p.Leaving {
-		fmt.Fprintf(w, "  leaving    %s (kept until --prune)\n", e.String())
+		fmt.Fprintf(w, "  leaving    %s %s\n", e.String(), leaving)
 	}
 	for _, s := range p.Skipped {
 		name := s.ID.String()
@@ -199,7 +231,13 @@ func printSyncReport(w io.Writer, rep *mirror.Report) {
 	if c := rep.Catalog; c != nil {
 		fmt.Fprintf(w, "catalog: serial %d, %d entries, %s, expires %s\n", c.Serial, c.Entries, c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
 	}
-	fmt.Fprintf(w, "requests: %d\n", len(rep.Egress))
+	retries := 0
+	for _, r := range rep.Egress {
+		if r.Attempt > 1 {
+			retries++
+		}
+	}
+	fmt.Fprintf(w, "requests: %d (%d retries)\n", len(rep.Egress), retries)
 }
 
 func writeJSONFile(path string, v any) error {

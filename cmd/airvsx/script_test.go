@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +52,13 @@ func TestScript(t *testing.T) {
 			srv := openvsxtest.New(t, openvsxtest.Options{SlowDelay: 100 * time.Millisecond})
 			upstreams.Store(srv.URL, srv)
 			e.Setenv("UPSTREAM", srv.URL)
-			return nil
+			// DEAD_UPSTREAM is a loopback address nothing listens on.
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return err
+			}
+			e.Setenv("DEAD_UPSTREAM", "http://"+l.Addr().String())
+			return l.Close()
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"hostile":  cmdHostile,

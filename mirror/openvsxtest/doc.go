@@ -8,9 +8,10 @@
 // Fixtures can also be built in code (NewFromFixtures).
 //
 // Responses are shaped like open-vsx.org's (server v0.34 and later; see
-// /work/shared/research/openvsx-api.md): Jackson field order, null fields
-// omitted, empty strings and lists kept, absolute URLs on the base the
-// request came in on.
+// RegistryAPI.java and json/*.java in
+// https://github.com/eclipse-openvsx/openvsx/tree/main/server/src/main/java/org/eclipse/openvsx):
+// Jackson field order, null fields omitted, empty strings and lists kept,
+// absolute URLs on the base the request came in on.
 //
 //	GET /api/{ns}                                      NamespaceJson
 //	GET /api/{ns}/{ext}[/{platform}][/{version}]       ExtensionJson; version may be

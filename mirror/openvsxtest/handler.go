@@ -137,11 +137,14 @@ func (h *handler) prepare(w http.ResponseWriter, r *http.Request, rep *reply) in
 	}
 	if rep.status == http.StatusOK {
 		var etag string
-		sum := md5.Sum(rep.body)
 		switch rep.kind {
 		case kindJSON, kindXML:
+			sum := md5.Sum(rep.body)
 			etag = `"0` + hex.EncodeToString(sum[:]) + `"`
-		case kindVSIX, kindSHA256, kindSigzip, kindFile:
+		case kindVSIX:
+			etag = rep.v.vsixETag()
+		case kindSHA256, kindSigzip, kindFile:
+			sum := md5.Sum(rep.body)
 			etag = `"` + hex.EncodeToString(sum[:]) + `"`
 		}
 		if etag != "" {

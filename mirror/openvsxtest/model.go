@@ -2,9 +2,12 @@ package openvsxtest
 
 import (
 	"cmp"
+	"crypto/md5"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -25,6 +28,21 @@ type version struct {
 	sha       string // .sha256 content
 	sigzip    []byte // nil when unsigned or without a package
 	badSigzip []byte
+
+	// etag is the package's storage-style ETag, computed on its first
+	// download: hashing a large package again for every request would
+	// make the fixture, not the client, what a benchmark measures.
+	etagOnce sync.Once
+	etag     string
+}
+
+// vsixETag returns the package's ETag: its MD5, hex, quoted.
+func (v *version) vsixETag() string {
+	v.etagOnce.Do(func() {
+		sum := md5.Sum(v.VSIX)
+		v.etag = `"` + hex.EncodeToString(sum[:]) + `"`
+	})
+	return v.etag
 }
 
 // extension groups the versions of one extension, sorted as upstream

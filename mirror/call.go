@@ -1,0 +1,225 @@
+package mirror
+
+// One client call: its attempts through retryablehttp, the retry policy,
+// each attempt's body read and checked inside the retry loop, and the error
+// the call ends with.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// request describes one client call.
+type request struct {
+	url    string
+	kind   callKind
+	max    int64  // most body bytes accepted
+	accept string // Accept header, if any
+	etag   bool   // conditional GET served from the ETag cache
+	// open returns the writer for one attempt's body; nil collects the body
+	// and returns it.
+	open func() (io.Writer, error)
+}
+
+// permanentError marks an error that retrying cannot fix.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+func permanent(err error) error { return &permanentError{err} }
+
+// checkRetry returns the retry policy of one call. It is retryablehttp's
+// (retry 429 and 5xx except 501; not scheme, header or redirect-limit
+// errors) with these changes: refused and permanent errors end the call;
+// a request that got no answer is retried only when its cause may heal
+// (a reset, a timeout, a stall, a connection closed early), not when
+// nothing listens, the host does not exist or TLS does not verify
+// (classify). The error of each attempt is kept in cl for the retry log.
+func checkRetry(cl *call) retryablehttp.CheckRetry {
+	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		cl.lastErr = err
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		var p *permanentError
+		if err != nil && (errors.As(err, &p) || errors.Is(err, ErrRefused)) {
+			return false, err
+		}
+		if err != nil && resp == nil {
+			ce := newConnError(cl.url, err)
+			cl.lastErr = ce
+			return !ce.Permanent(), ce
+		}
+		return retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
+	}
+}
+
+// copyBuffers are the buffers downloads are copied through.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// errWriter remembers the error of the writer, so a failed write is told
+// from a failed read.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (w *errWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// do makes one call: attempts through retryablehttp, each attempt's body
+// read (and checked against Content-Length and r.max) inside the retry
+// loop, so a truncated body is retried like a failed request.
+func (c *Client) do(ctx context.Context, r request) ([]byte, int64, error) {
+	if r.max <= 0 {
+		return nil, 0, fmt.Errorf("GET %s: size limit %d must be positive", r.url, r.max)
+	}
+	limit := r.max
+	if limit < math.MaxInt64 {
+		limit++
+	}
+	cl := &call{kind: r.kind, url: r.url}
+	ctx = withCall(ctx, cl)
+	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("GET %s: %w", r.url, err)
+	}
+	if r.accept != "" {
+		req.Header.Set("Accept", r.accept)
+	}
+	var cached *cacheEntry
+	if r.etag {
+		if e := c.cache.get(r.url); e != nil {
+			cached = e
+			req.Header.Set("If-None-Match", e.etag)
+		}
+	}
+	tooLarge := permanent(fmt.Errorf("GET %s: body exceeds %d bytes: %w", r.url, r.max, ErrTooLarge))
+	var buf bytes.Buffer
+	var n int64
+	req.SetResponseHandler(func(resp *http.Response) error {
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusNotModified && cached != nil {
+			buf.Reset()
+			buf.Write(cached.body)
+			n = int64(buf.Len())
+			return nil
+		}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return permanent(newHTTPError(r.url, resp))
+		}
+		if resp.ContentLength > r.max {
+			return tooLarge
+		}
+		var w io.Writer = &buf
+		buf.Reset()
+		if r.open != nil {
+			ow, err := r.open()
+			if err != nil {
+				return permanent(fmt.Errorf("GET %s: open destination: %w", r.url, err))
+			}
+			w = ow
+		}
+		ew := &errWriter{w: w}
+		var got int64
+		var err error
+		if r.kind == kindDownload {
+			// Large reads and writes: a package is megabytes, written to a
+			// file and hashed as it comes.
+			bp := copyBuffers.Get().(*[]byte)
+			got, err = io.CopyBuffer(ew, io.LimitReader(resp.Body, limit), *bp)
+			copyBuffers.Put(bp)
+		} else {
+			got, err = io.Copy(ew, io.LimitReader(resp.Body, limit))
+		}
+		switch {
+		case ew.err != nil:
+			return permanent(fmt.Errorf("GET %s: write: %w", r.url, ew.err))
+		case err != nil:
+			return fmt.Errorf("GET %s: read body: %w", r.url, err)
+		case got > r.max:
+			return tooLarge
+		case resp.ContentLength >= 0 && got != resp.ContentLength:
+			return fmt.Errorf("GET %s: got %d of %d bytes: %w", r.url, got, resp.ContentLength, io.ErrUnexpectedEOF)
+		}
+		n = got
+		if et := resp.Header.Get("ETag"); r.etag && et != "" {
+			c.cache.put(r.url, et, buf.Bytes())
+		}
+		return nil
+	})
+	hc := c.api
+	if r.kind == kindDownload {
+		hc = c.dl
+	}
+	rc := &retryablehttp.Client{
+		HTTPClient: hc,
+		RetryMax:   c.maxRetries,
+		CheckRetry: checkRetry(cl),
+		// retryablehttp sleeps on its own timer; the wait is computed here
+		// and slept in PrepareRetry, where the (injectable) sleeper can see
+		// the context.
+		Backoff: func(_, _ time.Duration, i int, resp *http.Response) time.Duration {
+			cl.wait = c.retryWait(i, resp, cl.lastErr, r.url)
+			return 0
+		},
+		PrepareRetry: func(*http.Request) error { return c.sleep(ctx, cl.wait) },
+		RequestLogHook: func(_ retryablehttp.Logger, _ *http.Request, i int) {
+			cl.setAttempt(i + 1)
+		},
+		ErrorHandler: func(resp *http.Response, err error, tries int) (*http.Response, error) {
+			return nil, c.finalError(ctx, r.url, resp, err, tries)
+		},
+	}
+	resp, err := rc.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	resp.Body.Close()
+	if r.open != nil {
+		return nil, n, nil
+	}
+	return buf.Bytes(), n, nil
+}
+
+// finalError is the error a call returns once retryablehttp gives up.
+func (c *Client) finalError(ctx context.Context, rawURL string, resp *http.Response, err error, tries int) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("GET %s: %w", rawURL, context.Cause(ctx))
+	}
+	var p *permanentError
+	if errors.As(err, &p) {
+		return p.err
+	}
+	if errors.Is(err, ErrRefused) {
+		return err
+	}
+	var ce *ConnError
+	if errors.As(err, &ce) {
+		ce.Attempts = tries
+		return ce
+	}
+	if resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		defer resp.Body.Close()
+		return newHTTPError(rawURL, resp)
+	}
+	if err == nil {
+		return fmt.Errorf("GET %s: giving up after %d attempts", rawURL, tries)
+	}
+	return fmt.Errorf("GET %s: giving up after %d attempts: %w", rawURL, tries, err)
+}

@@ -1,0 +1,99 @@
+package mirror_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/mirror/openvsxtest"
+)
+
+// TestSyncProgress: the Progress option sees the plan first, then counts
+// that never go down and end at the totals of the run.
+func TestSyncProgress(t *testing.T) {
+	const theme = "version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"
+	tests := []struct {
+		name   string
+		policy string // "" means the demo policy
+		dryRun bool
+		fault  func(*openvsxtest.Server)
+		// wantLast is the final Progress, bytes aside (checked against the
+		// report).
+		wantLast  mirror.Progress
+		wantCalls int
+	}{
+		{name: "demo", wantLast: mirror.Progress{Planned: 7, Downloaded: 7, Stored: 7}, wantCalls: 1 + 7 + 7},
+		{name: "dry run", dryRun: true, wantLast: mirror.Progress{Planned: 7}, wantCalls: 1},
+		{name: "retried download", policy: theme,
+			fault:    func(s *openvsxtest.Server) { s.Fault(vsixPattern, openvsxtest.Truncated, 1) },
+			wantLast: mirror.Progress{Planned: 1, Downloaded: 1, Stored: 1}, wantCalls: 3},
+		{name: "rejected", policy: theme,
+			fault:    func(s *openvsxtest.Server) { s.Fault("*.sha256", openvsxtest.WrongSHA256, openvsxtest.Always) },
+			wantLast: mirror.Progress{Planned: 1, Downloaded: 1, Rejected: 1}, wantCalls: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, openvsxtest.Options{})
+			if tt.fault != nil {
+				tt.fault(e.srv)
+			}
+			pol := demoreg.Policy(t)
+			if tt.policy != "" {
+				pol = demoreg.ParsePolicy(t, tt.policy)
+			}
+			st, err := store.OpenDir(e.dir, store.DirOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			var seen []mirror.Progress
+			rep, err := mirror.Sync(t.Context(), mirror.Options{
+				Client: e.client, Policy: pol, Store: st, Signer: e.signer, DryRun: tt.dryRun,
+				Now: func() time.Time { return demoreg.SyncNow1 }, TempDir: t.TempDir(),
+				Progress: func(p mirror.Progress) { seen = append(seen, p) },
+			})
+			if err != nil {
+				t.Fatalf("Sync: %v", err)
+			}
+			if len(seen) != tt.wantCalls {
+				t.Fatalf("%d calls: %+v; want %d", len(seen), seen, tt.wantCalls)
+			}
+			if first := seen[0]; first != (mirror.Progress{Planned: len(rep.Plan.New), PlannedBytes: rep.Plan.FetchBytes}) {
+				t.Errorf("first call %+v; want the plan alone", first)
+			}
+			for i := 1; i < len(seen); i++ {
+				a, b := seen[i-1], seen[i]
+				if b.Planned != a.Planned || b.PlannedBytes != a.PlannedBytes ||
+					b.Downloaded < a.Downloaded || b.DownloadedBytes < a.DownloadedBytes ||
+					b.Stored < a.Stored || b.StoredBytes < a.StoredBytes || b.Rejected < a.Rejected ||
+					b.Stored > b.Downloaded {
+					t.Errorf("call %d went from %+v to %+v; want counts that only grow", i, a, b)
+				}
+			}
+			last := seen[len(seen)-1]
+			var stored int64
+			if !tt.dryRun {
+				for _, en := range e.catalog(t).Entries {
+					stored += en.VsixSize
+				}
+			}
+			if last.StoredBytes != stored || last.DownloadedBytes < stored || (last.Downloaded > 0) != (last.DownloadedBytes > 0) {
+				t.Errorf("last call %+v; want StoredBytes %d (the catalog's), and DownloadedBytes at least that", last, stored)
+			}
+			last.PlannedBytes, last.DownloadedBytes, last.StoredBytes = 0, 0, 0
+			if diff := cmp.Diff(tt.wantLast, last); diff != "" {
+				t.Errorf("last call (-want +got):\n%s", diff)
+			}
+			if !tt.dryRun && last.Done() != last.Planned {
+				t.Errorf("Done() = %d; want Planned %d", last.Done(), last.Planned)
+			}
+			if len(rep.Stored) != last.Stored || len(rep.Quarantined) != last.Rejected {
+				t.Errorf("report: %d stored, %d quarantined; progress says %d and %d", len(rep.Stored), len(rep.Quarantined), last.Stored, last.Rejected)
+			}
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package mirror
+
+// Storing a verified item: its blobs, its manifest and tag, and the
+// catalog entry that describes it.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/vsix"
+)
+
+// verifyAndStore checks the package (upstream signature, as found while
+// it was written; safe zip, manifests, identity), stores its blobs,
+// manifest and tag, and returns its catalog entry. It returns a rejection
+// reason for bad content. The vsix is read twice here, by the safe-zip
+// check and by the store; its sha256 and signature are never computed
+// again.
+func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles) (index.Entry, string, error) {
+	if files.sigzip != nil {
+		// Checked while the package was written to its temp file.
+		if !files.sigOK {
+			return index.Entry{}, fmt.Sprintf("upstream signature: the signature by key %q does not verify over the package: %v", files.keyID, vsix.ErrUpstreamSignature), nil
+		}
+	} else if f.pol.RequireUpstreamSignature {
+		return index.Entry{}, "upstream did not sign it and the policy sets requireUpstreamSignature", nil
+	}
+
+	a, err := vsix.Open(files.vsixPath, vsix.Options{MaxArchiveBytes: f.pol.MaxVsixBytes})
+	if err != nil {
+		var pe *vsix.ProblemsError
+		if errors.As(err, &pe) {
+			return index.Entry{}, "unsafe package: " + problemsText(pe.Problems), nil
+		}
+		return index.Entry{}, "", err
+	}
+	defer a.Close()
+	pkg := vsix.ReadPackage(a)
+	if errs := pkg.Report.Errors(); len(errs) > 0 {
+		return index.Entry{}, "bad package: " + problemsText(errs), nil
+	}
+	if !pkg.ID.Equal(it.ID) || pkg.Version == nil || pkg.Version.Original() != it.Version || pkg.Platform != it.Platform {
+		got := entryName(pkg.ID, "?", pkg.Platform)
+		if pkg.Version != nil {
+			got = entryName(pkg.ID, pkg.Version.Original(), pkg.Platform)
+		}
+		return index.Entry{}, fmt.Sprintf("the package is %s, not the %s upstream listed", got, it), nil
+	}
+
+	repo := store.Repo(it.ID)
+	var layers []store.Layer
+	add := func(role store.Role, title string, digest string, size int64) {
+		layers = append(layers, store.Layer{Role: role, Title: title, Digest: digest, Size: size})
+	}
+	// The vsix, exactly as downloaded.
+	vf, err := os.Open(files.vsixPath)
+	if err != nil {
+		return index.Entry{}, "", err
+	}
+	err = f.store.PutBlob(ctx, repo, "sha256:"+files.vsixSum, files.vsixSize, store.SeekContent(vf))
+	vf.Close()
+	if err != nil {
+		return index.Entry{}, "", fmt.Errorf("store %s: %w", it, err)
+	}
+	add(store.RoleVsix, fileName(it), "sha256:"+files.vsixSum, files.vsixSize)
+	// Upstream's metadata and signature.
+	d, n, err := putBytes(ctx, f.store, repo, files.meta)
+	if err != nil {
+		return index.Entry{}, "", err
+	}
+	add(store.RoleUpstreamMetadata, "openvsx.json", d, n)
+	if files.sigzip != nil {
+		if d, n, err = putBytes(ctx, f.store, repo, files.sigzip); err != nil {
+			return index.Entry{}, "", err
+		}
+		add(store.RoleUpstreamSignature, strings.TrimSuffix(fileName(it), ".vsix")+".sigzip", d, n)
+	}
+	// Files extracted for the catalog and the site.
+	assets := []struct {
+		role store.Role
+		path string
+	}{
+		{store.RoleManifest, vsix.PackageJSONPath},
+		{store.RoleReadme, pkg.Assets.Readme},
+		{store.RoleChangelog, pkg.Assets.Changelog},
+		{store.RoleLicense, pkg.Assets.License},
+		{store.RoleIcon, pkg.Assets.Icon},
+	}
+	for _, as := range assets {
+		if as.path == "" {
+			continue
+		}
+		d, n, err := putArchiveFile(ctx, f.store, repo, a, as.path)
+		if err != nil {
+			return index.Entry{}, "", fmt.Errorf("store %s of %s: %w", as.path, it, err)
+		}
+		add(as.role, path.Base(as.path), d, n)
+	}
+
+	info := store.ArtifactInfo{ID: it.ID, Version: it.Version, Platform: it.Platform, PreRelease: it.PreRelease, Created: it.Published, UpstreamSHA256: files.upSum}
+	manifest, err := store.BuildManifest(info, layers)
+	if err != nil {
+		return index.Entry{}, "", fmt.Errorf("manifest of %s: %w", it, err)
+	}
+	m, err := store.PutArtifact(ctx, f.store, manifest)
+	if err != nil {
+		return index.Entry{}, "", fmt.Errorf("store %s: %w", it, err)
+	}
+	e := entryFor(it, pkg, files, m.Digest, m.Size)
+	return e, "", nil
+}
+
+// entryFor builds the catalog entry of a stored item.
+func entryFor(it *Item, pkg *vsix.Package, files *itemFiles, manifestDigest string, manifestSize int64) index.Entry {
+	e := index.Entry{
+		ID: it.ID, Version: it.Version, Platform: it.Platform, PreRelease: it.PreRelease,
+		Published:      it.Published,
+		ManifestDigest: manifestDigest, ManifestSize: manifestSize,
+		VsixSHA256: files.vsixSum, VsixSize: files.vsixSize,
+		Upstream:             index.Signature{Signed: files.sigzip != nil, KeyID: files.keyID},
+		DeclaredCapabilities: pkg.Declared,
+	}
+	if files.sigzip == nil {
+		e.Upstream.KeyID = ""
+	}
+	for _, fd := range pkg.Detected {
+		e.DetectedCapabilities = append(e.DetectedCapabilities, index.Finding(fd))
+	}
+	if m := pkg.Manifest; m != nil {
+		e.DisplayName, e.Description = m.DisplayName, m.Description
+		e.Categories, e.Tags = m.Categories, m.Keywords
+		e.Engine = m.Engines["vscode"]
+		e.License, e.Repository, e.Homepage = m.License, m.Repository, m.Homepage
+		e.ExtensionKind = m.ExtensionKind
+		for _, s := range m.ExtensionDependencies {
+			if id, err := index.ParseID(s); err == nil {
+				e.Dependencies = append(e.Dependencies, id)
+			}
+		}
+		for _, s := range m.ExtensionPack {
+			if id, err := index.ParseID(s); err == nil {
+				e.ExtensionPack = append(e.ExtensionPack, id)
+			}
+		}
+	}
+	return e
+}
+
+// fileName is the vsix's file name: ns.name-version[@platform].vsix.
+func fileName(it *Item) string {
+	s := it.ID.String() + "-" + it.Version
+	if it.Platform != index.Universal {
+		s += "@" + string(it.Platform)
+	}
+	return s + ".vsix"
+}
+
+func putBytes(ctx context.Context, s store.Store, repo string, data []byte) (string, int64, error) {
+	sum := sha256.Sum256(data)
+	d := "sha256:" + hex.EncodeToString(sum[:])
+	if err := s.PutBlob(ctx, repo, d, int64(len(data)), store.BytesContent(data)); err != nil {
+		return "", 0, fmt.Errorf("store blob in %s: %w", repo, err)
+	}
+	return d, int64(len(data)), nil
+}
+
+// putArchiveFile stores one file of a checked archive, streaming it twice
+// (once to hash, once to store) so no file is held in memory.
+func putArchiveFile(ctx context.Context, s store.Store, repo string, a *vsix.Archive, name string) (string, int64, error) {
+	r, err := a.Open(name)
+	if err != nil {
+		return "", 0, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	r.Close()
+	if err != nil {
+		return "", 0, err
+	}
+	d := "sha256:" + hex.EncodeToString(h.Sum(nil))
+	c, err := store.Reopen(func() (io.ReadCloser, error) { return a.Open(name) })
+	if err != nil {
+		return "", 0, err
+	}
+	defer c.Close()
+	if err := s.PutBlob(ctx, repo, d, n, c); err != nil {
+		return "", 0, err
+	}
+	return d, n, nil
+}
