@@ -335,9 +335,14 @@ func outboundURL(s string) (href, text string) {
 	return "", s
 }
 
+// installCommands are the commands an extension page shows for getting
+// its latest package into VS Code: only commands that work today.
 func installCommands(s *siteData, x *extView) []string {
 	l := x.Latest
-	cmds := []string{fmt.Sprintf("airvsx install --registry %s %s@%s", s.Registry, l.ID, l.Version)}
+	// When "airvsx install" lands, its command returns here, first:
+	//	fmt.Sprintf("airvsx install --registry %s %s@%s", s.Registry, l.ID, l.Version)
+	// Until then a page must not show it: the command does not exist.
+	var cmds []string
 	file := vsixFileName(l)
 	if s.BaseURL != "" {
 		cmds = append(cmds, fmt.Sprintf("curl -fLO %s/dl/%s", s.BaseURL, file))

@@ -27,8 +27,9 @@ type Options struct {
 	// in the download commands shown on extension pages. Default none: the
 	// pages show only relative file names.
 	BaseURL string
-	// Registry is how the install commands name the registry. Default
-	// "REGISTRY".
+	// Registry is how pages will name the registry in "airvsx install"
+	// commands once that command exists; pages do not show it yet.
+	// Default "REGISTRY".
 	Registry string
 
 	// Anchor is what the operator trusts: a pinned root or the signer's

@@ -29,7 +29,7 @@ func newSiteCommand(g *globals) *cobra.Command {
 		Long: `Site renders the registry's signed catalog into a directory of plain HTML,
 one style sheet and one small script: a home page with instant search and
 filters, a page per extension (README, versions, capabilities, downloads,
-install commands), and pages per category and publisher. Open index.html
+download commands), and pages per category and publisher. Open index.html
 from a USB stick or serve the directory from any static web server; no
 page requests anything outside the site.
 

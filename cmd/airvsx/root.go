@@ -44,8 +44,10 @@ func newRootCommand(g *globals) *cobra.Command {
 		Use:   "airvsx",
 		Short: "Carry VS Code extensions across an air gap, signed and verified",
 		Long: `airvsx mirrors the extensions a policy allows from Open VSX into a signed
-registry, carries it across the gap, verifies it offline, renders a static
-catalog, and installs and runs extensions in a sandboxed extension host.
+registry ("sync"), lists it ("ls"), verifies it offline once it has crossed
+the air gap ("verify"), and renders its catalog as a static HTML site that
+opens from file:// ("site"). "inspect" and "verify FILE.vsix" check a single
+untrusted .vsix; "keygen" writes the key a registry is signed with.
 
 Only "sync" opens network connections, and only to the upstream it is given.
 
