@@ -85,15 +85,13 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 	res, err := site.Render(cmd.Context(), st, so)
 	if errors.Is(err, site.ErrNotVerified) {
 		fmt.Fprintf(g.stderr, "airvsx: site: %v\n", err)
-		if opts.anchor.given() {
-			fmt.Fprintf(g.stderr, "airvsx: site: nothing rendered; see every problem with: airvsx verify --registry %s %s\n", opts.registry, opts.anchor.flags())
-		} else {
-			fmt.Fprintln(g.stderr, "airvsx: site: nothing rendered; give the signer's key (--key PREFIX.pub) or a pinned root (--root root.json), or render it unverified with --unverified")
-		}
+		fmt.Fprintf(g.stderr, "airvsx: site: nothing rendered. See every problem with:\n  %s\n", siteVerifyHint(opts))
+		fmt.Fprintf(g.stderr, "or render anyway, every page marked not verified, with:\n  %s\n", siteUnverifiedHint(opts))
 		return errFailed
 	}
 	if errors.Is(err, store.ErrMismatch) {
 		fmt.Fprintf(g.stderr, "airvsx: site: %v\n", err)
+		fmt.Fprintf(g.stderr, "airvsx: site: nothing rendered. See every problem with:\n  %s\n", siteVerifyHint(opts))
 		return errFailed
 	}
 	if err != nil {
