@@ -167,6 +167,28 @@ func TestNoUnbuiltCommands(t *testing.T) {
 	}
 }
 
+// TestProgress checks the calls Render makes to Options.Progress: 0 of
+// the total first, then one more page each call, never two calls at once
+// (the race detector watches calls, unlocked here), ending at the total,
+// which is the number of pages written.
+func TestProgress(t *testing.T) {
+	f := demoRegistry(t)
+	type call struct{ done, total int }
+	var calls []call
+	res := render(t, f.dir, filepath.Join(t.TempDir(), "www"), site.Options{
+		Anchor: trust.Anchor{Key: f.key}, Workers: 4,
+		Progress: func(done, total int) { calls = append(calls, call{done, total}) },
+	})
+	if len(calls) != res.Pages+1 {
+		t.Fatalf("Progress called %d times; want %d (0, then once a page): %v", len(calls), res.Pages+1, calls)
+	}
+	for i, c := range calls {
+		if want := (call{i, res.Pages}); c != want {
+			t.Errorf("Progress call %d = %v; want %v", i, c, want)
+		}
+	}
+}
+
 func TestPagesStrict(t *testing.T) {
 	out := demoSite(t)
 	for name, b := range siteFiles(t, out) {
