@@ -82,7 +82,12 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 		return fmt.Errorf("site: %w", err)
 	}
 	defer st.Close()
+	prog := stderrProgress(g, opts.json)
+	if prog.On() {
+		so.Progress = func(done, total int) { prog.Printf("site: rendering %d/%d pages", done, total) }
+	}
 	res, err := site.Render(cmd.Context(), st, so)
+	prog.Done()
 	if errors.Is(err, site.ErrNotVerified) {
 		fmt.Fprintf(g.stderr, "airvsx: site: %v\n", err)
 		fmt.Fprintf(g.stderr, "airvsx: site: nothing rendered. See every problem with:\n  %s\n", siteVerifyHint(opts))

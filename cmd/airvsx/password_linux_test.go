@@ -2,37 +2,9 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
-
-// openPTY returns both ends of a new pseudo-terminal, or skips the test.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { master.Close() })
-	fd := int(master.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlock the pseudo-terminal: %v", err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("pseudo-terminal number: %v", err)
-	}
-	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open the pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { slave.Close() })
-	return master, slave
-}
 
 // TestNewKeyPasswordTerminal types the password on a real terminal when
 // COSIGN_PASSWORD is not set.
