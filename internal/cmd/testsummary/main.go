@@ -1,6 +1,9 @@
 // Command testsummary reads the output of "go test -json" on stdin and
-// writes what "go test -v" would have shown to stdout, followed by a
-// summary a test run otherwise hides:
+// writes what "go test" would have shown to stdout, one package at a time
+// as each finishes: the "ok" line (or "?", no test files) of a package
+// that passed, all the output of one that failed (with -v: all the
+// output of every package). Then it writes what a test run otherwise
+// hides:
 //
 //   - the tests that failed, and the packages that failed with no failing
 //     test (a build failure, a panic outside a test, a timeout);
@@ -19,6 +22,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,7 +31,9 @@ import (
 )
 
 func main() {
-	s, err := summarize(os.Stdin, os.Stdout)
+	verbose := flag.Bool("v", false, "show the output of passing packages too, as go test -v does")
+	flag.Parse()
+	s, err := summarize(os.Stdin, os.Stdout, *verbose)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testsummary: %v\n", err)
 		os.Exit(2)
@@ -83,10 +89,26 @@ var framing = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)\s|--- (PASS|FAI
 // logStart matches the first line of a t.Log entry: "    file_test.go:12: ".
 var logStart = regexp.MustCompile(`^\s+\S+\.go:\d+: `)
 
-// summarize copies the Output of every event read from r to w and counts
-// the results.
-func summarize(r io.Reader, w io.Writer) (*summary, error) {
+// summarize copies the Output of the events read from r to w and counts
+// the results. Output is held per package until the package's result:
+// then all of it is written when the package failed or verbose is set,
+// else only its "ok" line. Output of packages that never finish is
+// written at the end.
+func summarize(r io.Reader, w io.Writer, verbose bool) (*summary, error) {
 	s := &summary{}
+	held := make(map[string][]event) // output of unfinished packages
+	var heldOrder []string
+	flush := func(pkg string, all bool) error {
+		for _, e := range held[pkg] {
+			if all || (e.Test == "" && (strings.HasPrefix(e.Output, "ok ") || strings.HasPrefix(e.Output, "? "))) {
+				if _, err := io.WriteString(w, e.Output); err != nil {
+					return err
+				}
+			}
+		}
+		delete(held, pkg)
+		return nil
+	}
 	logs := make(map[testKey][]string)  // each running test's output, framing dropped
 	failedTests := make(map[string]int) // failing tests by package
 	pkgFailed := make(map[string]bool)  // packages whose result is fail
@@ -103,8 +125,20 @@ func summarize(r io.Reader, w io.Writer) (*summary, error) {
 			} else {
 				s.events++
 				if e.Output != "" {
-					if _, werr := io.WriteString(w, e.Output); werr != nil {
-						return nil, werr
+					if e.Package == "" { // build output: at once
+						if _, werr := io.WriteString(w, e.Output); werr != nil {
+							return nil, werr
+						}
+					} else {
+						if _, ok := held[e.Package]; !ok {
+							heldOrder = append(heldOrder, e.Package)
+						}
+						held[e.Package] = append(held[e.Package], e)
+					}
+				}
+				if e.Test == "" && e.Package != "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+					if ferr := flush(e.Package, verbose || e.Action == "fail"); ferr != nil {
+						return nil, ferr
 					}
 				}
 				k := testKey{e.Package, e.Test}
@@ -140,6 +174,13 @@ func summarize(r io.Reader, w io.Writer) (*summary, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read stdin: %w", err)
+		}
+	}
+	for _, p := range heldOrder {
+		if _, ok := held[p]; ok {
+			if err := flush(p, true); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, p := range pkgOrder {

@@ -41,16 +41,23 @@ func pkgEvents(pkg, result string, tests ...[]event) []event {
 	for _, t := range tests {
 		evs = append(evs, t...)
 	}
-	return append(evs, event{Action: "output", Package: pkg, Output: strings.ToUpper(result) + "\t" + pkg + "\t0.01s\n"}, event{Action: result, Package: pkg})
+	last := "ok  \t" + pkg + "\t0.01s\n"
+	if result == "fail" {
+		evs = append(evs, event{Action: "output", Package: pkg, Output: "FAIL\n"})
+		last = "FAIL\t" + pkg + "\t0.01s\n"
+	}
+	return append(evs, event{Action: "output", Package: pkg, Output: last}, event{Action: result, Package: pkg})
 }
 
 func TestSummarize(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
+		verbose  bool
 		in       func(t *testing.T) string
 		want     summary // events not compared
 		ok       bool
 		wantOut  []string // in the passed-through output, in order
+		wantNot  []string // not in the output
 		wantLast string   // the summary's last line
 	}{
 		{
@@ -60,8 +67,51 @@ func TestSummarize(t *testing.T) {
 			},
 			want:     summary{Passed: 2},
 			ok:       true,
-			wantOut:  []string{"=== RUN   TestA\n", "    a_test.go:3: hello\n", "--- PASS: TestA (0.00s)\n", "PASS\tm/a"},
+			wantOut:  []string{"ok  \tm/a\t0.01s\n"},
+			wantNot:  []string{"=== RUN", "hello"},
 			wantLast: "2 passed, 0 failed, 0 skipped",
+		},
+		{
+			name:    "all pass, verbose",
+			verbose: true,
+			in: func(t *testing.T) string {
+				return stream(t, pkgEvents("m/a", "pass", testEvents("m/a", "TestA", "pass", "    a_test.go:3: hello"), testEvents("m/a", "TestB", "pass"))...)
+			},
+			want:     summary{Passed: 2},
+			ok:       true,
+			wantOut:  []string{"=== RUN   TestA\n", "    a_test.go:3: hello\n", "--- PASS: TestA (0.00s)\n", "ok  \tm/a"},
+			wantLast: "2 passed, 0 failed, 0 skipped",
+		},
+		{
+			name: "packages interleaved: each written whole when it ends",
+			in: func(t *testing.T) string {
+				a := pkgEvents("m/a", "fail", testEvents("m/a", "TestBad", "fail", "    a_test.go:9: got 1; want 2"))
+				b := pkgEvents("m/b", "fail", testEvents("m/b", "TestWorse", "fail", "    b_test.go:4: nope"))
+				var mixed []event
+				for i := range max(len(a), len(b)) {
+					if i < len(a) {
+						mixed = append(mixed, a[i])
+					}
+					if i < len(b) {
+						mixed = append(mixed, b[i])
+					}
+				}
+				return stream(t, mixed...)
+			},
+			want:     summary{Failed: 2, FailedTests: []string{"m/a TestBad", "m/b TestWorse"}},
+			ok:       false,
+			wantOut:  []string{"=== RUN   TestBad\n    a_test.go:9: got 1; want 2\n--- FAIL: TestBad (0.00s)\nFAIL\nFAIL\tm/a", "=== RUN   TestWorse\n    b_test.go:4: nope\n"},
+			wantLast: "0 passed, 2 failed, 0 skipped",
+		},
+		{
+			name: "a package that never ends",
+			in: func(t *testing.T) string {
+				return stream(t, append([]event{{Action: "start", Package: "m/k"}}, testEvents("m/k", "TestHang", "pass", "    k_test.go:1: waiting")[:3]...)...)
+			},
+			want:     summary{},
+			ok:       true,
+			wantOut:  []string{"=== RUN   TestHang\n", "k_test.go:1: waiting"},
+			wantLast: "0 passed, 0 failed, 0 skipped",
 		},
 		{
 			name: "skips and their reasons",
@@ -81,7 +131,7 @@ func TestSummarize(t *testing.T) {
 				{"m/a", "TestUnprefixed", []string{"[condition not met]"}},
 			}},
 			ok:       true,
-			wantOut:  []string{"b_test.go:46: /usr/bin/chromium is missing", "--- SKIP: TestChromium"},
+			wantOut:  []string{"ok  \tm/a", "SKIP m/a TestChromium\n       b_test.go:46: /usr/bin/chromium is missing"},
 			wantLast: "1 passed, 0 failed, 4 skipped",
 		},
 		{
@@ -155,7 +205,7 @@ func TestSummarize(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			got, err := summarize(strings.NewReader(tc.in(t)), &out)
+			got, err := summarize(strings.NewReader(tc.in(t)), &out, tc.verbose)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,6 +226,11 @@ func TestSummarize(t *testing.T) {
 					t.Fatalf("output lacks %q (in order); output:\n%s", w, text)
 				}
 				rest = rest[i+len(w):]
+			}
+			for _, n := range tc.wantNot {
+				if strings.Contains(text, n) {
+					t.Errorf("output has %q; output:\n%s", n, text)
+				}
 			}
 			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 			if last := lines[len(lines)-1]; last != tc.wantLast {
