@@ -46,11 +46,12 @@ type cardData struct {
 }
 
 type renderer struct {
-	st   store.Store
-	out  *outDir
-	docs *docRenderer
-	m    *model
-	log  *slog.Logger
+	st       store.Store
+	out      *outDir
+	docs     *docRenderer
+	m        *model
+	log      *slog.Logger
+	progress *pageProgress
 }
 
 func (r *renderer) page(name, tmpl string, data *pageData) error {
@@ -60,7 +61,39 @@ func (r *renderer) page(name, tmpl string, data *pageData) error {
 		return fmt.Errorf("render %s: %w", name, err)
 	}
 	r.out.pages.Add(1)
-	return r.out.write(name, buf.Bytes())
+	if err := r.out.write(name, buf.Bytes()); err != nil {
+		return err
+	}
+	r.progress.pageDone()
+	return nil
+}
+
+// pageProgress counts written pages for Options.Progress, one call at a
+// time, from every render worker.
+type pageProgress struct {
+	mu    sync.Mutex
+	f     func(done, total int) // nil: count nothing
+	done  int
+	total int
+}
+
+// newPageProgress reports 0 of total pages to f, unless f is nil.
+func newPageProgress(f func(done, total int), total int) *pageProgress {
+	p := &pageProgress{f: f, total: total}
+	if f != nil {
+		f(0, total)
+	}
+	return p
+}
+
+func (p *pageProgress) pageDone() {
+	if p.f == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.f(p.done, p.total)
 }
 
 // writeAssets writes the style sheet, the script and the search index.
@@ -335,9 +368,14 @@ func outboundURL(s string) (href, text string) {
 	return "", s
 }
 
+// installCommands are the commands an extension page shows for getting
+// its latest package into VS Code: only commands that work today.
 func installCommands(s *siteData, x *extView) []string {
 	l := x.Latest
-	cmds := []string{fmt.Sprintf("airvsx install --registry %s %s@%s", s.Registry, l.ID, l.Version)}
+	// When "airvsx install" lands, its command returns here, first:
+	//	fmt.Sprintf("airvsx install --registry %s %s@%s", s.Registry, l.ID, l.Version)
+	// Until then a page must not show it: the command does not exist.
+	var cmds []string
 	file := vsixFileName(l)
 	if s.BaseURL != "" {
 		cmds = append(cmds, fmt.Sprintf("curl -fLO %s/dl/%s", s.BaseURL, file))

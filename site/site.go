@@ -27,8 +27,9 @@ type Options struct {
 	// in the download commands shown on extension pages. Default none: the
 	// pages show only relative file names.
 	BaseURL string
-	// Registry is how the install commands name the registry. Default
-	// "REGISTRY".
+	// Registry is how pages will name the registry in "airvsx install"
+	// commands once that command exists; pages do not show it yet.
+	// Default "REGISTRY".
 	Registry string
 
 	// Anchor is what the operator trusts: a pinned root or the signer's
@@ -52,6 +53,12 @@ type Options struct {
 	Workers int
 	// Logger receives progress; nil means discard.
 	Logger *slog.Logger
+	// Progress, when set, is told how many of the site's pages (extension,
+	// home, category and publisher pages) are written: first with done 0
+	// once the total is known, then after each page. Calls never overlap
+	// and done only grows; a complete render ends with done == total.
+	// Default nil: no calls.
+	Progress func(done, total int)
 }
 
 // Result summarizes a render.
@@ -124,7 +131,8 @@ func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) 
 	defer out.discard()
 
 	m := buildModel(tr, &opts)
-	r := &renderer{st: st, out: out, docs: newDocRenderer(), m: m, log: log}
+	r := &renderer{st: st, out: out, docs: newDocRenderer(), m: m, log: log,
+		progress: newPageProgress(opts.Progress, 1+len(m.exts)+len(m.categories)+len(m.publishers))}
 	if err := r.writeAssets(); err != nil {
 		return nil, err
 	}

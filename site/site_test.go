@@ -99,7 +99,6 @@ func TestRenderDemo(t *testing.T) {
 		`<details><summary>Show the changelog</summary>`,
 		`href="../dl/airvsx-demo.hello-command-1.0.0.vsix" download="airvsx-demo.hello-command-1.0.0.vsix"`,
 		`href="../dl/airvsx-demo.hello-command-1.0.0@linux-x64.vsix"`,
-		`airvsx install --registry /media/usb/registry airvsx-demo.hello-command@1.0.0`,
 		`code --install-extension airvsx-demo.hello-command-1.0.0.vsix`,
 		`<code class="digest">66c531dc28363ac2332aea518d7f34a7ff1a7204297768de2767e0df98ba6797</code>`,
 		`<dt>Licence</dt><dd>MIT</dd>`,
@@ -134,6 +133,62 @@ const cspMeta = `<meta http-equiv="Content-Security-Policy" content="default-src
 // TestPagesStrict checks every page for the CSP meta tag and for what the
 // CSP would block anyway: inline script, style elements and attributes,
 // event handler attributes.
+// TestNoUnbuiltCommands checks that no file of a site shows a command
+// airvsx does not have yet: a page must never suggest what cannot work.
+func TestNoUnbuiltCommands(t *testing.T) {
+	f := demoRegistry(t)
+	out := filepath.Join(t.TempDir(), "www")
+	render(t, f.dir, out, site.Options{Anchor: trust.Anchor{Key: f.key}, Registry: "/media/usb/registry", BaseURL: "https://example.org/x"})
+	files := siteFiles(t, out)
+	for _, tc := range []struct {
+		name string
+		cmd  string
+	}{
+		{"install", "airvsx install"},
+		{"run", "airvsx run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for name, b := range files {
+				if bytes.Contains(b, []byte(tc.cmd)) {
+					t.Errorf("%s shows %q, a command that does not exist yet", name, tc.cmd)
+				}
+			}
+		})
+	}
+	// The commands that do work are still there.
+	page := string(files["ext/airvsx-demo.hello-command.html"])
+	for _, want := range []string{
+		"curl -fLO https://example.org/x/dl/airvsx-demo.hello-command-1.0.0.vsix",
+		"code --install-extension airvsx-demo.hello-command-1.0.0.vsix",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("hello-command page lacks %q", want)
+		}
+	}
+}
+
+// TestProgress checks the calls Render makes to Options.Progress: 0 of
+// the total first, then one more page each call, never two calls at once
+// (the race detector watches calls, unlocked here), ending at the total,
+// which is the number of pages written.
+func TestProgress(t *testing.T) {
+	f := demoRegistry(t)
+	type call struct{ done, total int }
+	var calls []call
+	res := render(t, f.dir, filepath.Join(t.TempDir(), "www"), site.Options{
+		Anchor: trust.Anchor{Key: f.key}, Workers: 4,
+		Progress: func(done, total int) { calls = append(calls, call{done, total}) },
+	})
+	if len(calls) != res.Pages+1 {
+		t.Fatalf("Progress called %d times; want %d (0, then once a page): %v", len(calls), res.Pages+1, calls)
+	}
+	for i, c := range calls {
+		if want := (call{i, res.Pages}); c != want {
+			t.Errorf("Progress call %d = %v; want %v", i, c, want)
+		}
+	}
+}
+
 func TestPagesStrict(t *testing.T) {
 	out := demoSite(t)
 	for name, b := range siteFiles(t, out) {

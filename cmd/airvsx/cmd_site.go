@@ -29,7 +29,7 @@ func newSiteCommand(g *globals) *cobra.Command {
 		Long: `Site renders the registry's signed catalog into a directory of plain HTML,
 one style sheet and one small script: a home page with instant search and
 filters, a page per extension (README, versions, capabilities, downloads,
-install commands), and pages per category and publisher. Open index.html
+download commands), and pages per category and publisher. Open index.html
 from a USB stick or serve the directory from any static web server; no
 page requests anything outside the site.
 
@@ -82,18 +82,21 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 		return fmt.Errorf("site: %w", err)
 	}
 	defer st.Close()
+	prog := stderrProgress(g, opts.json)
+	if prog.On() {
+		so.Progress = func(done, total int) { prog.Printf("site: rendering %d/%d pages", done, total) }
+	}
 	res, err := site.Render(cmd.Context(), st, so)
+	prog.Done()
 	if errors.Is(err, site.ErrNotVerified) {
 		fmt.Fprintf(g.stderr, "airvsx: site: %v\n", err)
-		if opts.anchor.given() {
-			fmt.Fprintf(g.stderr, "airvsx: site: nothing rendered; see every problem with: airvsx verify --registry %s %s\n", opts.registry, opts.anchor.flags())
-		} else {
-			fmt.Fprintln(g.stderr, "airvsx: site: nothing rendered; give the signer's key (--key PREFIX.pub) or a pinned root (--root root.json), or render it unverified with --unverified")
-		}
+		fmt.Fprintf(g.stderr, "airvsx: site: nothing rendered. See every problem with:\n  %s\n", siteVerifyHint(opts))
+		fmt.Fprintf(g.stderr, "or render anyway, every page marked not verified, with:\n  %s\n", siteUnverifiedHint(opts))
 		return errFailed
 	}
 	if errors.Is(err, store.ErrMismatch) {
 		fmt.Fprintf(g.stderr, "airvsx: site: %v\n", err)
+		fmt.Fprintf(g.stderr, "airvsx: site: nothing rendered. See every problem with:\n  %s\n", siteVerifyHint(opts))
 		return errFailed
 	}
 	if err != nil {

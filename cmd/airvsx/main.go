@@ -1,6 +1,8 @@
 // Command airvsx mirrors VS Code extensions from Open VSX into a signed
-// registry, verifies registries offline, renders a static catalog, and
-// installs and runs extensions in a sandboxed extension host.
+// registry, verifies registries and single packages offline, and renders
+// a registry's catalog as a static site. (Installing and running
+// extensions in a sandboxed extension host is not built yet; the help
+// must not offer it until it is.)
 //
 // Every command is a thin adapter over a library package; see
 // ARCHITECTURE.md in the design notes.

@@ -59,12 +59,23 @@ func (a *anchorFlags) add(cmd *cobra.Command, withState bool) {
 // given reports whether --root or --key was given.
 func (a *anchorFlags) given() bool { return a.root != "" || a.key != "" }
 
-// flags returns the anchor flags as the user gave them, for hints.
-func (a *anchorFlags) flags() string {
+// args returns the anchor and state flags as the user gave them, one
+// argument each, for hints.
+func (a *anchorFlags) args() []string {
+	var args []string
 	if a.root != "" {
-		return "--root " + a.root
+		args = append(args, "--root", a.root)
 	}
-	return "--key " + a.key
+	if a.key != "" {
+		args = append(args, "--key", a.key)
+	}
+	if a.state != "" {
+		args = append(args, "--state", a.state)
+	}
+	if a.noState {
+		args = append(args, "--no-state")
+	}
+	return args
 }
 
 // resolve loads the anchor and opens the state directory (nil with

@@ -2,27 +2,35 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
 // globals are the flags every command shares.
 type globals struct {
-	verbose bool
-	logJSON bool
-	stdout  io.Writer
-	stderr  io.Writer
-	stdin   io.Reader
-	started bool // a command's RunE was reached: flags and args were fine
+	verbose  bool
+	logLevel logLevel
+	logJSON  bool
+	stdout   io.Writer
+	stderr   io.Writer
+	stdin    io.Reader
+	started  bool // a command's RunE was reached: flags and args were fine
 }
 
-// logger returns the CLI's logger: text or JSON on stderr, debug with -v.
+// logger returns the CLI's logger: text or JSON on stderr. By default only
+// warnings and errors are logged; -v adds progress (info), --log-level
+// chooses the level outright and wins over -v.
 func (g *globals) logger() *slog.Logger {
-	level := slog.LevelInfo
+	level := slog.LevelWarn
 	if g.verbose {
-		level = slog.LevelDebug
+		level = slog.LevelInfo
+	}
+	if g.logLevel.set {
+		level = g.logLevel.level
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	if g.logJSON {
@@ -36,8 +44,10 @@ func newRootCommand(g *globals) *cobra.Command {
 		Use:   "airvsx",
 		Short: "Carry VS Code extensions across an air gap, signed and verified",
 		Long: `airvsx mirrors the extensions a policy allows from Open VSX into a signed
-registry, carries it across the gap, verifies it offline, renders a static
-catalog, and installs and runs extensions in a sandboxed extension host.
+registry ("sync"), lists it ("ls"), verifies it offline once it has crossed
+the air gap ("verify"), and renders its catalog as a static HTML site that
+opens from file:// ("site"). "inspect" and "verify FILE.vsix" check a single
+untrusted .vsix; "keygen" writes the key a registry is signed with.
 
 Only "sync" opens network connections, and only to the upstream it is given.
 
@@ -45,7 +55,8 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log debug messages")
+	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "log progress on stderr (same as --log-level info)")
+	root.PersistentFlags().Var(&g.logLevel, "log-level", "log messages of this level and above on stderr: debug, info, warn or error (default warn)")
 	root.PersistentFlags().BoolVar(&g.logJSON, "log-json", false, "log as JSON lines")
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
@@ -80,3 +91,31 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return report(stderr, err)
 }
+
+// logLevel is the value of --log-level: one of slog's four level names.
+type logLevel struct {
+	level slog.Level
+	set   bool // given on the command line
+}
+
+func (l *logLevel) String() string {
+	if !l.set {
+		return ""
+	}
+	return strings.ToLower(l.level.String())
+}
+
+// Set accepts debug, info, warn or error, in any case.
+func (l *logLevel) Set(s string) error {
+	levels := map[string]slog.Level{
+		"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError,
+	}
+	v, ok := levels[strings.ToLower(s)]
+	if !ok {
+		return fmt.Errorf("unknown level %q: want debug, info, warn or error", s)
+	}
+	l.level, l.set = v, true
+	return nil
+}
+
+func (l *logLevel) Type() string { return "level" }

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestProgressLine(t *testing.T) {
+	const clear = "\r\033[K"
+	type step struct {
+		after time.Duration // since the previous step
+		text  string        // Printf this; "" means Done
+	}
+	for _, tc := range []struct {
+		name  string
+		on    bool
+		width int
+		steps []step
+		want  string
+	}{
+		{
+			name:  "off: silent",
+			on:    false,
+			steps: []step{{0, "site: rendering 0/3 pages"}, {time.Second, "site: rendering 3/3 pages"}, {0, ""}},
+			want:  "",
+		},
+		{
+			name:  "on: drawn, redrawn, cleared",
+			on:    true,
+			steps: []step{{0, "site: rendering 0/3 pages"}, {time.Second, "site: rendering 3/3 pages"}, {0, ""}},
+			want:  clear + "site: rendering 0/3 pages" + clear + "site: rendering 3/3 pages" + clear,
+		},
+		{
+			name: "on: at most one redraw per interval",
+			on:   true,
+			steps: []step{
+				{0, "1"}, {30 * time.Millisecond, "2"}, {30 * time.Millisecond, "3"},
+				{40 * time.Millisecond, "4"}, {99 * time.Millisecond, "5"}, {time.Millisecond, "6"}, {0, ""},
+			},
+			want: clear + "1" + clear + "4" + clear + "6" + clear,
+		},
+		{
+			name:  "on: nothing drawn, nothing cleared",
+			on:    true,
+			steps: []step{{0, ""}},
+			want:  "",
+		},
+		{
+			name:  "on: cleared once, drawn again at once",
+			on:    true,
+			steps: []step{{0, "a"}, {0, ""}, {0, ""}, {time.Millisecond, "b"}, {0, ""}},
+			want:  clear + "a" + clear + clear + "b" + clear,
+		},
+		{
+			name:  "on: cut to the terminal's width",
+			on:    true,
+			width: 8,
+			steps: []step{{0, "rendering 1200/20000 pages"}, {time.Second, "ünïcödé…"}},
+			want:  clear + "renderi" + clear + "ünïcödé",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w bytes.Buffer
+			p := newProgressLine(&w, tc.on, tc.width)
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			p.now = func() time.Time { return now }
+			for _, s := range tc.steps {
+				now = now.Add(s.after)
+				if s.text == "" {
+					p.Done()
+				} else {
+					p.Printf("%s", s.text)
+				}
+			}
+			if got := w.String(); got != tc.want {
+				t.Errorf("output = %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStderrProgressOff checks that progress is off when stderr is not a
+// terminal, whatever the flags.
+func TestStderrProgressOff(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, tc := range []struct {
+		name   string
+		stderr io.Writer
+		quiet  bool
+	}{
+		{"buffer", &bytes.Buffer{}, false},
+		{"pipe", w, false},
+		{"pipe, --json", w, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := stderrProgress(&globals{stderr: tc.stderr}, tc.quiet)
+			if p.On() {
+				t.Fatalf("stderrProgress(%s).On() = true; want false", tc.name)
+			}
+			p.Printf("site: rendering %d/%d pages", 1, 2)
+			p.Done()
+			if b, ok := tc.stderr.(*bytes.Buffer); ok && b.Len() != 0 {
+				t.Errorf("wrote %q", b.String())
+			}
+		})
+	}
+	w.Close()
+	var got strings.Builder
+	buf := make([]byte, 64)
+	for {
+		n, err := r.Read(buf)
+		got.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if got.Len() != 0 {
+		t.Errorf("wrote %q to a pipe", got.String())
+	}
+}
