@@ -25,18 +25,21 @@ type model struct {
 
 // siteData is what every page shows about the site.
 type siteData struct {
-	Title      string
-	Verified   bool
-	Reason     string // why not verified
-	Serial     int64
-	Digest     string
-	Created    string
-	Expires    string
-	BaseURL    string
-	Registry   string
-	Extensions int
-	Entries    int
-	TotalSize  string
+	Title    string
+	Verified bool
+	Reason   string // why not verified
+	Serial   int64
+	Digest   string
+	Created  string
+	Expires  string
+	BaseURL  string
+	Registry string
+	// InstallTrust and ExtensionsDir complete the install command.
+	InstallTrust  string
+	ExtensionsDir string
+	Extensions    int
+	Entries       int
+	TotalSize     string
 }
 
 // extView is one extension: every entry of one ID.
@@ -173,7 +176,7 @@ func buildModel(tr *trusted, opts *Options) *model {
 		Title: opts.Title, Verified: tr.verified, Reason: tr.reason,
 		Serial: cat.Serial, Digest: tr.digest,
 		Created: formatTime(cat.Created), Expires: formatTime(tr.expires),
-		BaseURL: opts.BaseURL, Registry: opts.Registry,
+		BaseURL: opts.BaseURL, Registry: opts.Registry, InstallTrust: opts.InstallTrust, ExtensionsDir: opts.Extensions,
 		Extensions: len(m.exts), Entries: len(cat.Entries), TotalSize: index.FormatBytes(total),
 	}
 	m.site = s

@@ -369,13 +369,11 @@ func outboundURL(s string) (href, text string) {
 }
 
 // installCommands are the commands an extension page shows for getting
-// its latest package into VS Code: only commands that work today.
+// its latest package installed: airvsx install from the registry (checked
+// against the operator's trust anchor), and the plain download for VS Code.
 func installCommands(s *siteData, x *extView) []string {
 	l := x.Latest
-	// When "airvsx install" lands, its command returns here, first:
-	//	fmt.Sprintf("airvsx install --registry %s %s@%s", s.Registry, l.ID, l.Version)
-	// Until then a page must not show it: the command does not exist.
-	var cmds []string
+	cmds := []string{fmt.Sprintf("airvsx install %s@%s --registry %s %s --extensions %s", l.ID, l.Version, s.Registry, s.InstallTrust, s.ExtensionsDir)}
 	file := vsixFileName(l)
 	if s.BaseURL != "" {
 		cmds = append(cmds, fmt.Sprintf("curl -fLO %s/dl/%s", s.BaseURL, file))

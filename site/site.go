@@ -27,10 +27,17 @@ type Options struct {
 	// in the download commands shown on extension pages. Default none: the
 	// pages show only relative file names.
 	BaseURL string
-	// Registry is how pages will name the registry in "airvsx install"
-	// commands once that command exists; pages do not show it yet.
-	// Default "REGISTRY".
+	// Registry is how pages name the registry in their "airvsx install"
+	// command: the place as the operator gave it, shell-quoted. Default
+	// "REGISTRY".
 	Registry string
+	// InstallTrust is the trust flag of that command, shell-quoted, as the
+	// operator gave it to site ("--key airvsx.pub"). Default
+	// "--key PUBLISHER.pub".
+	InstallTrust string
+	// Extensions is the extensions directory the install command names.
+	// Default "~/.airvsx/extensions".
+	Extensions string
 
 	// Anchor is what the operator trusts: a pinned root or the signer's
 	// public key, checked on every render (index/trust.Check). Default
@@ -103,6 +110,12 @@ func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) 
 	}
 	if opts.Registry == "" {
 		opts.Registry = "REGISTRY"
+	}
+	if opts.InstallTrust == "" {
+		opts.InstallTrust = "--key PUBLISHER.pub"
+	}
+	if opts.Extensions == "" {
+		opts.Extensions = "~/.airvsx/extensions"
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 	if opts.Workers <= 0 {

@@ -68,8 +68,16 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 		return usagef("site: no trust anchor: give --root root.json or --key PREFIX.pub (or --unverified to render an unverified catalog with a warning banner)")
 	}
 	so := site.Options{
-		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: opts.registry,
+		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: shellQuote(opts.registry),
 		Unverified: opts.unverified, Logger: g.logger(),
+	}
+	// Pages show the install command with the anchor given here, so it
+	// works as printed from this directory.
+	switch {
+	case opts.anchor.key != "":
+		so.InstallTrust = "--key " + shellQuote(opts.anchor.key)
+	case opts.anchor.root != "":
+		so.InstallTrust = "--root " + shellQuote(opts.anchor.root)
 	}
 	if opts.anchor.given() {
 		var err error

@@ -46,8 +46,11 @@ func newRootCommand(g *globals) *cobra.Command {
 		Long: `airvsx mirrors the extensions a policy allows from Open VSX into a signed
 registry ("sync"), lists it ("ls"), verifies it offline once it has crossed
 the air gap ("verify"), and renders its catalog as a static HTML site that
-opens from file:// ("site"). "inspect" and "verify FILE.vsix" check a single
-untrusted .vsix; "keygen" writes the key a registry is signed with.
+opens from file:// ("site"), and installs extensions from it into an
+extensions directory, verified ("install", "uninstall", "list"). "inspect"
+and "verify FILE.vsix" check a single untrusted .vsix; "keygen" writes the
+key a registry is signed with. Running extensions in a sandboxed host is
+not built yet.
 
 Only "sync" opens network connections, and only to the upstream it is given.
 

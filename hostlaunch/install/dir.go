@@ -38,7 +38,7 @@ func openForWrite(dir string, create bool) (*extDir, error) {
 		return nil, errors.New("no extensions directory")
 	}
 	if create {
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("extensions directory: %w", err)
 		}
 	}
