@@ -270,7 +270,7 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 	if fi.Size() != l.Size {
 		return 0, &store.MismatchError{Repo: c.repo, Digest: l.Digest, Size: l.Size, GotSize: fi.Size()}
 	}
-	n, sum, err := h.hashFile(ctx, f, l.Size, ed)
+	n, sum, err := h.file(ctx, f, l.Size, ed)
 	if err != nil {
 		return n, err
 	}
@@ -291,7 +291,8 @@ func (c *entryCheck) vsixVerdict(ed *vsix.UpstreamVerifier, f io.ReaderAt, size 
 }
 
 // blobFiler is what a directory store offers besides store.Store: the
-// blob's own file, hashed through a memory map (see hasher.hashFile).
+// blob's own file, read at offsets without the spool a verifying reader
+// needs for the package check afterwards (see hasher.file).
 type blobFiler interface {
 	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
 }
