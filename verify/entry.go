@@ -301,6 +301,10 @@ func (c *entryCheck) vsixVerdict(ctx context.Context, us *upstreamSig, ed *vsix.
 	c.checkPackage(f, size, path)
 }
 
+// signatureVerdict decides the upstream signature of the vsix f whose
+// sha256, computed in this run, is sum: from the cache only when it holds
+// exactly (sum, the signature, the key), else by the Ed25519 check, whose
+// valid verdict it records.
 func (c *entryCheck) signatureVerdict(ctx context.Context, us *upstreamSig, ed *vsix.UpstreamVerifier, sum string, f io.ReaderAt, size int64, path string) {
 	key := us.key(sum)
 	if ed == nil {

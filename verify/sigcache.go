@@ -195,10 +195,22 @@ func (c *sigCache) valid(k sigKey) bool {
 	if !c.old[k] {
 		return false
 	}
-	if !c.used[k] {
-		c.used[k] = true
-		c.now = append(c.now, k)
+	c.use(k)
+	return true
+}
+
+// use records k as a verdict of this run, up to maxSigCacheEntries (what
+// save writes), so memory does not grow with the registry; it reports
+// whether k is recorded.
+func (c *sigCache) use(k sigKey) bool {
+	if c.used[k] {
+		return true
 	}
+	if len(c.now) >= maxSigCacheEntries {
+		return false
+	}
+	c.used[k] = true
+	c.now = append(c.now, k)
 	return true
 }
 
@@ -219,12 +231,8 @@ func (c *sigCache) add(k sigKey) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.used[k] {
-		c.used[k] = true
-		c.now = append(c.now, k)
-		if !c.old[k] {
-			c.fresh++
-		}
+	if !c.used[k] && c.use(k) && !c.old[k] {
+		c.fresh++
 	}
 }
 
