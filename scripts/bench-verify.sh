@@ -5,10 +5,14 @@
 # the ratio airvsx/openssl (goal: <= 0.7 on two cores) and airvsx's peak
 # RSS (goal: < 150 MB).
 #
-#   ENTRIES=400 SIZE=5242880 RUNS=3 SIGNED=0 scripts/bench-verify.sh
+#   ENTRIES=400 SIZE=5242880 RUNS=3 SIGNED=0 REPEAT=0 scripts/bench-verify.sh
 #
 # SIGNED=1 gives every entry an upstream Ed25519 signature, which verify
-# also checks (a sha512 pass over every vsix: more CPU than the sha256).
+# also checks (a sha512 pass over every vsix: more CPU than the sha256);
+# goal for that first run: ratio <= 1.5.
+# REPEAT=1 times repeat runs instead: verify runs once untimed with a state
+# directory, so the timed runs take the upstream-signature verdicts from
+# its cache (every blob is still hashed); goal: ratio <= 0.7.
 # Needs go, openssl and GNU time (/usr/bin/time; Debian package "time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +21,7 @@ ENTRIES=${ENTRIES:-400}
 SIZE=${SIZE:-5242880}
 RUNS=${RUNS:-3}
 SIGNED=${SIGNED:-0}
+REPEAT=${REPEAT:-0}
 for tool in openssl /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench-verify: $tool is missing (apt-get install -y openssl time)" >&2; exit 2; }
 done
@@ -33,17 +38,23 @@ hash_openssl() {
 	/usr/bin/time -f '%e %U %S' -o "$work/otime" sh -c \
 		"find '$reg/extensions' -type f -path '*/blobs/*' -print0 | xargs -0 openssl dgst -sha256 >/dev/null"
 }
+state=(--no-state)
+[ "$REPEAT" = 1 ] && state=(--state "$work/state")
 verify_airvsx() {
 	/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$work/airvsx" verify --registry "$reg" --key "$work/bench.pub" \
-		--no-state --format json >"$work/report.json"
+		"${state[@]}" --format json >"$work/report.json"
 }
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 
 bytes=$(find "$reg/extensions" -type f -path '*/blobs/*' -printf '%s\n' | awk '{s+=$1} END {print s}')
-echo "registry: $ENTRIES entries, $bytes bytes of blobs; $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+mode="first run"
+[ "$REPEAT" = 1 ] && mode="repeat run (signature cache warmed)"
+echo "registry: $ENTRIES entries, $bytes bytes of blobs, signed=$SIGNED, $mode; $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Warm the page cache for both: the benchmark measures hashing, not the disk.
 hash_openssl
+# REPEAT=1: one untimed run fills the state directory and its cache.
+[ "$REPEAT" = 1 ] && verify_airvsx
 
 a_total=0 o_total=0 rss_max=0 a_min=1e9 o_min=1e9 a_cpu=0 o_cpu=0
 for i in $(seq "$RUNS"); do
@@ -59,9 +70,12 @@ for i in $(seq "$RUNS"); do
 	printf 'run %d: airvsx %.2f s (cpu %.2f s, peak RSS %d MB), openssl %.2f s (cpu %.2f s)\n' "$i" "$a" "$(calc "$au + $as")" $((rss / 1024)) "$o" "$(calc "$ou + $os")"
 done
 grep -q '"ok": true' "$work/report.json" || { echo "bench-verify: the registry did not verify:" >&2; head -50 "$work/report.json" >&2; exit 1; }
+grep -E '"signatures(Verified|Cached)"' "$work/report.json" | tr -d ' ,' | tr '\n' ' ' | sed 's/^/last run: /; s/$/\n/'
+goal=0.70
+[ "$SIGNED" = 1 ] && [ "$REPEAT" != 1 ] && goal=1.50
 ratio=$(calc "$a_total / $o_total")
-printf 'airvsx verify: %.2f s, openssl dgst -sha256: %.2f s (mean of %d); ratio %.2f (goal <= 0.70); best of %d: %.2f s vs %.2f s, ratio %.2f\n' \
-	"$(calc "$a_total / $RUNS")" "$(calc "$o_total / $RUNS")" "$RUNS" "$ratio" "$RUNS" "$a_min" "$o_min" "$(calc "$a_min / $o_min")"
+printf 'airvsx verify: %.2f s, openssl dgst -sha256: %.2f s (mean of %d); ratio %.2f (goal <= %s); best of %d: %.2f s vs %.2f s, ratio %.2f\n' \
+	"$(calc "$a_total / $RUNS")" "$(calc "$o_total / $RUNS")" "$RUNS" "$ratio" "$goal" "$RUNS" "$a_min" "$o_min" "$(calc "$a_min / $o_min")"
 # CPU time does not depend on what else the machine runs: on an idle
 # machine with N CPUs airvsx's wall time is about its CPU time / N.
 printf 'cpu: airvsx %.2f s, openssl %.2f s per run; idle-machine estimate on %d CPUs: ratio %.2f\n' \

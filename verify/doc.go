@@ -55,6 +55,26 @@
 // only when the catalog's own checks below pass, so a forked history keeps
 // being reported until the admin resolves it (by deleting the state).
 //
+// # Signature cache
+//
+// With a state directory, <state>/sigcache/upstream-ed25519.v1 remembers
+// the upstream Ed25519 signatures found valid, one line per verdict: the
+// vsix's sha256, the sha256 of the 64 signature bytes and the Ed25519
+// public key itself (not its name in the catalog, which another catalog
+// may give to another key). A run still hashes every vsix; it skips only
+// the SHA-512 pass and the Ed25519 check of a vsix whose sha256, as
+// computed in this run, signature bytes and key are a line of the file.
+// Only "valid" is ever recorded, so the cache can save work on content it
+// names, never change the verdict on other content. The file is a hint: a
+// torn, damaged or unreadable file (it ends with the sha256 of the lines
+// before it) is ignored whole and replaced. It holds at most 65,536
+// verdicts, this run's first; concurrent runs each replace it atomically
+// and the last one wins. It is written only when a run found a verdict it
+// did not hold. NoCache (--no-cache) neither reads nor writes it.
+// Whoever can write the state directory could add a line for a bad
+// signature over a specific vsix; the state directory is trusted as much
+// as the root it pins.
+//
 // # The catalog
 //
 //   - catalog-invalid: it decodes strictly and validates (format, serial,
@@ -87,7 +107,9 @@
 //     the catalog's upstreamKeys;
 //   - signature-invalid: upstream's Ed25519 signature (.signature.sig in
 //     the sigzip) verifies over the whole vsix; the check is fed by the
-//     same streaming pass that hashes the vsix;
+//     same streaming pass that hashes the vsix (its SHA-512 on a second
+//     goroutine), or its valid verdict comes from the signature cache
+//     (below) for the sha256 that pass computed;
 //   - vsix-unsafe: the vsix passes every safe-zip rule of index/vsix;
 //   - vsix-package: its manifests are present, valid and agree;
 //   - vsix-identity: it is the entry's extension, version and platform;

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -238,10 +239,16 @@ func (c *entryCheck) blobProblem(path, what string, err error, manifest bool) {
 // read problem (missing, wrong size or digest, I/O).
 func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, sig *store.Layer, path string) (int64, error) {
 	// One pass hashes the file with sha256 (its digest) and, when the
-	// entry is signed, feeds the Ed25519 check.
-	var ed *vsix.UpstreamVerifier
+	// entry is signed, feeds the Ed25519 check, unless the signature cache
+	// holds a verdict for the file this should be (whether it is, is
+	// decided in vsixVerdict, from the sha256 this pass computes).
+	var us *upstreamSig
 	if sig != nil && c.e.Upstream.Signed {
-		ed = c.signatureCheck(ctx, *sig)
+		us = c.signatureCheck(ctx, *sig)
+	}
+	var ed *vsix.UpstreamVerifier
+	if us != nil && !c.v.sigs.contains(us.key(l.Digest)) {
+		ed = vsix.NewUpstreamVerifier(us.pub, us.sig)
 	}
 	bf, ok := c.v.st.(blobFiler)
 	if !ok {
@@ -255,7 +262,8 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 			return 0, err
 		}
 		defer f.Close()
-		c.vsixVerdict(ed, f, l.Size, path)
+		// OpenBlobAt returns the file only when its sha256 is l.Digest.
+		c.vsixVerdict(ctx, us, ed, l.Digest, f, l.Size, path)
 		return l.Size, nil
 	}
 	f, err := bf.OpenBlobFile(ctx, c.repo, l.Digest)
@@ -270,36 +278,67 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 	if fi.Size() != l.Size {
 		return 0, &store.MismatchError{Repo: c.repo, Digest: l.Digest, Size: l.Size, GotSize: fi.Size()}
 	}
-	n, sum, err := h.hashFile(ctx, f, l.Size, ed)
+	n, sum, err := h.file(ctx, f, l.Size, ed)
 	if err != nil {
 		return n, err
 	}
 	if sum != l.Digest {
 		return n, &store.MismatchError{Repo: c.repo, Digest: l.Digest, Size: l.Size, GotSize: l.Size, GotDigest: sum}
 	}
-	c.vsixVerdict(ed, f, l.Size, path)
+	c.vsixVerdict(ctx, us, ed, sum, f, l.Size, path)
 	return n, nil
 }
 
 // vsixVerdict reports the upstream signature's verdict and checks the
-// package, once the vsix's digest matched.
-func (c *entryCheck) vsixVerdict(ed *vsix.UpstreamVerifier, f io.ReaderAt, size int64, path string) {
-	if ed != nil && !ed.Verify() {
-		c.add(RuleSignatureInvalid, path, "Open VSX's Ed25519 signature (key %s) does not verify over this vsix", c.e.Upstream.KeyID)
+// package, once the vsix's digest matched; sum is the sha256 this run
+// computed over f. ed is the Ed25519 check fed with f, or nil when
+// checkVsix expected a cached verdict: the cache is then asked with sum,
+// and when it has no verdict for it, f is read once more for the check.
+func (c *entryCheck) vsixVerdict(ctx context.Context, us *upstreamSig, ed *vsix.UpstreamVerifier, sum string, f io.ReaderAt, size int64, path string) {
+	if us != nil {
+		c.signatureVerdict(ctx, us, ed, sum, f, size, path)
 	}
 	c.checkPackage(f, size, path)
 }
 
+// signatureVerdict decides the upstream signature of the vsix f whose
+// sha256, computed in this run, is sum: from the cache only when it holds
+// exactly (sum, the signature, the key), else by the Ed25519 check, whose
+// valid verdict it records.
+func (c *entryCheck) signatureVerdict(ctx context.Context, us *upstreamSig, ed *vsix.UpstreamVerifier, sum string, f io.ReaderAt, size int64, path string) {
+	key := us.key(sum)
+	if ed == nil {
+		if c.v.sigs.valid(key) {
+			c.v.sigsCached.Add(1)
+			return
+		}
+		ed = vsix.NewUpstreamVerifier(us.pub, us.sig)
+		if _, err := io.Copy(ed, io.NewSectionReader(f, 0, size)); err != nil {
+			if ctx.Err() == nil {
+				c.add(RuleBlobUnreadable, path, "read for the Ed25519 check: %v", err)
+			}
+			return
+		}
+	}
+	c.v.sigsVerified.Add(1)
+	if !ed.Verify() {
+		c.add(RuleSignatureInvalid, path, "Open VSX's Ed25519 signature (key %s) does not verify over this vsix", c.e.Upstream.KeyID)
+		return
+	}
+	c.v.sigs.add(key)
+}
+
 // blobFiler is what a directory store offers besides store.Store: the
-// blob's own file, hashed through a memory map (see hasher.hashFile).
+// blob's own file, read at offsets without the spool a verifying reader
+// needs for the package check afterwards (see hasher.file).
 type blobFiler interface {
 	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
 }
 
 // signatureCheck reads the sigzip layer (verified by OpenBlob) and the
-// key the catalog pins for the entry, and starts the Ed25519 check; it
-// returns nil after reporting why it cannot.
-func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *vsix.UpstreamVerifier {
+// key the catalog pins for the entry; it returns nil after reporting why
+// the signature cannot be checked.
+func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *upstreamSig {
 	path := store.BlobName(c.repo, l.Digest)
 	if l.Size > vsix.MaxSigzipBytes {
 		c.add(RuleSignatureInvalid, path, "the sigzip is %d bytes, more than %d", l.Size, vsix.MaxSigzipBytes)
@@ -334,7 +373,25 @@ func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *vsix.Up
 		c.add(RuleSignatureKey, "metadata/", "catalog upstreamKeys %q: %v", c.e.Upstream.KeyID, err)
 		return nil
 	}
-	return vsix.NewUpstreamVerifier(pub, sig)
+	return &upstreamSig{pub: pub, sig: sig}
+}
+
+// upstreamSig is an entry's upstream signature and the key that should
+// have made it.
+type upstreamSig struct {
+	pub ed25519.PublicKey
+	sig []byte
+}
+
+// key is the signature cache's key for the vsix with sha256 digest
+// ("sha256:<hex>"); the zero key (never in a cache) when the digest or
+// the key is malformed.
+func (us *upstreamSig) key(digest string) sigKey {
+	k, ok := newSigKey(digest, us.sig, us.pub)
+	if !ok {
+		return sigKey{}
+	}
+	return k
 }
 
 // checkPackage applies the safe-zip rules and the manifest rules and

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
@@ -35,6 +36,12 @@ type RegistryOptions struct {
 	// rollback beyond what the registry itself shows cannot be detected.
 	// trust.DefaultStateDir gives the user's state directory.
 	State *trust.StateDir
+	// NoCache checks every upstream signature, neither reading nor
+	// writing the signature cache in State. Default false: with a State,
+	// an Ed25519 verdict found valid before for the same vsix sha256 (as
+	// hashed in this run), signature and key is reused (see the package
+	// comment, "Signature cache").
+	NoCache bool
 	// Policy, when set, must allow every entry (see the package comment).
 	// Default nil: no policy checks; dependency closure is still checked.
 	Policy *policies.Policy
@@ -96,6 +103,10 @@ type registryVerifier struct {
 
 	refsMu sync.Mutex
 	refs   map[string]map[string]bool // repo → blob digests entries reference
+
+	sigs         *sigCache // nil: no cache
+	sigsVerified atomic.Int64
+	sigsCached   atomic.Int64
 }
 
 // ref records that an entry of repo references the blob digest.
@@ -131,12 +142,32 @@ func (v *registryVerifier) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	v.loadSigCache()
 	if err := v.checkEntries(ctx); err != nil {
 		return err
+	}
+	v.rep.Summary.SignaturesVerified = int(v.sigsVerified.Load())
+	v.rep.Summary.SignaturesCached = int(v.sigsCached.Load())
+	if err := v.sigs.save(); err != nil {
+		v.opts.Logger.Warn("signature cache not written", "path", v.sigs.path, "err", err)
 	}
 	v.checkClosure()
 	if v.opts.Policy != nil {
 		v.checkPolicy()
 	}
 	return v.checkExtras(ctx, tags)
+}
+
+// loadSigCache opens the signature cache when the run has a state
+// directory, reads data and may use it. A cache that cannot be read is
+// logged and ignored: it only ever saves work.
+func (v *registryVerifier) loadSigCache() {
+	if v.opts.State == nil || v.opts.NoCache || v.opts.NoReadData {
+		return
+	}
+	c, err := loadSigCache(v.opts.State.Path())
+	if err != nil {
+		v.opts.Logger.Warn("signature cache ignored", "path", c.path, "err", err)
+	}
+	v.sigs = c
 }

@@ -79,6 +79,12 @@ type Summary struct {
 	ReadData bool  `json:"readData"`  // every blob was hashed
 	Errors   int   `json:"errors"`
 	Warnings int   `json:"warnings"`
+	// SignaturesVerified counts the upstream Ed25519 signatures of a
+	// registry checked over their vsix in this run; SignaturesCached those
+	// whose valid verdict came from the signature cache instead (the vsix
+	// still hashed).
+	SignaturesVerified int `json:"signaturesVerified"`
+	SignaturesCached   int `json:"signaturesCached"`
 }
 
 // EntryResult is the outcome for one catalog entry (or the single

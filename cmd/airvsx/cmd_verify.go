@@ -23,6 +23,7 @@ type verifyOptions struct {
 	json       bool
 	output     string
 	noReadData bool
+	noCache    bool
 	sigzip     string
 	openvsxKey string
 }
@@ -52,7 +53,11 @@ blobs are checked by size, vsix files are not opened.
 
 The state directory (default $XDG_STATE_HOME/airvsx or ~/.local/state/airvsx;
 --state for CI) keeps, per registry, the versions verified before, so an
-older copy is caught; it is updated whenever the trust chain verifies.
+older copy is caught; it is updated whenever the trust chain verifies. It
+also remembers which upstream signatures verified, by the vsix's sha256 (as
+hashed in this run), the signature and the key, so a repeat run hashes every
+vsix but skips the Ed25519 check of those; --no-cache checks every signature
+and neither reads nor writes that cache.
 
 With FILE.vsix instead of --registry, verify is the single-package gate: the
 safe-zip and manifest rules, the policy (--policy), and with --sigzip and
@@ -76,6 +81,7 @@ an unreadable trust anchor, not a registry).`,
 	f.BoolVar(&opts.json, "json", false, "same as --format json")
 	f.StringVarP(&opts.output, "output", "o", "", "write the report to this file and print only the summary line")
 	f.BoolVar(&opts.noReadData, "no-read-data", false, "check structure and signatures only; do not hash blobs or open vsix files")
+	f.BoolVar(&opts.noCache, "no-cache", false, "check every upstream signature; do not read or write the state directory's signature cache")
 	f.StringVar(&opts.sigzip, "sigzip", "", "with FILE.vsix: upstream's .sigzip for it")
 	f.StringVar(&opts.openvsxKey, "openvsx-key", "", "with --sigzip: the Open VSX public key (PEM) it was signed with")
 	return cmd
@@ -133,12 +139,12 @@ func verifyRegistry(cmd *cobra.Command, g *globals, opts verifyOptions, pol *pol
 	}
 	defer st.Close()
 	o := verify.RegistryOptions{Store: st, Target: opts.registry, Anchor: anchor, State: state,
-		Policy: pol, NoReadData: opts.noReadData, Logger: g.logger()}
+		Policy: pol, NoReadData: opts.noReadData, NoCache: opts.noCache, Logger: g.logger()}
 	return verify.Registry(cmd.Context(), o)
 }
 
 func verifyPackage(cmd *cobra.Command, opts verifyOptions, path string, pol *policies.Policy) (*verify.Report, error) {
-	if opts.registry != "" || opts.anchor.given() || opts.anchor.state != "" || opts.anchor.noState || opts.noReadData {
+	if opts.registry != "" || opts.anchor.given() || opts.anchor.state != "" || opts.anchor.noState || opts.noReadData || opts.noCache {
 		return nil, usagef("verify: FILE.vsix takes --policy, --sigzip, --openvsx-key and the report flags only")
 	}
 	if (opts.sigzip == "") != (opts.openvsxKey == "") {
