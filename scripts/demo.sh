@@ -63,5 +63,14 @@ echo "== airvsx site --registry registry --out catalog-site --key demo-key.pub"
 echo "open $(pwd)/catalog-site/index.html in any browser (file:// works; no network needed)"
 
 echo
+echo "== airvsx install airvsx-demo.uses-git --registry registry --key demo-key.pub --extensions demo-extensions"
+# Offline, from the verified registry: the dependency (git-helper) first;
+# the policy grants the capabilities its rules name.
+rm -rf demo-extensions
+"$bin" install airvsx-demo.uses-git --registry registry --key demo-key.pub --state registry-state \
+	--policy policies/examples/demo.yaml --extensions demo-extensions
+"$bin" list --extensions demo-extensions
+
+echo
 echo "== airvsx inspect (the package that declares and needs spawn)"
 "$bin" inspect testdata/vsix/airvsx-demo.git-helper-0.3.0.vsix
