@@ -86,7 +86,13 @@ func (v *registryVerifier) checkExtras(ctx context.Context, tags map[string][]st
 	}
 	repos, err := v.st.Repos(ctx)
 	if err != nil {
-		return fmt.Errorf("verify: %w", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// A registry whose repositories cannot be listed is a problem of
+		// the registry, reported like any other, not a run that could not
+		// start.
+		v.add(Error, RuleLayoutInvalid, "extensions/", "", "cannot list the repositories: %v", err)
 	}
 	for _, repo := range repos {
 		dir := "extensions/" + repo
