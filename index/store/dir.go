@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/flock"
 )
 
 // The registry directory's fixed names.
@@ -168,7 +170,7 @@ func (d *Dir) open() error {
 		return err
 	}
 	d.lock = f
-	if err := lockFile(f); err != nil {
+	if err := flock.TryLock(f, ErrLocked); err != nil {
 		return err
 	}
 	for _, dir := range []string{metadataDir, extensionsDir, quarantineDir} {
