@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/flock"
+	"github.com/airvsx/airvsx/internal/strictjson"
 )
 
 // The registry directory's fixed names.
@@ -155,7 +156,7 @@ func (d *Dir) open() error {
 		return err
 	default:
 		var m marker
-		if err := decodeStrict(data, &m); err != nil || m.Kind != markerKind {
+		if err := strictjson.Unmarshal(data, &m); err != nil || m.Kind != markerKind {
 			return fmt.Errorf("%s: not {\"kind\":%q,...}: %w", MarkerFile, markerKind, ErrNotRegistry)
 		}
 		if m.Format != DirFormat {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/strictjson"
 	digest "github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -283,13 +284,8 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		return fail(fmt.Errorf("larger than %d bytes", MaxManifestBytes))
 	}
 	var m ocispec.Manifest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	if err := strictjson.Unmarshal(data, &m); err != nil {
 		return fail(fmt.Errorf("decode: %w", err))
-	}
-	if dec.More() {
-		return fail(errors.New("data after the manifest object"))
 	}
 	var errs []error
 	bad := func(field, format string, args ...any) {
