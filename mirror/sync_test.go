@@ -22,6 +22,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
@@ -357,31 +358,13 @@ func TestSyncIdenticalTrees(t *testing.T) {
 	b := *a
 	b.dir = filepath.Join(t.TempDir(), "registry")
 	b.sync(t, demoreg.Policy(t), false)
-	ta, tb := tree(t, filepath.Join(a.dir, "extensions")), tree(t, filepath.Join(b.dir, "extensions"))
+	ta, tb := filetest.Files(t, filepath.Join(a.dir, "extensions")), filetest.Files(t, filepath.Join(b.dir, "extensions"))
 	if len(ta) == 0 {
 		t.Fatal("no extension files")
 	}
 	if diff := cmp.Diff(ta, tb); diff != "" {
 		t.Errorf("trees differ (-a +b):\n%s", diff)
 	}
-}
-
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // failingMetadata is a store whose metadata writes fail: a sync that

@@ -3,7 +3,6 @@ package verify_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -235,25 +235,6 @@ func catalogFile(t *testing.T, dir string) string {
 	return filepath.Join(dir, "metadata", "targets", strings.TrimPrefix(digest, "sha256:")+".catalog.json")
 }
 
-func copyFile(t *testing.T, src, dst string) {
-	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func hasProblem(rep *verify.Report, w want) bool {
 	for _, p := range rep.Errors() {
 		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry && p.Fix != "" && p.Message != "" {
@@ -293,7 +274,7 @@ func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {
 // repository for the same catalog, signed by another key.
 func publishWithOtherKey(t *testing.T, dir string) {
 	t.Helper()
-	data := readFile(t, catalogFile(t, dir))
+	data := filetest.ReadFile(t, catalogFile(t, dir))
 	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 		t.Fatal(err)
 	}
@@ -303,29 +284,6 @@ func publishWithOtherKey(t *testing.T, dir string) {
 	}
 	defer st.Close()
 	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, f string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t *testing.T, f string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(f, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func remove(t *testing.T, f string) {
-	t.Helper()
-	if err := os.Remove(f); err != nil {
 		t.Fatal(err)
 	}
 }
