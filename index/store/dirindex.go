@@ -239,13 +239,7 @@ func (d *Dir) Untag(ctx context.Context, repo, tag string) error {
 }
 
 func (d *Dir) checkTagArgs(ctx context.Context, repo, tag string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := CheckRepo(repo); err != nil {
-		return err
-	}
-	if err := CheckTag(tag); err != nil {
+	if err := CheckTagArgs(ctx, repo, tag); err != nil {
 		return err
 	}
 	return d.writable()
