@@ -45,16 +45,9 @@ func decodeIndex(data []byte) ([]TagEntry, error) {
 	if err := strictjson.Unmarshal(data, &ix); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
-	}
-	if ix.SchemaVersion != 2 {
-		bad("schemaVersion", "%d; want 2", ix.SchemaVersion)
-	}
-	if ix.MediaType != MediaTypeIndex {
-		bad("mediaType", "%q; want %q", ix.MediaType, MediaTypeIndex)
-	}
+	var errs fieldErrors
+	errs.checkHeader(ix.Versioned, ix.MediaType, MediaTypeIndex)
+	bad := errs.add
 	if ix.ArtifactType != "" || ix.Subject != nil || ix.Annotations != nil {
 		bad("index", "artifactType, subject and annotations are not allowed")
 	}
