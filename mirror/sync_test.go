@@ -20,7 +20,6 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/mirror"
@@ -73,15 +72,7 @@ func (e *env) catalog(t *testing.T) *index.Catalog {
 // own root at demoreg.VerifyNow.
 func catalogOf(t *testing.T, dir string) *index.Catalog {
 	t.Helper()
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cat, _, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return demoreg.VerifyNow }}})
-	if err != nil {
-		t.Fatalf("ReadCatalog: %v", err)
-	}
+	cat, _ := demoreg.ReadCatalog(t, dir)
 	return cat
 }
 

@@ -63,21 +63,6 @@ func regOpts(t *testing.T, dir string) verify.RegistryOptions {
 	return verify.RegistryOptions{Store: st, Target: dir, Anchor: trust.Anchor{Root: base(t).Root}, Now: func() time.Time { return demoreg.VerifyNow }}
 }
 
-// catalogOf reads a registry's catalog (checked against its own root).
-func catalogOf(t *testing.T, dir string) (*index.Catalog, string) {
-	t.Helper()
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cat, tr, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return demoreg.VerifyNow }}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat, tr.CatalogDigest
-}
-
 // find returns the entry named s ("ns.name@version[@platform]").
 func find(t *testing.T, cat *index.Catalog, s string) *index.Entry {
 	t.Helper()
@@ -108,7 +93,7 @@ func manifestOf(t *testing.T, dir string, e *index.Entry) *store.Manifest {
 // ("" for the manifest).
 func blobFile(t *testing.T, dir, entry string, role store.Role) string {
 	t.Helper()
-	cat, _ := catalogOf(t, dir)
+	cat, _ := demoreg.ReadCatalog(t, dir)
 	e := find(t, cat, entry)
 	digest := e.ManifestDigest
 	if role != "" {
@@ -132,7 +117,7 @@ func relBlob(t *testing.T, dir, entry string, role store.Role) string {
 // + 1, chained to the current catalog.
 func resign(t *testing.T, dir string, edit func(st *store.Dir, cat *index.Catalog)) {
 	t.Helper()
-	cat, digest := catalogOf(t, dir)
+	cat, digest := demoreg.ReadCatalog(t, dir)
 	st, err := store.OpenDir(dir, store.DirOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +216,7 @@ func editJSON(t *testing.T, file string, edit func(m map[string]any)) {
 
 // catalogFile returns the OS path of the current catalog target.
 func catalogFile(t *testing.T, dir string) string {
-	_, digest := catalogOf(t, dir)
+	_, digest := demoreg.ReadCatalog(t, dir)
 	return filepath.Join(dir, "metadata", "targets", strings.TrimPrefix(digest, "sha256:")+".catalog.json")
 }
 

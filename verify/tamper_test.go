@@ -76,7 +76,7 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleLayoutInvalid, "extensions/airvsx-demo/hello-command/oci-layout", ""}}
 		}},
 		{"extra entry in index.json (a second descriptor for a tag)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			cat, _ := catalogOf(t, dir)
+			cat, _ := demoreg.ReadCatalog(t, dir)
 			other := find(t, cat, helloLinux)
 			editJSON(t, filepath.Join(dir, filepath.FromSlash(helloIndex)), func(m map[string]any) {
 				ms := m["manifests"].([]any)
@@ -106,7 +106,7 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleManifestMismatch, ra, hello}, {verify.RuleManifestMismatch, rb, helloLinux}}
 		}},
 		{"tag pointed at another version's manifest", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			cat, _ := catalogOf(t, dir)
+			cat, _ := demoreg.ReadCatalog(t, dir)
 			other := find(t, cat, helloLinux)
 			st, err := store.OpenDir(dir, store.DirOptions{})
 			if err != nil {
@@ -129,7 +129,7 @@ func tamperCases() []tamperCase {
 		{"catalog edited (digest changed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			f := catalogFile(t, dir)
 			b := filetest.ReadFile(t, f)
-			cat, _ := catalogOf(t, dir)
+			cat, _ := demoreg.ReadCatalog(t, dir)
 			e := find(t, cat, hello)
 			planted := index.DigestBytes([]byte("planted"))
 			filetest.WriteFile(t, f, []byte(strings.Replace(string(b), e.ManifestDigest, planted, 1)))
@@ -370,7 +370,7 @@ func TestNoReadDataSkipsContent(t *testing.T) {
 // are warnings; the registry still verifies.
 func TestExtrasAreHints(t *testing.T) {
 	dir := fresh(t)
-	cat, _ := catalogOf(t, dir)
+	cat, _ := demoreg.ReadCatalog(t, dir)
 	other := find(t, cat, helloLinux)
 	st, err := store.OpenDir(dir, store.DirOptions{})
 	if err != nil {
