@@ -147,9 +147,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		return fmt.Errorf("sync: %w%s", err, syncHint(err))
 	}
 	if opts.json {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := g.printJSON(rep); err != nil {
 			return err
 		}
 	} else {
