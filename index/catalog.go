@@ -1,14 +1,14 @@
 package index
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/strictjson"
 )
 
 // CatalogFormat is the format version this package writes and reads.
@@ -111,14 +111,11 @@ func (c *Catalog) Find(id ID, version string, platform Platform) *Entry {
 // Encode normalizes c in place.
 func (c *Catalog) Encode() ([]byte, error) {
 	c.Normalize()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(c); err != nil {
+	b, err := strictjson.Marshal(c)
+	if err != nil {
 		return nil, fmt.Errorf("encode catalog: %w", err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // Digest returns "sha256:<hex>" of the catalog's canonical encoding.
@@ -133,21 +130,9 @@ func (c *Catalog) Digest() (string, error) {
 // DecodeCatalog reads a catalog strictly: unknown fields, trailing data and
 // more than MaxCatalogBytes are errors, and the result must Validate.
 func DecodeCatalog(r io.Reader) (*Catalog, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxCatalogBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read catalog: %w", err)
-	}
-	if len(data) > MaxCatalogBytes {
-		return nil, fmt.Errorf("catalog: larger than %d bytes", MaxCatalogBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var c Catalog
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Read(r, MaxCatalogBytes, &c); err != nil {
 		return nil, fmt.Errorf("decode catalog: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("decode catalog: data after the catalog object")
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)

@@ -20,8 +20,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
@@ -72,15 +72,7 @@ func (e *env) catalog(t *testing.T) *index.Catalog {
 // own root at demoreg.VerifyNow.
 func catalogOf(t *testing.T, dir string) *index.Catalog {
 	t.Helper()
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cat, _, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return demoreg.VerifyNow }}})
-	if err != nil {
-		t.Fatalf("ReadCatalog: %v", err)
-	}
+	cat, _ := demoreg.ReadCatalog(t, dir)
 	return cat
 }
 
@@ -357,31 +349,13 @@ func TestSyncIdenticalTrees(t *testing.T) {
 	b := *a
 	b.dir = filepath.Join(t.TempDir(), "registry")
 	b.sync(t, demoreg.Policy(t), false)
-	ta, tb := tree(t, filepath.Join(a.dir, "extensions")), tree(t, filepath.Join(b.dir, "extensions"))
+	ta, tb := filetest.Files(t, filepath.Join(a.dir, "extensions")), filetest.Files(t, filepath.Join(b.dir, "extensions"))
 	if len(ta) == 0 {
 		t.Fatal("no extension files")
 	}
 	if diff := cmp.Diff(ta, tb); diff != "" {
 		t.Errorf("trees differ (-a +b):\n%s", diff)
 	}
-}
-
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // failingMetadata is a store whose metadata writes fail: a sync that

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/airvsx/airvsx/internal/atomicfile"
 )
 
 // SiteMarker is the file every rendered site holds at its root; Render
@@ -89,12 +92,7 @@ func (d *outDir) write(name string, data []byte) error {
 	if !fs.ValidPath(name) || strings.ContainsAny(name, `\:`) {
 		return fmt.Errorf("write %q: not a clean relative name", name)
 	}
-	if err := writeNew(d.path(name), data); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	d.files.Add(1)
-	d.bytes.Add(int64(len(data)))
-	return nil
+	return d.copyFrom(name, bytes.NewReader(data))
 }
 
 // claim reports whether the caller is the first to ask for name, and so
@@ -133,7 +131,7 @@ func (d *outDir) commit() error {
 	if err := d.write(SiteMarker, []byte(markerContent)); err != nil {
 		return err
 	}
-	if err := syncDir(d.tmp); err != nil {
+	if err := atomicfile.SyncDir(d.tmp); err != nil {
 		return err
 	}
 	if _, err := os.Lstat(d.out); errors.Is(err, fs.ErrNotExist) {
@@ -141,7 +139,7 @@ func (d *outDir) commit() error {
 			return fmt.Errorf("output %s: %w", d.out, err)
 		}
 		d.done = true
-		return syncDir(filepath.Dir(d.out))
+		return atomicfile.SyncDir(filepath.Dir(d.out))
 	}
 	if err := exchange(d.tmp, d.out); err != nil {
 		return fmt.Errorf("output %s: replace: %w", d.out, err)
@@ -151,7 +149,7 @@ func (d *outDir) commit() error {
 	if err := os.RemoveAll(d.tmp); err != nil {
 		return fmt.Errorf("remove the previous site (now %s): %w", d.tmp, err)
 	}
-	return syncDir(filepath.Dir(d.out))
+	return atomicfile.SyncDir(filepath.Dir(d.out))
 }
 
 // discard removes the temporary directory unless it was committed.
@@ -160,29 +158,4 @@ func (d *outDir) discard() {
 		return
 	}
 	os.RemoveAll(d.tmp)
-}
-
-// writeNew creates name exclusively and writes data to it.
-func writeNew(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

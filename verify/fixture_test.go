@@ -3,7 +3,6 @@ package verify_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -63,21 +63,6 @@ func regOpts(t *testing.T, dir string) verify.RegistryOptions {
 	return verify.RegistryOptions{Store: st, Target: dir, Anchor: trust.Anchor{Root: base(t).Root}, Now: func() time.Time { return demoreg.VerifyNow }}
 }
 
-// catalogOf reads a registry's catalog (checked against its own root).
-func catalogOf(t *testing.T, dir string) (*index.Catalog, string) {
-	t.Helper()
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cat, tr, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return demoreg.VerifyNow }}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat, tr.CatalogDigest
-}
-
 // find returns the entry named s ("ns.name@version[@platform]").
 func find(t *testing.T, cat *index.Catalog, s string) *index.Entry {
 	t.Helper()
@@ -108,7 +93,7 @@ func manifestOf(t *testing.T, dir string, e *index.Entry) *store.Manifest {
 // ("" for the manifest).
 func blobFile(t *testing.T, dir, entry string, role store.Role) string {
 	t.Helper()
-	cat, _ := catalogOf(t, dir)
+	cat, _ := demoreg.ReadCatalog(t, dir)
 	e := find(t, cat, entry)
 	digest := e.ManifestDigest
 	if role != "" {
@@ -132,7 +117,7 @@ func relBlob(t *testing.T, dir, entry string, role store.Role) string {
 // + 1, chained to the current catalog.
 func resign(t *testing.T, dir string, edit func(st *store.Dir, cat *index.Catalog)) {
 	t.Helper()
-	cat, digest := catalogOf(t, dir)
+	cat, digest := demoreg.ReadCatalog(t, dir)
 	st, err := store.OpenDir(dir, store.DirOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -231,27 +216,8 @@ func editJSON(t *testing.T, file string, edit func(m map[string]any)) {
 
 // catalogFile returns the OS path of the current catalog target.
 func catalogFile(t *testing.T, dir string) string {
-	_, digest := catalogOf(t, dir)
+	_, digest := demoreg.ReadCatalog(t, dir)
 	return filepath.Join(dir, "metadata", "targets", strings.TrimPrefix(digest, "sha256:")+".catalog.json")
-}
-
-func copyFile(t *testing.T, src, dst string) {
-	t.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func hasProblem(rep *verify.Report, w want) bool {
@@ -293,7 +259,7 @@ func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {
 // repository for the same catalog, signed by another key.
 func publishWithOtherKey(t *testing.T, dir string) {
 	t.Helper()
-	data := readFile(t, catalogFile(t, dir))
+	data := filetest.ReadFile(t, catalogFile(t, dir))
 	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 		t.Fatal(err)
 	}
@@ -303,29 +269,6 @@ func publishWithOtherKey(t *testing.T, dir string) {
 	}
 	defer st.Close()
 	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, f string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t *testing.T, f string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(f, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func remove(t *testing.T, f string) {
-	t.Helper()
-	if err := os.Remove(f); err != nil {
 		t.Fatal(err)
 	}
 }

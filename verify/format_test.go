@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -25,11 +26,11 @@ func tamperedReport(t *testing.T) *verify.Report {
 	t.Helper()
 	dir := fresh(t)
 	f := blobFile(t, dir, hello, store.RoleVsix)
-	b := readFile(t, f)
+	b := filetest.ReadFile(t, f)
 	b[len(b)/3] ^= 0x80
-	writeFile(t, f, b)
-	remove(t, blobFile(t, dir, usesGit, store.RoleReadme))
-	writeFile(t, filepath.Join(dir, "extensions", "airvsx-demo", "night-theme", "blobs", "sha256", strings.Repeat("ab", 32)), []byte("stray"))
+	filetest.WriteFile(t, f, b)
+	filetest.Remove(t, blobFile(t, dir, usesGit, store.RoleReadme))
+	filetest.WriteFile(t, filepath.Join(dir, "extensions", "airvsx-demo", "night-theme", "blobs", "sha256", strings.Repeat("ab", 32)), []byte("stray"))
 	rep := check(t, dir)
 	if rep.Summary.Errors != 2 || rep.Summary.Warnings != 1 {
 		t.Fatalf("want 2 errors and 1 warning; got:\n%s", problemList(rep))
@@ -38,7 +39,7 @@ func tamperedReport(t *testing.T) *verify.Report {
 }
 
 func TestSARIFSchemaFile(t *testing.T) {
-	sum := sha256.Sum256(readFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json")))
+	sum := sha256.Sum256(filetest.ReadFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json")))
 	if got := hex.EncodeToString(sum[:]); got != sarifSchemaSHA256 {
 		t.Fatalf("testdata/sarif-2.1.0-rtm.5.json has sha256 %s; want the vendored %s", got, sarifSchemaSHA256)
 	}
@@ -48,7 +49,7 @@ func TestSARIFSchemaFile(t *testing.T) {
 // registry and a package, against the published SARIF 2.1.0 schema, and
 // checks that results carry rule, level, file and entry.
 func TestSARIFValidates(t *testing.T) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(readFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json"))))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(filetest.ReadFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json"))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
+
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
@@ -40,7 +43,7 @@ func writeSigCache(t *testing.T, state string, lines []string) {
 	if err := os.MkdirAll(filepath.Dir(sigCachePath(state)), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, sigCachePath(state), []byte(body+"sha256 "+hex.EncodeToString(sum[:])+"\n"))
+	filetest.WriteFile(t, sigCachePath(state), []byte(body+"sha256 "+hex.EncodeToString(sum[:])+"\n"))
 }
 
 // sigLine is a cache line claiming that sig by pub is valid over the vsix
@@ -54,7 +57,7 @@ func sigLine(vsixHex string, sig, pub []byte) string {
 // the upstream public key the catalog pins for it.
 func upstreamOf(t *testing.T, dir, entry string) (string, []byte, ed25519.PublicKey) {
 	t.Helper()
-	cat, _ := catalogOf(t, dir)
+	cat, _ := demoreg.ReadCatalog(t, dir)
 	e := find(t, cat, entry)
 	sig, err := vsix.ReadSigzipSignature(readBlob(t, dir, entry, store.RoleUpstreamSignature))
 	if err != nil {
@@ -76,7 +79,7 @@ func upstreamOf(t *testing.T, dir, entry string) (string, []byte, ed25519.Public
 // cachedLines returns the verdict lines of the cache file in state.
 func cachedLines(t *testing.T, state string) []string {
 	t.Helper()
-	lines := strings.Split(strings.TrimSuffix(string(readFile(t, sigCachePath(state))), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(string(filetest.ReadFile(t, sigCachePath(state))), "\n"), "\n")
 	if len(lines) < 2 {
 		t.Fatalf("cache file: %q", lines)
 	}
@@ -117,7 +120,7 @@ func signedRun(t *testing.T, dir, state string) int {
 func TestSigCacheRepeat(t *testing.T) {
 	dir, state := fresh(t), t.TempDir()
 	n := signedRun(t, dir, state)
-	cache := readFile(t, sigCachePath(state))
+	cache := filetest.ReadFile(t, sigCachePath(state))
 
 	rep := check(t, dir, withStateDir(state))
 	if v, c := sigCounts(rep); !rep.OK() || v != 0 || c != n {
@@ -130,7 +133,7 @@ func TestSigCacheRepeat(t *testing.T) {
 	if v, c := sigCounts(first); !first.OK() || v != n || c != 0 {
 		t.Fatalf("NoCache: ok=%v, %d verified, %d cached; want ok, %d, 0", first.OK(), v, c, n)
 	}
-	if !bytes.Equal(readFile(t, sigCachePath(state)), cache) {
+	if !bytes.Equal(filetest.ReadFile(t, sigCachePath(state)), cache) {
 		t.Error("NoCache changed the cache file")
 	}
 
@@ -147,37 +150,37 @@ func TestSigCacheRepeat(t *testing.T) {
 func TestSigCacheDamaged(t *testing.T) {
 	dir, state := fresh(t), t.TempDir()
 	n := signedRun(t, dir, state)
-	good := readFile(t, sigCachePath(state))
+	good := filetest.ReadFile(t, sigCachePath(state))
 	lines := strings.Split(strings.TrimSuffix(string(good), "\n"), "\n")
 	for name, damage := range map[string]func(){
-		"garbage": func() { writeFile(t, sigCachePath(state), []byte("\x00garbage\n{")) },
-		"empty":   func() { writeFile(t, sigCachePath(state), nil) },
-		"torn":    func() { writeFile(t, sigCachePath(state), good[:len(good)/2]) },
+		"garbage": func() { filetest.WriteFile(t, sigCachePath(state), []byte("\x00garbage\n{")) },
+		"empty":   func() { filetest.WriteFile(t, sigCachePath(state), nil) },
+		"torn":    func() { filetest.WriteFile(t, sigCachePath(state), good[:len(good)/2]) },
 		"no checksum": func() {
-			writeFile(t, sigCachePath(state), []byte(strings.Join(lines[:len(lines)-1], "\n")+"\n"))
+			filetest.WriteFile(t, sigCachePath(state), []byte(strings.Join(lines[:len(lines)-1], "\n")+"\n"))
 		},
 		"bad checksum": func() {
-			writeFile(t, sigCachePath(state), []byte(strings.Join(lines[:len(lines)-1], "\n")+"\nsha256 "+strings.Repeat("0", 64)+"\n"))
+			filetest.WriteFile(t, sigCachePath(state), []byte(strings.Join(lines[:len(lines)-1], "\n")+"\nsha256 "+strings.Repeat("0", 64)+"\n"))
 		},
 		"line edited": func() {
 			b := bytes.Clone(good)
 			b[len(lines[0])+1] ^= 1 // first hex digit of the first verdict
-			writeFile(t, sigCachePath(state), b)
+			filetest.WriteFile(t, sigCachePath(state), b)
 		},
 		"bad line": func() { writeSigCache(t, state, append(lines[1:len(lines)-1], "zz")) },
 		"other version": func() {
-			writeFile(t, sigCachePath(state), bytes.Replace(good, []byte(" v1\n"), []byte(" v2\n"), 1))
+			filetest.WriteFile(t, sigCachePath(state), bytes.Replace(good, []byte(" v1\n"), []byte(" v2\n"), 1))
 		},
 		"directory": func() {
-			remove(t, sigCachePath(state))
+			filetest.Remove(t, sigCachePath(state))
 			if err := os.Mkdir(sigCachePath(state), 0o700); err != nil {
 				t.Fatal(err)
 			}
 		},
 		"symlink": func() {
 			other := filepath.Join(t.TempDir(), "elsewhere")
-			writeFile(t, other, good)
-			remove(t, sigCachePath(state))
+			filetest.WriteFile(t, other, good)
+			filetest.Remove(t, sigCachePath(state))
 			if err := os.Symlink(other, sigCachePath(state)); err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +188,7 @@ func TestSigCacheDamaged(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			os.RemoveAll(sigCachePath(state))
-			writeFile(t, sigCachePath(state), good)
+			filetest.WriteFile(t, sigCachePath(state), good)
 			damage()
 			rep := check(t, dir, withStateDir(state))
 			if v, c := sigCounts(rep); !rep.OK() || v != n || c != 0 {
@@ -249,9 +252,9 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		dir, state := fresh(t), t.TempDir()
 		n := signedRun(t, dir, state)
 		f := blobFile(t, dir, hello, store.RoleVsix)
-		b := readFile(t, f)
+		b := filetest.ReadFile(t, f)
 		b[len(b)/2] ^= 1
-		writeFile(t, f, b)
+		filetest.WriteFile(t, f, b)
 		rep := check(t, dir, withStateDir(state))
 		if v, c := sigCounts(rep); rep.OK() || v != 0 || c != n-1 {
 			t.Fatalf("ok=%v, %d verified, %d cached; want a failure, 0 verified, %d cached\n%s", rep.OK(), v, c, n-1, problemList(rep))

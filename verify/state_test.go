@@ -8,6 +8,7 @@ import (
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -20,16 +21,16 @@ func TestStateRecorded(t *testing.T) {
 	withState := func(o *verify.RegistryOptions) { o.State = trust.OpenStateDir(state); useKey(t, o, base(t).PubPath) }
 	// A damaged entry: the chain is still recorded.
 	f := blobFile(t, dir, hello, store.RoleVsix)
-	b := readFile(t, f)
+	b := filetest.ReadFile(t, f)
 	b[0] ^= 1
-	writeFile(t, f, b)
+	filetest.WriteFile(t, f, b)
 	rep := check(t, dir, withState)
 	if rep.OK() || !rep.Trust.Recorded || !rep.Trust.FirstUse || rep.Trust.Verified.Timestamp != 2 || rep.Trust.Mode != "key" {
 		t.Fatalf("trust = %+v ok=%v; want first use, recorded timestamp 2", rep.Trust, rep.OK())
 	}
 	sd := rep.Trust.StateDir
 	var s map[string]any
-	if err := json.Unmarshal(readFile(t, filepath.Join(sd, "state.json")), &s); err != nil {
+	if err := json.Unmarshal(filetest.ReadFile(t, filepath.Join(sd, "state.json")), &s); err != nil {
 		t.Fatal(err)
 	}
 	if s["catalogSerial"].(float64) != 2 {
@@ -39,13 +40,13 @@ func TestStateRecorded(t *testing.T) {
 		t.Errorf("key mode pinned no root: %v", err)
 	}
 	b[0] ^= 1
-	writeFile(t, f, b)
+	filetest.WriteFile(t, f, b)
 	rep = check(t, dir, withState)
 	if !rep.OK() || rep.Trust.FirstUse || rep.Trust.Previous.Timestamp != 2 {
 		t.Fatalf("second run: trust %+v problems:\n%s", rep.Trust, problemList(rep))
 	}
 	// A damaged state file stops the run: it cannot check rollback.
-	writeFile(t, filepath.Join(sd, "state.json"), []byte("{"))
+	filetest.WriteFile(t, filepath.Join(sd, "state.json"), []byte("{"))
 	o := regOpts(t, dir)
 	o.State = trust.OpenStateDir(state)
 	useKey(t, &o, base(t).PubPath)

@@ -16,6 +16,7 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -50,32 +51,32 @@ func tamperCases() []tamperCase {
 			f := blobFile(t, dir, hello, store.RoleVsix)
 			b := readBlob(t, dir, hello, store.RoleVsix)
 			b[len(b)/2] ^= 0x01
-			writeFile(t, f, b)
+			filetest.WriteFile(t, f, b)
 			return []want{{verify.RuleBlobDigest, relBlob(t, dir, hello, store.RoleVsix), hello}}
 		}},
 		{"truncated vsix", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			f := blobFile(t, dir, hello, store.RoleVsix)
 			b := readBlob(t, dir, hello, store.RoleVsix)
-			writeFile(t, f, b[:len(b)-100])
+			filetest.WriteFile(t, f, b[:len(b)-100])
 			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleVsix), hello}}
 		}},
 		{"deleted blob", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			rel := relBlob(t, dir, usesGit, store.RoleReadme)
-			remove(t, blobFile(t, dir, usesGit, store.RoleReadme))
+			filetest.Remove(t, blobFile(t, dir, usesGit, store.RoleReadme))
 			return []want{{verify.RuleBlobMissing, rel, usesGit}}
 		}},
 		{"deleted manifest", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			rel := relBlob(t, dir, gitHelper, "")
-			remove(t, blobFile(t, dir, gitHelper, ""))
+			filetest.Remove(t, blobFile(t, dir, gitHelper, ""))
 			return []want{{verify.RuleManifestMissing, rel, gitHelper}}
 		}},
 		{"oci-layout file damaged", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			f := filepath.Join(dir, "extensions", "airvsx-demo", "hello-command", "oci-layout")
-			writeFile(t, f, []byte(`{"imageLayoutVersion":"2.0.0"}`))
+			filetest.WriteFile(t, f, []byte(`{"imageLayoutVersion":"2.0.0"}`))
 			return []want{{verify.RuleLayoutInvalid, "extensions/airvsx-demo/hello-command/oci-layout", ""}}
 		}},
 		{"extra entry in index.json (a second descriptor for a tag)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			cat, _ := catalogOf(t, dir)
+			cat, _ := demoreg.ReadCatalog(t, dir)
 			other := find(t, cat, helloLinux)
 			editJSON(t, filepath.Join(dir, filepath.FromSlash(helloIndex)), func(m map[string]any) {
 				ms := m["manifests"].([]any)
@@ -99,13 +100,13 @@ func tamperCases() []tamperCase {
 		{"manifest swapped between two versions", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			a, b := blobFile(t, dir, hello, ""), blobFile(t, dir, helloLinux, "")
 			ra, rb := relBlob(t, dir, hello, ""), relBlob(t, dir, helloLinux, "")
-			ba, bb := readFile(t, a), readFile(t, b)
-			writeFile(t, a, bb)
-			writeFile(t, b, ba)
+			ba, bb := filetest.ReadFile(t, a), filetest.ReadFile(t, b)
+			filetest.WriteFile(t, a, bb)
+			filetest.WriteFile(t, b, ba)
 			return []want{{verify.RuleManifestMismatch, ra, hello}, {verify.RuleManifestMismatch, rb, helloLinux}}
 		}},
 		{"tag pointed at another version's manifest", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			cat, _ := catalogOf(t, dir)
+			cat, _ := demoreg.ReadCatalog(t, dir)
 			other := find(t, cat, helloLinux)
 			st, err := store.OpenDir(dir, store.DirOptions{})
 			if err != nil {
@@ -127,11 +128,11 @@ func tamperCases() []tamperCase {
 		}},
 		{"catalog edited (digest changed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			f := catalogFile(t, dir)
-			b := readFile(t, f)
-			cat, _ := catalogOf(t, dir)
+			b := filetest.ReadFile(t, f)
+			cat, _ := demoreg.ReadCatalog(t, dir)
 			e := find(t, cat, hello)
 			planted := index.DigestBytes([]byte("planted"))
-			writeFile(t, f, []byte(strings.Replace(string(b), e.ManifestDigest, planted, 1)))
+			filetest.WriteFile(t, f, []byte(strings.Replace(string(b), e.ManifestDigest, planted, 1)))
 			return []want{{verify.RuleTrustMismatch, "metadata/targets/" + filepath.Base(f), ""}}
 		}},
 		{"catalog signed by another key (pinned root)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -165,7 +166,7 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleTrustExpired, "metadata/timestamp.json", ""}}
 		}},
 		{"snapshot from one sync with the catalog of another (mix-and-match)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			copyFile(t, filepath.Join(base(t).Dir1, "metadata", "1.snapshot.json"), filepath.Join(dir, "metadata", "2.snapshot.json"))
+			filetest.CopyFile(t, filepath.Join(base(t).Dir1, "metadata", "1.snapshot.json"), filepath.Join(dir, "metadata", "2.snapshot.json"))
 			return []want{{verify.RuleTrustMismatch, "metadata/2.snapshot.json", ""}}
 		}},
 		{"timestamp with a higher version and a bad signature", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -197,11 +198,11 @@ func tamperCases() []tamperCase {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(dir, "metadata", "2.root.json"), b)
+			filetest.WriteFile(t, filepath.Join(dir, "metadata", "2.root.json"), b)
 			return []want{{verify.RuleTrustSignature, "metadata/2.root.json", ""}}
 		}},
 		{"upstream sigzip replaced by one for another vsix (blob swapped)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			writeFile(t, blobFile(t, dir, hello, store.RoleUpstreamSignature), readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleUpstreamSignature))
+			filetest.WriteFile(t, blobFile(t, dir, hello, store.RoleUpstreamSignature), readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleUpstreamSignature))
 			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleUpstreamSignature), hello}}
 		}},
 		{"upstream sigzip replaced by one for another vsix (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -352,13 +353,13 @@ func TestCleanRegistry(t *testing.T) {
 func TestNoReadDataSkipsContent(t *testing.T) {
 	dir := fresh(t)
 	f := blobFile(t, dir, hello, store.RoleVsix)
-	b := readFile(t, f)
+	b := filetest.ReadFile(t, f)
 	b[10] ^= 1
-	writeFile(t, f, b)
+	filetest.WriteFile(t, f, b)
 	if rep := check(t, dir, func(o *verify.RegistryOptions) { o.NoReadData = true }); !rep.OK() {
 		t.Errorf("--no-read-data hashed the blob:\n%s", problemList(rep))
 	}
-	writeFile(t, f, b[:len(b)-1])
+	filetest.WriteFile(t, f, b[:len(b)-1])
 	rep := check(t, dir, func(o *verify.RegistryOptions) { o.NoReadData = true })
 	if !hasProblem(rep, want{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleVsix), hello}) {
 		t.Errorf("--no-read-data missed a truncated blob:\n%s", problemList(rep))
@@ -369,7 +370,7 @@ func TestNoReadDataSkipsContent(t *testing.T) {
 // are warnings; the registry still verifies.
 func TestExtrasAreHints(t *testing.T) {
 	dir := fresh(t)
-	cat, _ := catalogOf(t, dir)
+	cat, _ := demoreg.ReadCatalog(t, dir)
 	other := find(t, cat, helloLinux)
 	st, err := store.OpenDir(dir, store.DirOptions{})
 	if err != nil {
@@ -387,7 +388,7 @@ func TestExtrasAreHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	writeFile(t, filepath.Join(dir, "notes.txt"), []byte("hi"))
+	filetest.WriteFile(t, filepath.Join(dir, "notes.txt"), []byte("hi"))
 	rep := check(t, dir)
 	if !rep.OK() {
 		t.Fatalf("extras failed the registry:\n%s", problemList(rep))

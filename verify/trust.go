@@ -47,13 +47,7 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 		v.rep.Catalog = &CatalogSummary{Serial: cat.Serial, Digest: c.CatalogDigest, Previous: cat.Previous,
 			Created: cat.Created, Expires: c.Timestamp.Expires, Entries: len(cat.Entries)}
 		if err := c.CheckCatalog(cat); err != nil {
-			rule := RuleCatalogChain
-			switch {
-			case errors.Is(err, trust.ErrCatalogRollback):
-				rule = RuleCatalogRollback
-			case errors.Is(err, trust.ErrCatalogFork):
-				rule = RuleCatalogFork
-			}
+			rule := ruleFor(err, RuleCatalogChain, catalogRules)
 			v.add(Error, rule, catPath, "", "%s", strings.TrimSuffix(err.Error(), ": "+errors.Unwrap(err).Error()))
 		} else {
 			chained = cat
@@ -73,19 +67,7 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 // underlying error, each naming its metadata file.
 func (v *registryVerifier) trustProblems(err error) {
 	for _, e := range leaves(err) {
-		rule := RuleTrustMalformed
-		switch {
-		case errors.Is(e, trust.ErrSignature):
-			rule = RuleTrustSignature
-		case errors.Is(e, trust.ErrExpired):
-			rule = RuleTrustExpired
-		case errors.Is(e, trust.ErrRollback):
-			rule = RuleTrustRollback
-		case errors.Is(e, trust.ErrMismatch):
-			rule = RuleTrustMismatch
-		case errors.Is(e, trust.ErrMissing), errors.Is(e, fs.ErrNotExist):
-			rule = RuleTrustMissing
-		}
+		rule := ruleFor(e, RuleTrustMalformed, trustRules)
 		msg := e.Error()
 		path, rest, _ := strings.Cut(msg, ": ")
 		if strings.HasPrefix(path, "metadata/") {
@@ -95,6 +77,40 @@ func (v *registryVerifier) trustProblems(err error) {
 		}
 		v.add(Error, rule, path, "", "%s", msg)
 	}
+}
+
+// errRule is the rule of the problems whose error matches err.
+type errRule struct {
+	err  error
+	rule Rule
+}
+
+// The rules of the catalog's history and of the trust chain, by the
+// sentinel error of index/trust each problem wraps.
+var (
+	catalogRules = []errRule{
+		{trust.ErrCatalogRollback, RuleCatalogRollback},
+		{trust.ErrCatalogFork, RuleCatalogFork},
+	}
+	trustRules = []errRule{
+		{trust.ErrSignature, RuleTrustSignature},
+		{trust.ErrExpired, RuleTrustExpired},
+		{trust.ErrRollback, RuleTrustRollback},
+		{trust.ErrMismatch, RuleTrustMismatch},
+		{trust.ErrMissing, RuleTrustMissing},
+		{fs.ErrNotExist, RuleTrustMissing},
+	}
+)
+
+// ruleFor returns the rule of the first of rules whose error err matches
+// (errors.Is), and def when it matches none.
+func ruleFor(err error, def Rule, rules []errRule) Rule {
+	for _, r := range rules {
+		if errors.Is(err, r.err) {
+			return r.rule
+		}
+	}
+	return def
 }
 
 // leaves flattens errors.Join trees.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -46,9 +45,7 @@ func runInspect(cmd *cobra.Command, g *globals, opts inspectOptions, path string
 		return fmt.Errorf("inspect: %w", err)
 	}
 	if opts.json {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(in); err != nil {
+		if err := g.printJSON(in); err != nil {
 			return err
 		}
 	} else if err := printInspection(g.stdout, in); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -106,9 +105,7 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 		return err
 	}
 	if opts.json {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return g.printJSON(res)
 	}
 	for _, r := range res.Installed {
 		fmt.Fprintf(g.stdout, "installed %s in %s\n", r.String(), filepath.Join(opts.extensions, r.Dir))

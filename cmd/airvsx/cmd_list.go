@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -43,9 +42,7 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 				if warnings == nil {
 					warnings = []string{}
 				}
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
+				return g.printJSON(struct {
 					Dir        string            `json:"dir"`
 					Extensions []install.Listing `json:"extensions"`
 					Warnings   []string          `json:"warnings"`

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -45,9 +44,7 @@ of every entry, run airvsx verify.`,
 				return err
 			}
 			if opts.json {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(cat)
+				return g.printJSON(cat)
 			}
 			fmt.Fprintf(g.stdout, "catalog serial %d, %d entries, %s, expires %s, %s\n",
 				cat.Serial, len(cat.Entries), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"), anchored)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -111,9 +110,7 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 		return fmt.Errorf("site: %w", err)
 	}
 	if opts.json {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return g.printJSON(res)
 	}
 	state := "verified"
 	if !res.Verified {

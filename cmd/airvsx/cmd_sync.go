@@ -88,11 +88,11 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	// On a terminal, a progress line on stderr that log records keep clear
 	// of.
-	prog := newSyncProgress(g.stderr, opts.json)
+	prog := syncProgress(g, opts.json)
 	logger := g.logger()
-	if prog != nil {
+	if prog.On() {
 		lg := *g
-		lg.stderr = prog.logWriter()
+		lg.stderr = prog.LogWriter()
 		logger = lg.logger()
 	}
 	client, err := mirror.NewClient(mirror.ClientOptions{
@@ -132,14 +132,12 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	defer st.Close()
 	so.Store = st
-	if prog != nil {
-		so.Progress = prog.update
+	if prog.On() {
+		so.Progress = showSyncProgress(prog)
 	}
 
 	rep, err := mirror.Sync(cmd.Context(), so)
-	if prog != nil {
-		prog.finish()
-	}
+	prog.Finish()
 	if rep != nil && opts.report != "" {
 		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
 			err = werr
@@ -149,9 +147,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		return fmt.Errorf("sync: %w%s", err, syncHint(err))
 	}
 	if opts.json {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := g.printJSON(rep); err != nil {
 			return err
 		}
 	} else {

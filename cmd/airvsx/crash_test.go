@@ -17,6 +17,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )
 
@@ -67,7 +68,7 @@ func TestSyncKilled(t *testing.T) {
 
 	// How long an uninterrupted sync of the full policy takes.
 	timed := filepath.Join(work, "timed")
-	copyTree(t, base, timed)
+	filetest.CopyDir(t, base, timed)
 	start := time.Now()
 	run(syncArgs(full, timed)...)
 	total := time.Since(start)
@@ -77,7 +78,7 @@ func TestSyncKilled(t *testing.T) {
 	killed := 0
 	for i := 1; i <= points; i++ {
 		reg := filepath.Join(work, fmt.Sprintf("kill-%02d", i))
-		copyTree(t, base, reg)
+		filetest.CopyDir(t, base, reg)
 		cmd := airvsxCmd(t.Context(), t, syncArgs(full, reg)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -178,12 +179,5 @@ func checkBlobs(t *testing.T, reg string, cat *index.Catalog) {
 		for _, l := range m.Layers {
 			read(repo, l.Digest, l.Size)
 		}
-	}
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
 	}
 }

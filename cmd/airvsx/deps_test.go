@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os/exec"
@@ -49,6 +50,28 @@ type listedPackage struct {
 	Deps       []string
 }
 
+// listPackages returns every package of airvsx as go list describes it:
+// its direct imports and all its dependencies.
+func listPackages(t *testing.T) []listedPackage {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps=false", "-json", "github.com/airvsx/airvsx/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("go list: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
 // TestOnlyMirrorDials proves from the import graph that no package of
 // airvsx but mirror can reach an HTTP or TLS client: none of them depends,
 // even through a third-party module, on net/http or crypto/tls, and none
@@ -56,21 +79,7 @@ type listedPackage struct {
 // which parses IP addresses in certificates; that is why the check on net
 // is on direct imports.) cmd/airvsx reaches net/http only through mirror.
 func TestOnlyMirrorDials(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps=false", "-json", "github.com/airvsx/airvsx/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	var pkgs []listedPackage
-	dec := json.NewDecoder(strings.NewReader(string(out)))
-	for {
-		var p listedPackage
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		pkgs = append(pkgs, p)
-	}
+	pkgs := listPackages(t)
 	if len(pkgs) < 8 {
 		t.Fatalf("go list found %d packages; the check would prove nothing", len(pkgs))
 	}
@@ -108,19 +117,8 @@ func TestOnlyMirrorDials(t *testing.T) {
 // upstream, a network store), and that only cmd/airvsx imports a network
 // store.
 func TestReadersStayOffline(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps=false", "-json", "github.com/airvsx/airvsx/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	checked := 0
-	for {
-		var p listedPackage
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range listPackages(t) {
 		for _, ns := range networkStores {
 			if slices.Contains(p.Imports, ns) && p.ImportPath != "github.com/airvsx/airvsx/cmd/airvsx" {
 				t.Errorf("%s imports the network store %s: only cmd/airvsx may", p.ImportPath, ns)

@@ -44,12 +44,14 @@ func TestSyncProgressLine(t *testing.T) {
 			start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			now := start
 			var buf bytes.Buffer
-			s := &syncProgress{w: &buf, every: syncProgressEvery, now: func() time.Time { return now }}
+			line := newProgressLine(&buf, true, 0)
+			line.every, line.now = syncProgressEvery, func() time.Time { return now }
+			show := showSyncProgress(line)
 			for _, c := range tt.calls {
 				now = start.Add(c.at)
-				s.update(c.p)
+				show(c.p)
 			}
-			s.finish()
+			line.Finish()
 			out := buf.String()
 			var want string
 			for _, l := range tt.want {
@@ -63,8 +65,8 @@ func TestSyncProgressLine(t *testing.T) {
 			}
 		})
 	}
-	if s := newSyncProgress(&bytes.Buffer{}, false); s != nil {
-		t.Error("newSyncProgress(a buffer) is not nil; want no progress off a terminal")
+	if p := syncProgress(&globals{stderr: &bytes.Buffer{}}, false); p.On() {
+		t.Error("syncProgress(a buffer).On() = true; want no progress off a terminal")
 	}
 	if !strings.Contains(syncProgressLine(all), "3/3") {
 		t.Error(syncProgressLine(all))

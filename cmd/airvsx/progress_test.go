@@ -127,3 +127,30 @@ func TestStderrProgressOff(t *testing.T) {
 		t.Errorf("wrote %q to a pipe", got.String())
 	}
 }
+
+// TestProgressLogWriter checks that log records erase the line and that
+// the latest text, drawn or held back, is drawn again below them.
+func TestProgressLogWriter(t *testing.T) {
+	const clear = "\r\033[K"
+	var w bytes.Buffer
+	p := newProgressLine(&w, true, 0)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return now }
+	log := p.LogWriter()
+	io.WriteString(log, "before\n")
+	p.Printf("a")
+	io.WriteString(log, "one\n")
+	now = now.Add(time.Millisecond)
+	p.Printf("b")
+	io.WriteString(log, "two\n")
+	p.Finish()
+	io.WriteString(log, "after\n")
+	want := "before\n" + clear + "a" + clear + "one\na" + clear + "two\nb" + clear + "b\n" + "after\n"
+	if got := w.String(); got != want {
+		t.Errorf("output = %q; want %q", got, want)
+	}
+	var off bytes.Buffer
+	if got := newProgressLine(&off, false, 0).LogWriter(); got != io.Writer(&off) {
+		t.Errorf("LogWriter() of a line turned off = %v; want the line's writer", got)
+	}
+}

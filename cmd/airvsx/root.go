@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +20,14 @@ type globals struct {
 	stderr   io.Writer
 	stdin    io.Reader
 	started  bool // a command's RunE was reached: flags and args were fine
+}
+
+// printJSON writes v to stdout as JSON indented by two spaces, with a
+// final newline: the output of every command's --json.
+func (g *globals) printJSON(v any) error {
+	enc := json.NewEncoder(g.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // logger returns the CLI's logger: text or JSON on stderr. By default only

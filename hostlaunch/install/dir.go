@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
+	"github.com/airvsx/airvsx/internal/flock"
 )
 
 // ErrLocked is wrapped when another install or uninstall holds the
@@ -51,7 +52,7 @@ func openForWrite(dir string, create bool) (*extDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extensions directory: %w", err)
 	}
-	if err := lockDir(f); err != nil {
+	if err := flock.TryLock(f, ErrLocked); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("extensions directory %w", err)
 	}

@@ -1,8 +1,6 @@
 package install
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/strictjson"
 )
 
 // IndexFile is the name of the record of installed extensions in an
@@ -199,14 +198,11 @@ func (x *Index) Encode() ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(c); err != nil {
+	b, err := strictjson.Marshal(c)
+	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", IndexFile, err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // Decode reads installed.json strictly: more than MaxIndexBytes, unknown
@@ -214,24 +210,9 @@ func (x *Index) Encode() ([]byte, error) {
 // installed.json is on disk, where anything could have changed it, so it
 // is read like any other untrusted input.
 func Decode(r io.Reader) (*Index, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxIndexBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxIndexBytes {
-		return nil, fmt.Errorf("larger than %d bytes", MaxIndexBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var x Index
-	if err := dec.Decode(&x); err != nil {
+	if err := strictjson.Read(r, MaxIndexBytes, &x); err != nil {
 		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("data after the object")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the object")
 	}
 	if err := x.Validate(); err != nil {
 		return nil, err

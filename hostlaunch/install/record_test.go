@@ -35,7 +35,7 @@ func TestDecodeStrict(t *testing.T) {
 		want string
 	}{
 		{"unknown field", func(s string) string { return strings.Replace(s, `"format": 1,`, `"format": 1, "extra": true,`, 1) }, "unknown field"},
-		{"trailing data", func(s string) string { return s + "{}" }, "data after the object"},
+		{"trailing data", func(s string) string { return s + "{}" }, "data after the JSON value"},
 		{"format", func(s string) string { return strings.Replace(s, `"format": 1`, `"format": 2`, 1) }, "format: 2"},
 		{"dir leaves the directory", func(s string) string { return strings.Replace(s, `"dir": "ok.x-1.0.0"`, `"dir": "../../etc"`, 1) }, `dir: "../../etc"; want "ok.x-1.0.0"`},
 		{"tree hash", func(s string) string { return strings.Replace(s, `"treeHash": "sha256:`, `"treeHash": "sha256:0`, 1) }, "treeHash"},

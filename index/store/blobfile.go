@@ -20,7 +20,7 @@ func BlobName(repo, digest string) string { return blobPath(repo, digest) }
 // checks them, only a regular file is opened and a final symlink is never
 // followed. A missing blob is an error wrapping fs.ErrNotExist.
 func (d *Dir) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error) {
-	if err := checkBlobArgs(ctx, repo, digest); err != nil {
+	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
 		return nil, fmt.Errorf("open blob: %w", err)
 	}
 	f, err := openRegular(d.root, blobPath(repo, digest))

@@ -19,6 +19,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/flock"
+	"github.com/airvsx/airvsx/internal/strictjson"
 )
 
 // The registry directory's fixed names.
@@ -153,7 +156,7 @@ func (d *Dir) open() error {
 		return err
 	default:
 		var m marker
-		if err := decodeStrict(data, &m); err != nil || m.Kind != markerKind {
+		if err := strictjson.Unmarshal(data, &m); err != nil || m.Kind != markerKind {
 			return fmt.Errorf("%s: not {\"kind\":%q,...}: %w", MarkerFile, markerKind, ErrNotRegistry)
 		}
 		if m.Format != DirFormat {
@@ -168,7 +171,7 @@ func (d *Dir) open() error {
 		return err
 	}
 	d.lock = f
-	if err := lockFile(f); err != nil {
+	if err := flock.TryLock(f, ErrLocked); err != nil {
 		return err
 	}
 	for _, dir := range []string{metadataDir, extensionsDir, quarantineDir} {
@@ -235,19 +238,9 @@ func blobPath(repo, digest string) string {
 	return repoDir(repo) + "/blobs/sha256/" + strings.TrimPrefix(digest, "sha256:")
 }
 
-func checkBlobArgs(ctx context.Context, repo, digest string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := CheckRepo(repo); err != nil {
-		return err
-	}
-	return CheckDigest(digest)
-}
-
 // StatBlob returns the size of a blob.
 func (d *Dir) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
-	if err := checkBlobArgs(ctx, repo, digest); err != nil {
+	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
 		return 0, fmt.Errorf("stat blob: %w", err)
 	}
 	fi, err := d.root.Lstat(blobPath(repo, digest))
@@ -264,7 +257,7 @@ func (d *Dir) StatBlob(ctx context.Context, repo, digest string) (int64, error) 
 // size is kept and c is not read; one of another size is replaced. A local
 // write is not retried, so c is read once and never rewound.
 func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, c Content) error {
-	if err := checkBlobArgs(ctx, repo, digest); err != nil {
+	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
 		return fmt.Errorf("put blob: %w", err)
 	}
 	if size < 0 {
@@ -299,26 +292,18 @@ func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, c Co
 // OpenBlob opens a blob for verified reading. A stored size other than
 // size fails at once with a *MismatchError.
 func (d *Dir) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
-	if err := checkBlobArgs(ctx, repo, digest); err != nil {
-		return nil, fmt.Errorf("open blob: %w", err)
-	}
-	if size < 0 {
-		return nil, fmt.Errorf("open blob %s in %s: negative size %d", digest, repo, size)
-	}
-	f, err := openRegular(d.root, blobPath(repo, digest))
-	if err != nil {
-		return nil, fmt.Errorf("open blob %s in %s: %w", digest, repo, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("open blob %s in %s: %w", digest, repo, err)
-	}
-	if fi.Size() != size {
-		f.Close()
-		return nil, &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: fi.Size()}
-	}
-	return VerifyReader(ctx, f, repo, digest, size), nil
+	return OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
+		f, err := openRegular(d.root, blobPath(repo, digest))
+		if err != nil {
+			return nil, 0, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		return f, fi.Size(), nil
+	})
 }
 
 // openRegular opens name for reading if it is a regular file; it never
@@ -383,7 +368,7 @@ func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, chec
 		}
 	}()
 	h := sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(f, h), ctxReader{ctx, r}, make([]byte, 256<<10))
+	n, err := io.CopyBuffer(io.MultiWriter(f, h), ContextReader(ctx, r), make([]byte, 256<<10))
 	if err != nil {
 		return err
 	}
@@ -425,19 +410,6 @@ func (d *Dir) syncDir(dir string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
-}
-
-// ctxReader fails reads once ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // randText returns a random name part for temp files.

@@ -1,10 +1,8 @@
 package store
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airvsx/airvsx/internal/strictjson"
 	digest "github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -19,20 +18,6 @@ import (
 
 // ociLayout is the content of every layout's oci-layout file.
 const ociLayout = `{"imageLayoutVersion":"1.0.0"}`
-
-// decodeStrict decodes one JSON value: unknown fields and trailing data
-// are errors.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("data after the JSON value")
-	}
-	return nil
-}
 
 // ensureLayout makes repo an OCI image layout if it is not one yet:
 // oci-layout, then an empty index.json (whose presence makes the
@@ -57,19 +42,12 @@ func (d *Dir) ensureLayout(ctx context.Context, repo string) error {
 // Every descriptor must carry a valid tag in org.opencontainers.image.ref.name.
 func decodeIndex(data []byte) ([]TagEntry, error) {
 	var ix ocispec.Index
-	if err := decodeStrict(data, &ix); err != nil {
+	if err := strictjson.Unmarshal(data, &ix); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
-	}
-	if ix.SchemaVersion != 2 {
-		bad("schemaVersion", "%d; want 2", ix.SchemaVersion)
-	}
-	if ix.MediaType != MediaTypeIndex {
-		bad("mediaType", "%q; want %q", ix.MediaType, MediaTypeIndex)
-	}
+	var errs fieldErrors
+	errs.checkHeader(ix.Versioned, ix.MediaType, MediaTypeIndex)
+	bad := errs.add
 	if ix.ArtifactType != "" || ix.Subject != nil || ix.Annotations != nil {
 		bad("index", "artifactType, subject and annotations are not allowed")
 	}
@@ -254,13 +232,7 @@ func (d *Dir) Untag(ctx context.Context, repo, tag string) error {
 }
 
 func (d *Dir) checkTagArgs(ctx context.Context, repo, tag string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := CheckRepo(repo); err != nil {
-		return err
-	}
-	if err := CheckTag(tag); err != nil {
+	if err := CheckTagArgs(ctx, repo, tag); err != nil {
 		return err
 	}
 	return d.writable()

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/strictjson"
 	digest "github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -272,6 +273,25 @@ func checkLayerSet(info ArtifactInfo, layers []Layer) []error {
 	return errs
 }
 
+// fieldErrors collects the problems of a document, each naming its field.
+type fieldErrors []error
+
+// add records a problem of field, described as fmt.Sprintf would.
+func (e *fieldErrors) add(field, format string, args ...any) {
+	*e = append(*e, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+}
+
+// checkHeader records the problems of an OCI document's header: a
+// schemaVersion other than 2, a mediaType other than want.
+func (e *fieldErrors) checkHeader(v specs.Versioned, mediaType, want string) {
+	if v.SchemaVersion != 2 {
+		e.add("schemaVersion", "%d; want 2", v.SchemaVersion)
+	}
+	if mediaType != want {
+		e.add("mediaType", "%q; want %q", mediaType, want)
+	}
+}
+
 // ParseManifest reads an entry manifest strictly (see the package comment
 // for every rule) and reports every problem, each with its field path.
 // Errors wrap ErrInvalidManifest.
@@ -283,24 +303,12 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		return fail(fmt.Errorf("larger than %d bytes", MaxManifestBytes))
 	}
 	var m ocispec.Manifest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	if err := strictjson.Unmarshal(data, &m); err != nil {
 		return fail(fmt.Errorf("decode: %w", err))
 	}
-	if dec.More() {
-		return fail(errors.New("data after the manifest object"))
-	}
-	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
-	}
-	if m.SchemaVersion != 2 {
-		bad("schemaVersion", "%d; want 2", m.SchemaVersion)
-	}
-	if m.MediaType != MediaTypeManifest {
-		bad("mediaType", "%q; want %q", m.MediaType, MediaTypeManifest)
-	}
+	var errs fieldErrors
+	errs.checkHeader(m.Versioned, m.MediaType, MediaTypeManifest)
+	bad := errs.add
 	if m.ArtifactType != ArtifactType {
 		bad("artifactType", "%q; want %q", m.ArtifactType, ArtifactType)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -97,6 +98,32 @@ func CheckTag(tag string) error {
 		return fmt.Errorf("tag %q: want [A-Za-z0-9_][A-Za-z0-9._-]{0,127}: %w", tag, ErrInvalidName)
 	}
 	return nil
+}
+
+// CheckBlobArgs is what a store checks first in every blob method: ctx
+// is not done, and repo and digest are valid names (CheckRepo,
+// CheckDigest).
+func CheckBlobArgs(ctx context.Context, repo, digest string) error {
+	if err := checkRepoArgs(ctx, repo); err != nil {
+		return err
+	}
+	return CheckDigest(digest)
+}
+
+// CheckTagArgs is CheckBlobArgs for the tag methods: ctx is not done, and
+// repo and tag are valid names (CheckRepo, CheckTag).
+func CheckTagArgs(ctx context.Context, repo, tag string) error {
+	if err := checkRepoArgs(ctx, repo); err != nil {
+		return err
+	}
+	return CheckTag(tag)
+}
+
+func checkRepoArgs(ctx context.Context, repo string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return CheckRepo(repo)
 }
 
 // CheckMetadataName reports whether name is a valid metadata name: a clean

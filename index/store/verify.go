@@ -3,11 +3,35 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"hash"
 	"io"
 
 	"github.com/airvsx/airvsx/index"
 )
+
+// OpenVerified is the OpenBlob of every store: it checks the arguments
+// (CheckBlobArgs, a size not negative), opens the blob with open, which
+// returns its content and stored size, fails at once with a
+// *MismatchError when that size is not size, and returns the content
+// through VerifyReader. Errors name the blob.
+func OpenVerified(ctx context.Context, repo, digest string, size int64, open func() (io.ReadCloser, int64, error)) (io.ReadCloser, error) {
+	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
+		return nil, fmt.Errorf("open blob: %w", err)
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("open blob %s in %s: negative size %d", digest, repo, size)
+	}
+	rc, stored, err := open()
+	if err != nil {
+		return nil, fmt.Errorf("open blob %s in %s: %w", digest, repo, err)
+	}
+	if stored != size {
+		rc.Close()
+		return nil, &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: stored}
+	}
+	return VerifyReader(ctx, rc, repo, digest, size), nil
+}
 
 // VerifyReader returns a reader of rc that checks the content against
 // digest and size: it hashes while reading, never reads more than size + 1
@@ -58,3 +82,20 @@ func (v *verifyReader) Read(p []byte) (int, error) {
 }
 
 func (v *verifyReader) Close() error { return v.c.Close() }
+
+// ContextReader returns a reader of r that fails once ctx is done, so
+// that a store copying content it was given (PutBlob) stops with the
+// call's context.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

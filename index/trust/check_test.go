@@ -10,6 +10,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // checkRegistry makes a directory registry published by s with one
@@ -59,17 +60,17 @@ func TestCheckAnchor(t *testing.T) {
 
 	// Root mode: this registry's root passes; another registry's root,
 	// even one of the same key, is not on this chain.
-	root := readFile(t, filepath.Join(dir, "metadata", "1.root.json"))
+	root := filetest.ReadFile(t, filepath.Join(dir, "metadata", "1.root.json"))
 	if _, err := Check(t.Context(), st, Anchor{Root: root}, CheckOptions{Now: at(t0)}); err != nil {
 		t.Errorf("Check(own root) = %v", err)
 	}
 	_, otherDir := checkRegistry(t, keyB, 1)
-	other := readFile(t, filepath.Join(otherDir, "metadata", "1.root.json"))
+	other := filetest.ReadFile(t, filepath.Join(otherDir, "metadata", "1.root.json"))
 	if _, err := Check(t.Context(), st, Anchor{Root: other}, CheckOptions{Now: at(t0)}); err == nil {
 		t.Error("Check(another registry's root) = nil error")
 	}
 	_, sameKeyDir := checkRegistry(t, keyA, 1)
-	sameKey := readFile(t, filepath.Join(sameKeyDir, "metadata", "1.root.json"))
+	sameKey := filetest.ReadFile(t, filepath.Join(sameKeyDir, "metadata", "1.root.json"))
 	if _, err := Check(t.Context(), st, Anchor{Root: sameKey}, CheckOptions{Now: at(t0)}); !errors.Is(err, ErrMismatch) {
 		t.Errorf("Check(a root of the same key from another registry) = %v; want ErrMismatch: not on the chain", err)
 	}
@@ -103,7 +104,7 @@ func TestCheckSavedRootOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := state.Save(s, readFile(t, filepath.Join(otherDir, "metadata", "1.root.json"))); err != nil {
+	if err := state.Save(s, filetest.ReadFile(t, filepath.Join(otherDir, "metadata", "1.root.json"))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Check(t.Context(), st, Anchor{Key: key}, opts); !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "not on the registry's chain") {

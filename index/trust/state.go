@@ -1,7 +1,6 @@
 package trust
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
+	"github.com/airvsx/airvsx/internal/strictjson"
 )
 
 // ErrState is wrapped by errors of the state directory itself (unreadable,
@@ -96,9 +96,7 @@ func (d *StateDir) Load(id string) (RegistryState, []byte, error) {
 	case err != nil:
 		return s, nil, fmt.Errorf("%w: %w", ErrState, err)
 	default:
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&s); err != nil || s.Format != StateFormat || s.Registry != id {
+		if err := strictjson.Unmarshal(b, &s); err != nil || s.Format != StateFormat || s.Registry != id {
 			return RegistryState{}, nil, fmt.Errorf("%w: %s is damaged or not for this registry (%v); remove it to start over", ErrState, p, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -75,7 +76,7 @@ func TestFirstPublishCrash(t *testing.T) {
 	if _, err := Publish(t.Context(), crash, trustCatalog(t, 1), key, PublishOptions{Now: at(t0)}); !errors.Is(err, errCrash) {
 		t.Fatalf("Publish = %v; want the simulated crash", err)
 	}
-	root := readFile(t, filepath.Join(dir, "root.json"))
+	root := filetest.ReadFile(t, filepath.Join(dir, "root.json"))
 	if _, err := Load(t.Context(), DirMetadata(dir), root, LoadOptions{Now: at(t0)}); !errors.Is(err, ErrMissing) {
 		t.Errorf("Load after a crashed first publish = %v; want ErrMissing", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -20,7 +21,7 @@ func rotated(t *testing.T, cat []byte, oldKey, newKey signature.Signer) (dir str
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "metadata")
 	mustPublish(t, DirMetadata(dir), cat, oldKey, t0)
-	root1 = readFile(t, filepath.Join(dir, "1.root.json"))
+	root1 = filetest.ReadFile(t, filepath.Join(dir, "1.root.json"))
 	res, err := RotateRoot(t.Context(), DirMetadata(dir), oldKey, newKey, PublishOptions{Now: at(t0.Add(time.Hour))})
 	if err != nil {
 		t.Fatalf("RotateRoot: %v", err)
@@ -48,7 +49,7 @@ func TestRotateRoot(t *testing.T) {
 	if got.Root.Version != 2 || !cmp.Equal(got.Root.KeyIDs, []string{idB}) || !cmp.Equal(got.Timestamp.KeyIDs, []string{idB}) {
 		t.Errorf("Load after rotation: root %+v, timestamp %+v; want version 2 and key %s", got.Root, got.Timestamp, idB)
 	}
-	if !bytes.Equal(got.Catalog, cat) || !bytes.Equal(got.RootJSON, readFile(t, filepath.Join(dir, "2.root.json"))) {
+	if !bytes.Equal(got.Catalog, cat) || !bytes.Equal(got.RootJSON, filetest.ReadFile(t, filepath.Join(dir, "2.root.json"))) {
 		t.Errorf("Load after rotation returned the wrong catalog or root")
 	}
 
@@ -73,7 +74,7 @@ func TestRotateRootCrash(t *testing.T) {
 		t.Run(fmt.Sprint("crash at write ", n), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "metadata")
 			mustPublish(t, DirMetadata(dir), cat, a, t0)
-			root1 := readFile(t, filepath.Join(dir, "1.root.json"))
+			root1 := filetest.ReadFile(t, filepath.Join(dir, "1.root.json"))
 			crash := &failingFS{MetadataFS: DirMetadata(dir), n: n}
 			if _, err := RotateRoot(t.Context(), crash, a, b, PublishOptions{Now: at(t0)}); !errors.Is(err, errCrash) {
 				t.Fatalf("RotateRoot = %v; want the simulated crash", err)
@@ -111,7 +112,7 @@ func TestLoadRootRotationRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(dir, "2.root.json"), data)
+		filetest.WriteFile(t, filepath.Join(dir, "2.root.json"), data)
 	}
 	tests := []struct {
 		name    string
@@ -126,7 +127,7 @@ func TestLoadRootRotationRules(t *testing.T) {
 			wantErr: ErrSignature, wantMsg: "metadata/2.root.json"},
 		{name: "version 3 in 2.root.json", tamper: func(t *testing.T, dir string) { newRoot(t, dir, 3, a, b) },
 			wantErr: ErrMismatch, wantMsg: "metadata/2.root.json: version 3, want 2"},
-		{name: "garbage 2.root.json", tamper: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "2.root.json"), []byte("{")) },
+		{name: "garbage 2.root.json", tamper: func(t *testing.T, dir string) { filetest.WriteFile(t, filepath.Join(dir, "2.root.json"), []byte("{")) },
 			wantErr: ErrMalformed, wantMsg: "metadata/2.root.json"},
 	}
 	for _, tt := range tests {
@@ -165,7 +166,7 @@ func TestPublishRenewsRoot(t *testing.T) {
 	key := newTestSigner(t)
 	dir := filepath.Join(t.TempDir(), "metadata")
 	mustPublish(t, DirMetadata(dir), trustCatalog(t, 1), key, t0)
-	root1 := readFile(t, filepath.Join(dir, "1.root.json"))
+	root1 := filetest.ReadFile(t, filepath.Join(dir, "1.root.json"))
 
 	// 300 days later the 365-day root would expire before a 90-day catalog.
 	later := t0.Add(300 * 24 * time.Hour)
@@ -173,7 +174,7 @@ func TestPublishRenewsRoot(t *testing.T) {
 	if !res.RootWritten || res.State.Root != 2 || !res.RootExpires.Equal(later.Add(DefaultRootExpires).Truncate(time.Second)) {
 		t.Errorf("Publish near root expiry = %+v; want a renewed root 2", res)
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(dir, "root.json")), readFile(t, filepath.Join(dir, "2.root.json"))) {
+	if !bytes.Equal(filetest.ReadFile(t, filepath.Join(dir, "root.json")), filetest.ReadFile(t, filepath.Join(dir, "2.root.json"))) {
 		t.Errorf("root.json is not the renewed root")
 	}
 	// Valid after the first root's expiry, from the first root.
@@ -196,7 +197,7 @@ func TestTrustOnFirstUse(t *testing.T) {
 	a, b := newTestSigner(t), newTestSigner(t)
 	dir := filepath.Join(t.TempDir(), "metadata")
 	mustPublish(t, DirMetadata(dir), trustCatalog(t, 1), a, t0)
-	root1 := readFile(t, filepath.Join(dir, "1.root.json"))
+	root1 := filetest.ReadFile(t, filepath.Join(dir, "1.root.json"))
 
 	got, err := TrustOnFirstUse(t.Context(), DirMetadata(dir), a)
 	if err != nil || !bytes.Equal(got, root1) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 )
@@ -31,10 +32,10 @@ func newFixture(t *testing.T) *fixture {
 	base := t.TempDir()
 	f.dir1, f.dir2 = filepath.Join(base, "m1"), filepath.Join(base, "m2")
 	mustPublish(t, DirMetadata(f.dir2), f.cat1, f.key, t0)
-	copyDir(t, f.dir2, f.dir1)
+	filetest.CopyDir(t, f.dir2, f.dir1)
 	f.now = t0.Add(time.Hour)
 	mustPublish(t, DirMetadata(f.dir2), f.cat2, f.key, f.now)
-	f.root = readFile(t, filepath.Join(f.dir2, "1.root.json"))
+	f.root = filetest.ReadFile(t, filepath.Join(f.dir2, "1.root.json"))
 	return f
 }
 
@@ -42,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) clone(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "metadata")
-	copyDir(t, f.dir2, dst)
+	filetest.CopyDir(t, f.dir2, dst)
 	return dst
 }
 
@@ -50,7 +51,7 @@ func (f *fixture) clone(t *testing.T) string {
 // the file is re-signed by them; without, the old signatures are kept.
 func editMeta[T header](t *testing.T, dir, name string, m *metadata.Metadata[T], edit func(*T), signers ...signature.Signer) []byte {
 	t.Helper()
-	if _, err := m.FromBytes(readFile(t, filepath.Join(dir, name))); err != nil {
+	if _, err := m.FromBytes(filetest.ReadFile(t, filepath.Join(dir, name))); err != nil {
 		t.Fatal(err)
 	}
 	edit(&m.Signed)
@@ -64,7 +65,7 @@ func editMeta[T header](t *testing.T, dir, name string, m *metadata.Metadata[T],
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, name), data)
+	filetest.WriteFile(t, filepath.Join(dir, name), data)
 	return data
 }
 
@@ -79,7 +80,7 @@ func relink(t *testing.T, dir string, snapSigner, tsSigner signature.Signer) {
 		}
 		return []signature.Signer{s}
 	}
-	tg := readFile(t, filepath.Join(dir, "2.targets.json"))
+	tg := filetest.ReadFile(t, filepath.Join(dir, "2.targets.json"))
 	sn := editMeta(t, dir, "2.snapshot.json", metadata.Snapshot(), func(s *metadata.SnapshotType) {
 		s.Meta["targets.json"] = metaFile(2, tg)
 	}, sign(snapSigner)...)
@@ -104,16 +105,16 @@ func TestLoadTamper(t *testing.T) {
 		{
 			name: "catalog byte flipped",
 			tamper: func(t *testing.T, dir string) {
-				b := readFile(t, filepath.Join(dir, catPath))
+				b := filetest.ReadFile(t, filepath.Join(dir, catPath))
 				b[len(b)/2] ^= 1
-				writeFile(t, filepath.Join(dir, catPath), b)
+				filetest.WriteFile(t, filepath.Join(dir, catPath), b)
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/" + catPath,
 		},
 		{
 			name: "catalog longer than declared",
 			tamper: func(t *testing.T, dir string) {
-				writeFile(t, filepath.Join(dir, catPath), append(f.cat2, ' '))
+				filetest.WriteFile(t, filepath.Join(dir, catPath), append(f.cat2, ' '))
 			},
 			wantErr: ErrMismatch, wantMsg: "longer than the 137 bytes declared",
 		},
@@ -122,7 +123,7 @@ func TestLoadTamper(t *testing.T) {
 			tamper: func(t *testing.T, dir string) {
 				evil := trustCatalog(t, 99)
 				tf, _ := metadata.TargetFile().FromBytes(CatalogTarget, evil, "sha256")
-				writeFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(index.DigestBytes(evil), "sha256:")+".catalog.json"), evil)
+				filetest.WriteFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(index.DigestBytes(evil), "sha256:")+".catalog.json"), evil)
 				editMeta(t, dir, "2.targets.json", metadata.Targets(), func(s *metadata.TargetsType) { s.Targets[CatalogTarget] = tf })
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/2.targets.json",
@@ -132,7 +133,7 @@ func TestLoadTamper(t *testing.T) {
 			tamper: func(t *testing.T, dir string) {
 				evil := trustCatalog(t, 99)
 				tf, _ := metadata.TargetFile().FromBytes(CatalogTarget, evil, "sha256")
-				writeFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(index.DigestBytes(evil), "sha256:")+".catalog.json"), evil)
+				filetest.WriteFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(index.DigestBytes(evil), "sha256:")+".catalog.json"), evil)
 				editMeta(t, dir, "2.targets.json", metadata.Targets(), func(s *metadata.TargetsType) { s.Targets[CatalogTarget] = tf })
 				relink(t, dir, nil, nil)
 			},
@@ -179,9 +180,9 @@ func TestLoadTamper(t *testing.T) {
 			name: "snapshot with a higher version, bad signature",
 			tamper: func(t *testing.T, dir string) {
 				editMeta(t, dir, "2.snapshot.json", metadata.Snapshot(), func(s *metadata.SnapshotType) { s.Version = 3 })
-				copyFile(t, filepath.Join(dir, "2.snapshot.json"), filepath.Join(dir, "3.snapshot.json"))
+				filetest.CopyFile(t, filepath.Join(dir, "2.snapshot.json"), filepath.Join(dir, "3.snapshot.json"))
 				editMeta(t, dir, "timestamp.json", metadata.Timestamp(), func(s *metadata.TimestampType) {
-					s.Meta["snapshot.json"] = metaFile(3, readFile(t, filepath.Join(dir, "3.snapshot.json")))
+					s.Meta["snapshot.json"] = metaFile(3, filetest.ReadFile(t, filepath.Join(dir, "3.snapshot.json")))
 				}, f.key)
 			},
 			wantErr: ErrSignature, wantMsg: "metadata/3.snapshot.json",
@@ -189,15 +190,15 @@ func TestLoadTamper(t *testing.T) {
 		{
 			name: "mix and match: snapshot 2 under timestamp 1",
 			tamper: func(t *testing.T, dir string) {
-				copyFile(t, filepath.Join(f.dir1, "timestamp.json"), filepath.Join(dir, "timestamp.json"))
-				copyFile(t, filepath.Join(dir, "2.snapshot.json"), filepath.Join(dir, "1.snapshot.json"))
+				filetest.CopyFile(t, filepath.Join(f.dir1, "timestamp.json"), filepath.Join(dir, "timestamp.json"))
+				filetest.CopyFile(t, filepath.Join(dir, "2.snapshot.json"), filepath.Join(dir, "1.snapshot.json"))
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/1.snapshot.json",
 		},
 		{
 			name: "mix and match: targets 1 under snapshot 2",
 			tamper: func(t *testing.T, dir string) {
-				copyFile(t, filepath.Join(dir, "1.targets.json"), filepath.Join(dir, "2.targets.json"))
+				filetest.CopyFile(t, filepath.Join(dir, "1.targets.json"), filepath.Join(dir, "2.targets.json"))
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/2.targets.json",
 		},
@@ -207,14 +208,14 @@ func TestLoadTamper(t *testing.T) {
 				editMeta(t, dir, "timestamp.json", metadata.Timestamp(), func(s *metadata.TimestampType) {
 					s.Meta["snapshot.json"] = &metadata.MetaFiles{Version: 2}
 				}, f.key)
-				copyFile(t, filepath.Join(dir, "1.snapshot.json"), filepath.Join(dir, "2.snapshot.json"))
+				filetest.CopyFile(t, filepath.Join(dir, "1.snapshot.json"), filepath.Join(dir, "2.snapshot.json"))
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/2.snapshot.json: version 1, want 2",
 		},
 		{
 			name: "targets version differs from the snapshot's (no hashes, signed)",
 			tamper: func(t *testing.T, dir string) {
-				copyFile(t, filepath.Join(dir, "1.targets.json"), filepath.Join(dir, "2.targets.json"))
+				filetest.CopyFile(t, filepath.Join(dir, "1.targets.json"), filepath.Join(dir, "2.targets.json"))
 				sn := editMeta(t, dir, "2.snapshot.json", metadata.Snapshot(), func(s *metadata.SnapshotType) {
 					s.Meta["targets.json"] = &metadata.MetaFiles{Version: 2}
 				}, f.key)
@@ -227,7 +228,7 @@ func TestLoadTamper(t *testing.T) {
 		{
 			name: "timestamp is a snapshot (_type)",
 			tamper: func(t *testing.T, dir string) {
-				copyFile(t, filepath.Join(dir, "2.snapshot.json"), filepath.Join(dir, "timestamp.json"))
+				filetest.CopyFile(t, filepath.Join(dir, "2.snapshot.json"), filepath.Join(dir, "timestamp.json"))
 			},
 			wantErr: ErrMalformed, wantMsg: "metadata/timestamp.json",
 		},
@@ -276,7 +277,7 @@ func TestLoadTamper(t *testing.T) {
 		{
 			name: "oversize timestamp.json",
 			tamper: func(t *testing.T, dir string) {
-				writeFile(t, filepath.Join(dir, "timestamp.json"), bytes.Repeat([]byte(" "), 10<<20))
+				filetest.WriteFile(t, filepath.Join(dir, "timestamp.json"), bytes.Repeat([]byte(" "), 10<<20))
 			},
 			wantErr: ErrMalformed, wantMsg: "larger than the 16384-byte cap",
 		},
@@ -309,7 +310,7 @@ func TestLoadTamper(t *testing.T) {
 func TestLoadReadsNoMoreThanCaps(t *testing.T) {
 	f := newFixture(t)
 	dir := f.clone(t)
-	writeFile(t, filepath.Join(dir, "timestamp.json"), bytes.Repeat([]byte(" "), 10<<20))
+	filetest.WriteFile(t, filepath.Join(dir, "timestamp.json"), bytes.Repeat([]byte(" "), 10<<20))
 	fsys := &countingFS{MetadataFS: DirMetadata(dir)}
 	if _, err := Load(t.Context(), fsys, f.root, LoadOptions{Now: at(f.now)}); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("Load = %v; want ErrMalformed", err)
@@ -317,11 +318,6 @@ func TestLoadReadsNoMoreThanCaps(t *testing.T) {
 	if got := fsys.read["timestamp.json"]; got > MaxTimestampBytes+1 {
 		t.Errorf("Load read %d bytes of timestamp.json; want at most %d", got, MaxTimestampBytes+1)
 	}
-}
-
-func copyFile(t *testing.T, src, dst string) {
-	t.Helper()
-	writeFile(t, dst, readFile(t, src))
 }
 
 // countingFS counts the bytes read from each file.

@@ -8,14 +8,13 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -67,30 +66,6 @@ func mustPublish(t *testing.T, fsys MetadataFS, catalog []byte, s signature.Sign
 	return res
 }
 
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// copyDir copies the regular files of a metadata directory tree.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestPublishLoad(t *testing.T) {
 	ctx := t.Context()
 	key := newTestSigner(t)
@@ -116,8 +91,8 @@ func TestPublishLoad(t *testing.T) {
 	if diff := cmp.Diff(want1, res1); diff != "" {
 		t.Errorf("first Publish (-want +got):\n%s", diff)
 	}
-	root := readFile(t, filepath.Join(dir, "root.json"))
-	if !bytes.Equal(root, readFile(t, filepath.Join(dir, "1.root.json"))) {
+	root := filetest.ReadFile(t, filepath.Join(dir, "root.json"))
+	if !bytes.Equal(root, filetest.ReadFile(t, filepath.Join(dir, "1.root.json"))) {
 		t.Errorf("root.json differs from 1.root.json")
 	}
 
@@ -158,7 +133,7 @@ func TestPublishLoad(t *testing.T) {
 		t.Errorf("State (-want +got):\n%s", diff)
 	}
 	// The first catalog is still there, content-addressed.
-	if !bytes.Equal(readFile(t, filepath.Join(dir, "targets", hex1+".catalog.json")), cat1) {
+	if !bytes.Equal(filetest.ReadFile(t, filepath.Join(dir, "targets", hex1+".catalog.json")), cat1) {
 		t.Errorf("first catalog target changed")
 	}
 }
@@ -267,30 +242,13 @@ func TestLoadRollback(t *testing.T) {
 func TestPublishRefusesUntrustedKey(t *testing.T) {
 	f := newFixture(t)
 	dir := f.clone(t)
-	before := snapshotDir(t, dir)
+	before := filetest.Files(t, dir)
 	_, err := Publish(t.Context(), DirMetadata(dir), trustCatalog(t, 3), f.other, PublishOptions{Now: at(f.now)})
 	want := fmt.Sprintf("key %s is not trusted by root.json", keyIDOf(t, f.other))
 	if !errors.Is(err, ErrSignature) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Publish with another key = %v; want ErrSignature containing %q", err, want)
 	}
-	if diff := cmp.Diff(before, snapshotDir(t, dir)); diff != "" {
+	if diff := cmp.Diff(before, filetest.Files(t, dir)); diff != "" {
 		t.Errorf("refused Publish changed files (-before +after):\n%s", diff)
 	}
-}
-
-// snapshotDir returns the files of a directory tree and their contents.
-func snapshotDir(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		files[p] = string(readFile(t, filepath.Join(dir, p)))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }

@@ -2,6 +2,7 @@ package vsix
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"maps"
 	"strings"
 	"testing"
@@ -238,32 +239,53 @@ func TestManifestIDAndEngineErrors(t *testing.T) {
 // problems.
 func assertRoundTrip(t testing.TB, data []byte) {
 	t.Helper()
+	checkRoundTrip(t, data, "ParseManifest", ParseManifest, jsonCodec)
+}
+
+// codec is an encoding a parsed document round-trips through.
+type codec struct {
+	name      string
+	marshal   func(any) ([]byte, error)
+	unmarshal func([]byte, any) error
+}
+
+var (
+	jsonCodec = codec{"json", json.Marshal, json.Unmarshal}
+	xmlCodec  = codec{"xml", xml.Marshal, xml.Unmarshal}
+)
+
+// checkRoundTrip checks the invariant of the fuzz targets for parse,
+// named name: a document it accepts encodes (c.marshal) to one that it
+// parses to an equal value with the same error problems, and that
+// c.unmarshal decodes to that value too.
+func checkRoundTrip[T any](t testing.TB, data []byte, name string, parse func([]byte, *Report) (*T, error), c codec) {
+	t.Helper()
 	var r1 Report
-	m1, err := ParseManifest(data, &r1)
+	v1, err := parse(data, &r1)
 	if err != nil {
 		return
 	}
-	enc, err := json.Marshal(m1)
+	enc, err := c.marshal(v1)
 	if err != nil {
-		t.Fatalf("json.Marshal(ParseManifest(%q)) = %v", data, err)
+		t.Fatalf("%s.Marshal(%s(%q)) = %v", c.name, name, data, err)
 	}
 	var r2 Report
-	m2, err := ParseManifest(enc, &r2)
+	v2, err := parse(enc, &r2)
 	if err != nil {
-		t.Fatalf("ParseManifest(%q) (re-encoded from %q) = %v; want no error", enc, data, err)
+		t.Fatalf("%s(%q) (re-encoded from %q) = %v; want no error", name, enc, data, err)
 	}
-	if diff := cmp.Diff(m1, m2); diff != "" {
-		t.Fatalf("ParseManifest(%q) re-encoded as %q (-first +second):\n%s", data, enc, diff)
+	if diff := cmp.Diff(v1, v2); diff != "" {
+		t.Fatalf("%s(%q) re-encoded as %q (-first +second):\n%s", name, data, enc, diff)
 	}
 	if diff := cmp.Diff(r1.Errors(), r2.Errors()); diff != "" {
-		t.Fatalf("ParseManifest(%q) re-encoded as %q: error problems (-first +second):\n%s", data, enc, diff)
+		t.Fatalf("%s(%q) re-encoded as %q: error problems (-first +second):\n%s", name, data, enc, diff)
 	}
-	var m3 Manifest
-	if err := json.Unmarshal(enc, &m3); err != nil {
-		t.Fatalf("json.Unmarshal(%q) = %v", enc, err)
+	v3 := new(T)
+	if err := c.unmarshal(enc, v3); err != nil {
+		t.Fatalf("%s.Unmarshal(%q) = %v", c.name, enc, err)
 	}
-	if diff := cmp.Diff(m1, &m3); diff != "" {
-		t.Fatalf("json.Unmarshal(%q) (-ParseManifest +Unmarshal):\n%s", enc, diff)
+	if diff := cmp.Diff(v1, v3); diff != "" {
+		t.Fatalf("%s.Unmarshal(%q) (-%s +Unmarshal):\n%s", c.name, enc, name, diff)
 	}
 }
 

@@ -1,7 +1,6 @@
 package vsix
 
 import (
-	"encoding/xml"
 	"os"
 	"strings"
 	"testing"
@@ -207,31 +206,5 @@ func TestVSIXManifestAssetFallbacks(t *testing.T) {
 // the same error problems.
 func assertXMLRoundTrip(t testing.TB, data []byte) {
 	t.Helper()
-	var r1 Report
-	v1, err := ParseVSIXManifest(data, &r1)
-	if err != nil {
-		return
-	}
-	enc, err := xml.Marshal(v1)
-	if err != nil {
-		t.Fatalf("xml.Marshal(ParseVSIXManifest(%q)) = %v", data, err)
-	}
-	var r2 Report
-	v2, err := ParseVSIXManifest(enc, &r2)
-	if err != nil {
-		t.Fatalf("ParseVSIXManifest(%q) (re-encoded from %q) = %v; want no error", enc, data, err)
-	}
-	if diff := cmp.Diff(v1, v2); diff != "" {
-		t.Fatalf("ParseVSIXManifest(%q) re-encoded as %q (-first +second):\n%s", data, enc, diff)
-	}
-	if diff := cmp.Diff(r1.Errors(), r2.Errors()); diff != "" {
-		t.Fatalf("ParseVSIXManifest(%q) re-encoded as %q: error problems (-first +second):\n%s", data, enc, diff)
-	}
-	var v3 VSIXManifest
-	if err := xml.Unmarshal(enc, &v3); err != nil {
-		t.Fatalf("xml.Unmarshal(%q) = %v", enc, err)
-	}
-	if diff := cmp.Diff(v1, &v3); diff != "" {
-		t.Fatalf("xml.Unmarshal(%q) (-ParseVSIXManifest +Unmarshal):\n%s", enc, diff)
-	}
+	checkRoundTrip(t, data, "ParseVSIXManifest", ParseVSIXManifest, xmlCodec)
 }

@@ -27,7 +27,9 @@ import (
 
 	"github.com/sigstore/sigstore/pkg/signature"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/synthreg"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
@@ -161,6 +163,22 @@ func build(tb testing.TB) (*Registry, error) {
 	}
 	r.Root, err = os.ReadFile(filepath.Join(r.Dir, "metadata", "1.root.json"))
 	return r, err
+}
+
+// ReadCatalog reads the catalog of the registry in dir, checked against
+// the registry's own root at VerifyNow, and returns it with its digest.
+func ReadCatalog(tb testing.TB, dir string) (*index.Catalog, string) {
+	tb.Helper()
+	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer st.Close()
+	cat, tr, err := trust.ReadCatalog(tb.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return VerifyNow }}})
+	if err != nil {
+		tb.Fatalf("ReadCatalog: %v", err)
+	}
+	return cat, tr.CatalogDigest
 }
 
 // PolicyPath is the file of the demo policy.

@@ -61,19 +61,9 @@ func (m *Mem) repo(repo string, create bool) *memRepo {
 	return r
 }
 
-func checkBlobArgs(ctx context.Context, repo, digest string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := store.CheckRepo(repo); err != nil {
-		return err
-	}
-	return store.CheckDigest(digest)
-}
-
 // StatBlob returns the size of a stored blob.
 func (m *Mem) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
-	if err := checkBlobArgs(ctx, repo, digest); err != nil {
+	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return 0, fmt.Errorf("stat blob: %w", err)
 	}
 	m.mu.RLock()
@@ -98,7 +88,7 @@ func (m *Mem) blob(repo, digest string) ([]byte, bool) {
 // PutBlob reads c whole, checks its size and digest, and stores it. A
 // present blob of that size is kept and c is not read.
 func (m *Mem) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
-	if err := checkBlobArgs(ctx, repo, digest); err != nil {
+	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return fmt.Errorf("put blob: %w", err)
 	}
 	if size < 0 {
@@ -110,7 +100,7 @@ func (m *Mem) PutBlob(ctx context.Context, repo, digest string, size int64, c st
 	if ok && int64(len(b)) == size {
 		return nil
 	}
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, c}, size+1))
+	data, err := io.ReadAll(io.LimitReader(store.ContextReader(ctx, c), size+1))
 	if err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
@@ -132,38 +122,21 @@ func (m *Mem) PutBlob(ctx context.Context, repo, digest string, size int64, c st
 // OpenBlob opens a blob for verified reading. A stored size other than
 // size fails at once with a *store.MismatchError.
 func (m *Mem) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
-	if err := checkBlobArgs(ctx, repo, digest); err != nil {
-		return nil, fmt.Errorf("open blob: %w", err)
-	}
-	if size < 0 {
-		return nil, fmt.Errorf("open blob %s in %s: negative size %d", digest, repo, size)
-	}
-	m.mu.RLock()
-	b, ok := m.blob(repo, digest)
-	m.mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("open blob %s in %s: %w", digest, repo, fs.ErrNotExist)
-	}
-	if int64(len(b)) != size {
-		return nil, &store.MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: int64(len(b))}
-	}
-	// Stored slices are replaced, never changed, so b needs no copy.
-	return store.VerifyReader(ctx, io.NopCloser(bytes.NewReader(b)), repo, digest, size), nil
-}
-
-func checkTagArgs(ctx context.Context, repo, tag string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := store.CheckRepo(repo); err != nil {
-		return err
-	}
-	return store.CheckTag(tag)
+	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
+		m.mu.RLock()
+		b, ok := m.blob(repo, digest)
+		m.mu.RUnlock()
+		if !ok {
+			return nil, 0, fs.ErrNotExist
+		}
+		// Stored slices are replaced, never changed, so b needs no copy.
+		return io.NopCloser(bytes.NewReader(b)), int64(len(b)), nil
+	})
 }
 
 // Tag points tag at a manifest already stored in repo.
 func (m *Mem) Tag(ctx context.Context, repo, tag string, d store.Descriptor) error {
-	if err := checkTagArgs(ctx, repo, tag); err != nil {
+	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
 		return fmt.Errorf("tag: %w", err)
 	}
 	if err := store.CheckManifestDescriptor(d); err != nil {
@@ -215,7 +188,7 @@ func (m *Mem) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
 
 // Untag removes a tag; an absent tag or repository is not an error.
 func (m *Mem) Untag(ctx context.Context, repo, tag string) error {
-	if err := checkTagArgs(ctx, repo, tag); err != nil {
+	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
 		return fmt.Errorf("untag: %w", err)
 	}
 	m.mu.Lock()
@@ -324,7 +297,7 @@ func (m *Mem) Quarantine(ctx context.Context, name, reason string, files map[str
 	}
 	kept := map[string][]byte{store.ReasonFile: []byte(reason)}
 	for f, r := range files {
-		b, err := io.ReadAll(ctxReader{ctx, r})
+		b, err := io.ReadAll(store.ContextReader(ctx, r))
 		if err != nil {
 			return "", fmt.Errorf("quarantine %s: %s: %w", name, f, err)
 		}
@@ -362,17 +335,4 @@ func (m *Mem) RawBlob(repo, digest string) ([]byte, bool) {
 	defer m.mu.RUnlock()
 	b, ok := m.blob(repo, digest)
 	return bytes.Clone(b), ok
-}
-
-// ctxReader fails reads once ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package store
+package flock
 
 import (
 	"errors"
@@ -9,15 +9,16 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock on f without waiting. A
-// filesystem without flock support is not an error: the lock is advisory.
-func lockFile(f *os.File) error {
+// TryLock takes an exclusive advisory lock on f without waiting. When
+// another process holds it, the error names f and wraps held. A file
+// system without flock support is not an error: the lock is advisory.
+func TryLock(f *os.File, held error) error {
 	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, syscall.EWOULDBLOCK):
-		return fmt.Errorf("%s: %w", f.Name(), ErrLocked)
+		return fmt.Errorf("%s: %w", f.Name(), held)
 	case errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EINVAL):
 		return nil
 	}
