@@ -54,7 +54,7 @@ func newRootCommand(g *globals) *cobra.Command {
 		Short: "Carry VS Code extensions across an air gap, signed and verified",
 		Long: `airvsx mirrors the extensions a policy allows from Open VSX into a signed
 registry ("sync"), lists it ("ls"), verifies it offline once it has crossed
-the air gap ("verify"), and renders its catalog as a static HTML site that
+the air gap ("verify"), renders its catalog as a static HTML site that
 opens from file:// ("site"), and installs extensions from it into an
 extensions directory, verified ("install", "uninstall", "list"). "inspect"
 and "verify FILE.vsix" check a single untrusted .vsix; "keygen" writes the
