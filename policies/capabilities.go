@@ -27,7 +27,7 @@ type Grant struct {
 func (p *Policy) Capabilities(id index.ID, v *semver.Version, declared index.CapabilitySet) Grant {
 	g := Grant{Declared: index.NewCapabilitySet(declared...)}
 	for _, r := range p.CapabilityRules {
-		if !r.ID.Match(id) || !r.Versions.Check(v, true) {
+		if !r.applies(id, v) {
 			continue
 		}
 		g.Granted = g.Granted.Union(r.Grant)
@@ -35,4 +35,10 @@ func (p *Policy) Capabilities(id index.ID, v *semver.Version, declared index.Cap
 	}
 	g.Effective = g.Declared.Union(g.DeclaredByPolicy).Intersect(g.Granted)
 	return g
+}
+
+// applies reports whether the rule covers version v of id (a nil v only
+// matches rules for any version).
+func (r CapabilityRule) applies(id index.ID, v *semver.Version) bool {
+	return r.ID.Match(id) && r.Versions.Check(v, true)
 }

@@ -34,7 +34,7 @@ func (p *Policy) GrantedBy(id index.ID, v *semver.Version, declared index.Capabi
 	var out []RuleGrant
 	for _, c := range g.Effective {
 		for i, r := range p.CapabilityRules {
-			if !r.ID.Match(id) || !r.Versions.Check(v, true) || !r.Grant.Has(c) {
+			if !r.applies(id, v) || !r.Grant.Has(c) {
 				continue
 			}
 			d := fmt.Sprintf("capabilities[%d] (%s)", i, r.ID)
