@@ -17,9 +17,34 @@ import (
 // signs them upstream, as Open VSX does) and reports its throughput. scripts/bench-verify.sh compares
 // the CLI with openssl on a 2 GB registry.
 func BenchmarkRegistry(b *testing.B) {
+	o, res, _ := benchRegistry(b, os.Getenv("BENCH_SIGNED") == "1")
+	for _, mode := range []struct {
+		name   string
+		noRead bool
+	}{{"read-data", false}, {"no-read-data", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			o := o
+			o.NoReadData = mode.noRead
+			b.SetBytes(res.Bytes)
+			for b.Loop() {
+				rep, err := verify.Registry(b.Context(), o)
+				if err != nil || !rep.OK() {
+					b.Fatalf("verify: %v %v", err, rep.Problems)
+				}
+			}
+		})
+	}
+}
+
+// benchRegistry makes the registry the benchmarks verify (BENCH_ENTRIES
+// entries of BENCH_SIZE bytes, upstream-signed when signed) and returns
+// the options that verify it with its key, what benchreg made and the
+// number of entries.
+func benchRegistry(b *testing.B, signed bool) (verify.RegistryOptions, *benchreg.Result, int) {
+	b.Helper()
 	entries, size := envInt(b, "BENCH_ENTRIES", 40), envInt(b, "BENCH_SIZE", 5<<20)
 	dir := b.TempDir()
-	res, err := benchreg.Make(b.Context(), filepath.Join(dir, "reg"), filepath.Join(dir, "bench"), benchreg.Options{Entries: entries, Size: int64(size), Signed: os.Getenv("BENCH_SIGNED") == "1"})
+	res, err := benchreg.Make(b.Context(), filepath.Join(dir, "reg"), filepath.Join(dir, "bench"), benchreg.Options{Entries: entries, Size: int64(size), Signed: signed})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,21 +56,8 @@ func BenchmarkRegistry(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
-	for _, mode := range []struct {
-		name   string
-		noRead bool
-	}{{"read-data", false}, {"no-read-data", true}} {
-		b.Run(mode.name, func(b *testing.B) {
-			b.SetBytes(res.Bytes)
-			for b.Loop() {
-				rep, err := verify.Registry(b.Context(), verify.RegistryOptions{Store: st, Anchor: trust.Anchor{Key: key}, NoReadData: mode.noRead})
-				if err != nil || !rep.OK() {
-					b.Fatalf("verify: %v %v", err, rep.Problems)
-				}
-			}
-		})
-	}
+	b.Cleanup(func() { st.Close() })
+	return verify.RegistryOptions{Store: st, Anchor: trust.Anchor{Key: key}}, res, entries
 }
 
 func envInt(b *testing.B, name string, def int) int {
