@@ -102,7 +102,7 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 			return nil, err
 		}
 		c.ID = identity(raw)
-		root, err := TrustOnFirstUse(ctx, meta, a.Key)
+		root, err := firstRoot(raw, a.Key)
 		if err != nil {
 			return nil, c.otherKey(err)
 		}

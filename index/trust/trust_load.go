@@ -110,11 +110,17 @@ func TrustOnFirstUse(ctx context.Context, fsys MetadataFS, verifier signature.Ve
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	name := rootName(1)
-	data, err := readCapped(fsys, name, MaxRootBytes, ErrMalformed)
+	data, err := readCapped(fsys, rootName(1), MaxRootBytes, ErrMalformed)
 	if err != nil {
 		return nil, err
 	}
+	return firstRoot(data, verifier)
+}
+
+// firstRoot is TrustOnFirstUse on the bytes of 1.root.json, already read.
+func firstRoot(data []byte, verifier signature.Verifier) (rootBytes []byte, err error) {
+	defer recoverMalformed(&err)
+	name := rootName(1)
 	root, err := parseRoot(name, data)
 	if err != nil {
 		return nil, err
