@@ -6,7 +6,6 @@ package mirror
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -66,12 +65,12 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 	if err != nil {
 		return index.Entry{}, "", err
 	}
-	err = f.store.PutBlob(ctx, repo, "sha256:"+files.vsixSum, files.vsixSize, store.SeekContent(vf))
+	err = f.store.PutBlob(ctx, repo, index.SHA256Digest(files.vsixSum), files.vsixSize, store.SeekContent(vf))
 	vf.Close()
 	if err != nil {
 		return index.Entry{}, "", fmt.Errorf("store %s: %w", it, err)
 	}
-	add(store.RoleVsix, fileName(it), "sha256:"+files.vsixSum, files.vsixSize)
+	add(store.RoleVsix, fileName(it), index.SHA256Digest(files.vsixSum), files.vsixSize)
 	// Upstream's metadata and signature.
 	d, n, err := putBytes(ctx, f.store, repo, files.meta)
 	if err != nil {
@@ -166,7 +165,7 @@ func fileName(it *Item) string {
 
 func putBytes(ctx context.Context, s store.Store, repo string, data []byte) (string, int64, error) {
 	sum := sha256.Sum256(data)
-	d := "sha256:" + hex.EncodeToString(sum[:])
+	d := index.DigestOfSum(sum[:])
 	if err := s.PutBlob(ctx, repo, d, int64(len(data)), store.BytesContent(data)); err != nil {
 		return "", 0, fmt.Errorf("store blob in %s: %w", repo, err)
 	}
@@ -186,7 +185,7 @@ func putArchiveFile(ctx context.Context, s store.Store, repo string, a *vsix.Arc
 	if err != nil {
 		return "", 0, err
 	}
-	d := "sha256:" + hex.EncodeToString(h.Sum(nil))
+	d := index.DigestOfSum(h.Sum(nil))
 	c, err := store.Reopen(func() (io.ReadCloser, error) { return a.Open(name) })
 	if err != nil {
 		return "", 0, err

@@ -143,7 +143,7 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 
 	// The vsix: the entry's package, byte for byte.
 	vpath := store.BlobName(c.repo, vsixLayer.Digest)
-	if vsixLayer.Digest != "sha256:"+e.VsixSHA256 || vsixLayer.Size != e.VsixSize {
+	if vsixLayer.Digest != store.VsixDigest(e) || vsixLayer.Size != e.VsixSize {
 		c.add(RuleVsixEntry, mpath, "the vsix layer is %s (%d bytes); the catalog entry names sha256:%s (%d bytes)", vsixLayer.Digest, vsixLayer.Size, e.VsixSHA256, e.VsixSize)
 	}
 	if (sigLayer != nil) != e.Upstream.Signed {

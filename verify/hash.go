@@ -3,9 +3,10 @@ package verify
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"hash"
 	"io"
+
+	"github.com/airvsx/airvsx/index"
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
@@ -84,7 +85,7 @@ func (h *hasher) file(ctx context.Context, r io.ReaderAt, size int64, ed *vsix.U
 	if side != nil {
 		side.wait()
 	}
-	return off, "sha256:" + hex.EncodeToString(h.sha256.Sum(nil)), nil
+	return off, index.DigestOfSum(h.sha256.Sum(nil)), nil
 }
 
 // sideWriter writes chunks to w on its own goroutine, one at a time.

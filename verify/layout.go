@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airvsx/airvsx/index"
+
 	"github.com/airvsx/airvsx/index/store"
 )
 
@@ -162,8 +164,8 @@ func (v *registryVerifier) walkRepo(fsys fs.FS, repo string) {
 			return nil
 		case (rel == "oci-layout" || rel == "index.json") && d.Type().IsRegular():
 			return nil
-		case path.Dir(rel) == "blobs/sha256" && d.Type().IsRegular() && store.ValidDigest("sha256:"+d.Name()):
-			if !refs["sha256:"+d.Name()] {
+		case path.Dir(rel) == "blobs/sha256" && d.Type().IsRegular() && store.ValidDigest(index.SHA256Digest(d.Name())):
+			if !refs[index.SHA256Digest(d.Name())] {
 				v.add(Warning, RuleOrphanBlob, p, "", "no catalog entry's manifest references blob sha256:%s", d.Name())
 			}
 			return nil

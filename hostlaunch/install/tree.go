@@ -11,6 +11,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/airvsx/airvsx/index"
 )
 
 // TreeHash hashes the files of an extension's folder: every regular file
@@ -41,7 +43,7 @@ func treeHashOf(files []FileHash) string {
 	for _, f := range files {
 		fmt.Fprintf(h, "%s  %s\n", f.SHA256, f.Path)
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return index.DigestOfSum(h.Sum(nil))
 }
 
 // hashTree lists and hashes the regular files below dir, opened through

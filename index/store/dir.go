@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +18,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/airvsx/airvsx/index"
 
 	"github.com/airvsx/airvsx/internal/flock"
 	"github.com/airvsx/airvsx/internal/strictjson"
@@ -373,7 +374,7 @@ func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, chec
 		return err
 	}
 	if check != nil {
-		if err := check(n, "sha256:"+hex.EncodeToString(h.Sum(nil))); err != nil {
+		if err := check(n, index.DigestOfSum(h.Sum(nil))); err != nil {
 			return err
 		}
 	}

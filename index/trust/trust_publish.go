@@ -224,7 +224,7 @@ func RotateRoot(ctx context.Context, fsys MetadataFS, oldSigner, newSigner signa
 			return nil, err
 		}
 		res.State = st
-		res.CatalogDigest = "sha256:" + hex.EncodeToString(tf.Hashes["sha256"])
+		res.CatalogDigest = index.DigestOfSum(tf.Hashes["sha256"])
 	}
 	if err := w.root(root, signers...); err != nil {
 		return nil, err

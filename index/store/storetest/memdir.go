@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/airvsx/airvsx/index"
+
 	"github.com/airvsx/airvsx/index/store"
 )
 
@@ -67,7 +69,7 @@ func MemFromDir(t testing.TB, dir string) *Mem {
 			t.Fatalf("MemFromDir: %v", err)
 		}
 		for _, e := range ents {
-			digest := "sha256:" + e.Name()
+			digest := index.SHA256Digest(e.Name())
 			if !e.Type().IsRegular() || !store.ValidDigest(digest) {
 				continue
 			}
