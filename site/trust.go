@@ -57,15 +57,8 @@ func readCatalog(ctx context.Context, st store.Store, opts *Options) (*trusted, 
 }
 
 func readVerified(ctx context.Context, st store.Store, opts *Options) (*trusted, error) {
-	c, err := trust.Check(ctx, st, opts.Anchor, trust.CheckOptions{State: opts.State, Now: opts.Now})
+	cat, c, err := trust.ReadVerified(ctx, st, opts.Anchor, trust.CheckOptions{State: opts.State, Now: opts.Now})
 	if err != nil {
-		return nil, err
-	}
-	cat, err := c.Decode()
-	if err != nil {
-		return nil, err
-	}
-	if err := c.CheckCatalog(cat); err != nil {
 		return nil, err
 	}
 	return &trusted{cat: cat, digest: c.CatalogDigest, expires: c.Expires(), verified: true}, nil

@@ -76,14 +76,7 @@ func lsCatalog(ctx context.Context, st store.Store, a *anchorFlags) (*index.Cata
 	if err != nil {
 		return nil, nil, "", err
 	}
-	c, err := trust.Check(ctx, st, anchor, trust.CheckOptions{State: state})
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("ls: %w", err)
-	}
-	cat, err := c.Decode()
-	if err == nil {
-		err = c.CheckCatalog(cat)
-	}
+	cat, c, err := trust.ReadVerified(ctx, st, anchor, trust.CheckOptions{State: state})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("ls: %w", err)
 	}

@@ -177,6 +177,24 @@ func identity(root []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// ReadVerified is Check for commands that only read (site, ls): the
+// chain from the anchor, then the catalog decoded and checked against the
+// history the state recorded (CheckCatalog). It records nothing.
+func ReadVerified(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*index.Catalog, *Checked, error) {
+	c, err := Check(ctx, st, a, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := c.Decode()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.CheckCatalog(cat); err != nil {
+		return nil, nil, err
+	}
+	return cat, c, nil
+}
+
 // Decode decodes the verified catalog.
 func (c *Checked) Decode() (*index.Catalog, error) { return decodeCatalog(c.Trusted) }
 
