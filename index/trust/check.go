@@ -85,9 +85,6 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	if _, err := st.ReadMetadata(ctx, TimestampFile, MaxTimestampBytes); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w (%w)", displayName(TimestampFile), ErrMissing, ErrNoCatalog)
-	}
 	meta := Metadata(ctx, st)
 	c := &Checked{Anchor: a, state: opts.State, now: now}
 	start := a.Root
@@ -99,7 +96,7 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 		c.keyID = id
 		raw, err := readCapped(meta, rootName(1), MaxRootBytes, ErrMalformed)
 		if err != nil {
-			return nil, err
+			return nil, neverPublished(ctx, st, err)
 		}
 		c.ID = identity(raw)
 		root, err := firstRoot(raw, a.Key)
@@ -122,7 +119,7 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 	prev := c.Previous.Trust
 	tr, err := Load(ctx, meta, start, LoadOptions{Now: now, Previous: &prev})
 	if err != nil {
-		return nil, err
+		return nil, neverPublished(ctx, st, err)
 	}
 	c.Trusted = tr
 	if a.Root != nil {
@@ -136,6 +133,19 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 		}
 	}
 	return c, nil
+}
+
+// neverPublished turns a missing-file error into the one for a registry
+// that never published (no timestamp.json), which also wraps
+// ErrNoCatalog; the timestamp is looked for only when a file was missing.
+func neverPublished(ctx context.Context, st store.Store, err error) error {
+	if !errors.Is(err, ErrMissing) {
+		return err
+	}
+	if _, terr := st.ReadMetadata(ctx, TimestampFile, MaxTimestampBytes); errors.Is(terr, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w (%w)", displayName(TimestampFile), ErrMissing, ErrNoCatalog)
+	}
+	return err
 }
 
 // otherKey adds to a key-mode failure the key the state recorded for the

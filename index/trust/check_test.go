@@ -158,3 +158,29 @@ func TestStateDirDamaged(t *testing.T) {
 		t.Errorf("Load(damaged) = %v; want ErrState with a way out", err)
 	}
 }
+
+// TestCheckNeverPublished: a registry that never published is ErrNoCatalog
+// (and ErrMissing, naming timestamp.json) in both modes; one that
+// published but lost a file is ErrMissing alone.
+func TestCheckNeverPublished(t *testing.T) {
+	key := newTestSigner(t)
+	empty, _ := checkRegistry(t, key)
+	_, dir := checkRegistry(t, key, 1)
+	root := filetest.ReadFile(t, filepath.Join(dir, "metadata", "1.root.json"))
+	for name, a := range map[string]Anchor{"key": {Key: key}, "root": {Root: root}} {
+		_, err := Check(t.Context(), empty, a, CheckOptions{Now: at(t0)})
+		if !errors.Is(err, ErrNoCatalog) || !errors.Is(err, ErrMissing) || !strings.HasPrefix(err.Error(), "metadata/timestamp.json: ") {
+			t.Errorf("%s: Check(empty) = %v; want ErrNoCatalog and ErrMissing naming timestamp.json", name, err)
+		}
+	}
+	st, dir := checkRegistry(t, key, 1)
+	snaps, _ := filepath.Glob(filepath.Join(dir, "metadata", "*.snapshot.json"))
+	for _, p := range snaps {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Check(t.Context(), st, Anchor{Key: key}, CheckOptions{Now: at(t0)}); !errors.Is(err, ErrMissing) || errors.Is(err, ErrNoCatalog) {
+		t.Errorf("Check(snapshot removed) = %v; want ErrMissing, not ErrNoCatalog", err)
+	}
+}
