@@ -71,11 +71,15 @@ func ReadCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*inde
 		}
 		root = b
 	}
-	if err := hasCatalog(ctx, s); err != nil {
-		return nil, nil, err
-	}
 	tr, err := Load(ctx, Metadata(ctx, s), root, opts.Load)
 	if err != nil {
+		if errors.Is(err, ErrMissing) {
+			// Only now look for the commit point: a registry that never
+			// published has none.
+			if herr := hasCatalog(ctx, s); herr != nil {
+				return nil, nil, herr
+			}
+		}
 		return nil, nil, err
 	}
 	cat, err := decodeCatalog(tr)
