@@ -97,7 +97,7 @@ const mib = 1 << 20
 var (
 	spec200 = benchSpec{name: "200x2.5MiB", n: 200, minSize: 2 * mib, spread: mib, concurrencies: []int{4, 8}, inproc: true}
 	spec100 = benchSpec{name: "100x2.5MiB", n: 100, minSize: 2 * mib, spread: mib, concurrencies: []int{4, 8}}
-	specBig = benchSpec{name: "50x10MiB", n: 50, minSize: 8 * mib, spread: 4 * mib, concurrencies: []int{4, 8}}
+	specBig = benchSpec{name: "50x10MiB", n: 50, minSize: 8 * mib, spread: 4 * mib, concurrencies: []int{8}, inproc: true}
 )
 
 // BenchmarkSync200 syncs 200 extensions, about 500 MB.
@@ -348,6 +348,7 @@ func benchBinary(b *testing.B) string {
 
 // syncResult is one measured sync.
 type syncResult struct {
+	start  time.Time // when the sync started
 	wall   time.Duration
 	rss    rssPeaks      // zero for in-process runs
 	cpu    time.Duration // the child's user + system time; zero in process
@@ -393,7 +394,7 @@ func syncInProcess(b *testing.B, set *benchSet, pol *policies.Policy, conc int) 
 	if rep.Failed() {
 		b.Fatalf("sync failed: quarantined %v, missing %v", rep.Quarantined, rep.Plan.Missing)
 	}
-	r := syncResult{wall: wall, egress: rep.Egress, stored: len(rep.Stored)}
+	r := syncResult{start: start, wall: wall, egress: rep.Egress, stored: len(rep.Stored)}
 	b.StartTimer()
 	return r
 }
@@ -443,7 +444,7 @@ func syncBinary(b *testing.B, bin string, set *benchSet, conc int) syncResult {
 		b.Fatal("no VmHWM read for the child")
 	}
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	r := syncResult{wall: wall, rss: rss, cpu: cpu, egress: rep.Egress, stored: len(rep.Stored)}
+	r := syncResult{start: start, wall: wall, rss: rss, cpu: cpu, egress: rep.Egress, stored: len(rep.Stored)}
 	b.StartTimer()
 	return r
 }
@@ -524,9 +525,15 @@ func (r syncResult) report(b *testing.B, spec benchSpec, conc int, bw float64, h
 		}
 	}
 	reqs := len(r.egress)
-	planWall := time.Duration(0)
-	if reqs > 0 && !planEnd.IsZero() {
-		planWall = planEnd.Sub(r.egress[0].Time)
+	var planWall, before, after time.Duration
+	if reqs > 0 {
+		// Before the first request: starting, reading the registry.
+		// After the last: the last packages stored, the catalog signed.
+		before = r.egress[0].Time.Sub(r.start)
+		after = r.start.Add(r.wall).Sub(r.egress[reqs-1].Time)
+		if !planEnd.IsZero() {
+			planWall = planEnd.Sub(r.egress[0].Time)
+		}
 	}
 	bwTerm := float64(bytesRead) / bw
 	latTerm := float64(reqs) * benchLatency.Seconds() / float64(conc)
@@ -556,9 +563,9 @@ func (r syncResult) report(b *testing.B, spec benchSpec, conc int, bw float64, h
 			load = strings.Join(f[:3], " ")
 		}
 	}
-	b.Logf("SUMMARY %s %s conc=%d: wall %.1fs, bound %.1fs = max(bytes/bw %.2fs [%s at %.0f MB/s], requests×latency/conc %.1fs [%d × %s / %d]), wall/bound %.2f; plan %.1fs (%d requests), fetch %.1fs; airvsx CPU %s; peak RSS %s; the default --rate %g would take ≥ %.0fs; load %s",
+	b.Logf("SUMMARY %s %s conc=%d: wall %.1fs, bound %.1fs = max(bytes/bw %.2fs [%s at %.0f MB/s], requests×latency/conc %.1fs [%d × %s / %d]), wall/bound %.2f; before the first request %.2fs, plan %.1fs (%d requests), fetch %.1fs, after the last request %.2fs; airvsx CPU %s; peak RSS %s; the default --rate %g would take ≥ %.0fs; load %s",
 		spec.name, how, conc, r.wall.Seconds(), bound, bwTerm, mb(bytesRead), bw/1e6, latTerm, reqs, benchLatency, conc, ratio,
-		planWall.Seconds(), planReqs, r.wall.Seconds()-planWall.Seconds(), cpu, rss, mirror.DefaultRate, float64(reqs)/mirror.DefaultRate,
+		before.Seconds(), planWall.Seconds(), planReqs, (r.wall - before - planWall).Seconds(), after.Seconds(), cpu, rss, mirror.DefaultRate, float64(reqs)/mirror.DefaultRate,
 		load)
 }
 

@@ -25,13 +25,22 @@ type fetcher struct {
 	store  store.Store
 	pol    *policies.Policy
 	tmpDir string
-	log    *slog.Logger
-	keys   *keyring
+	// staging is tmpDir when the store can adopt files from it as blobs
+	// (see stager); nil otherwise.
+	staging *store.Staging
+	log     *slog.Logger
+	keys    *keyring
 	// progress counts the packages that arrive; nil counts nothing.
 	progress *progress
 	// dl bounds downloads in flight and work bounds verification and
 	// storing, so a slow check never holds a download slot.
 	dl, work chan struct{}
+}
+
+// stager is a store that can take a downloaded file as a blob by renaming
+// it, instead of copying and hashing it again (store.Dir).
+type stager interface {
+	NewStaging() (*store.Staging, error)
 }
 
 // acquire takes a slot of sem, or fails when ctx is done.
@@ -67,12 +76,7 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 		}
 	}()
 
-	release, err := acquire(ctx, f.work)
-	if err != nil {
-		return index.Entry{}, err
-	}
 	resumed, err := f.recover(ctx, it, files)
-	release()
 	if err != nil {
 		return index.Entry{}, err
 	}
@@ -94,7 +98,7 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 	} else {
 		f.progress.downloaded(files.vsixSize)
 	}
-	release, err = acquire(ctx, f.work)
+	release, err := acquire(ctx, f.work)
 	if err != nil {
 		return index.Entry{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
@@ -61,13 +62,7 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 		layers = append(layers, store.Layer{Role: role, Title: title, Digest: digest, Size: size})
 	}
 	// The vsix, exactly as downloaded.
-	vf, err := os.Open(files.vsixPath)
-	if err != nil {
-		return index.Entry{}, "", err
-	}
-	err = f.store.PutBlob(ctx, repo, index.SHA256Digest(files.vsixSum), files.vsixSize, store.SeekContent(vf))
-	vf.Close()
-	if err != nil {
+	if err := f.putVsix(ctx, repo, files); err != nil {
 		return index.Entry{}, "", fmt.Errorf("store %s: %w", it, err)
 	}
 	add(store.RoleVsix, fileName(it), index.SHA256Digest(files.vsixSum), files.vsixSize)
@@ -116,6 +111,22 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 	}
 	e := entryFor(it, pkg, files, m.Digest, m.Size)
 	return e, "", nil
+}
+
+// putVsix stores the downloaded vsix: renamed into place when it is in the
+// store's staging directory (it was hashed as it was written), copied
+// otherwise.
+func (f *fetcher) putVsix(ctx context.Context, repo string, files *itemFiles) error {
+	digest := index.SHA256Digest(files.vsixSum)
+	if f.staging != nil && filepath.Dir(files.vsixPath) == f.staging.Path {
+		return f.staging.AdoptBlob(ctx, repo, digest, files.vsixSize, filepath.Base(files.vsixPath))
+	}
+	vf, err := os.Open(files.vsixPath)
+	if err != nil {
+		return err
+	}
+	defer vf.Close()
+	return f.store.PutBlob(ctx, repo, digest, files.vsixSize, store.SeekContent(vf))
 }
 
 // entryFor builds the catalog entry of a stored item.

@@ -18,7 +18,8 @@ import (
 
 // recover reuses an entry a killed run stored but did not get into a
 // signed catalog: its blobs are read back from the store (no download) and
-// verified like a fresh download.
+// verified like a fresh download. Looking for the entry takes no slot, so
+// items that have nothing to recover never wait behind items being stored.
 func (f *fetcher) recover(ctx context.Context, it *Item, files *itemFiles) (bool, error) {
 	repo := store.Repo(it.ID)
 	tag, err := store.Tag(it.Platform, it.Version)
@@ -68,7 +69,13 @@ func (f *fetcher) recover(ctx context.Context, it *Item, files *itemFiles) (bool
 			return false, nil
 		}
 	}
-	// The vsix is hashed and its signature checked as it is copied out.
+	// The vsix is hashed and its signature checked as it is copied out,
+	// in a work slot: only this part costs CPU and temp space.
+	release, err := acquire(ctx, f.work)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	tmp, err := os.CreateTemp(f.tmpDir, "vsix-*")
 	if err != nil {
 		return false, err

@@ -38,8 +38,9 @@ type Options struct {
 	Prune bool
 	// Concurrency bounds parallel downloads. 0 means 4.
 	Concurrency int
-	// TempDir holds downloads while they are verified. "" means the
-	// system's temp directory.
+	// TempDir holds downloads while they are verified, for stores that
+	// cannot stage them in the registry itself (a Dir can: its downloads
+	// become blobs by a rename). "" means the system's temp directory.
 	TempDir string
 	// Logger receives progress records. nil means discard.
 	Logger *slog.Logger
@@ -133,15 +134,22 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if prev != nil {
 		pinned = prev.UpstreamKeys
 	}
-	tmp, err := os.MkdirTemp(opts.TempDir, "airvsx-sync-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
 	f := &fetcher{
-		client: opts.Client, store: opts.Store, pol: opts.Policy, tmpDir: tmp, log: log, keys: newKeyring(pinned),
+		client: opts.Client, store: opts.Store, pol: opts.Policy, log: log, keys: newKeyring(pinned),
 		dl: make(chan struct{}, conc), work: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		progress: prog,
+	}
+	if st, ok := opts.Store.(stager); ok {
+		if f.staging, err = st.NewStaging(); err != nil {
+			return nil, err
+		}
+		defer f.staging.Remove()
+		f.tmpDir = f.staging.Path
+	} else {
+		if f.tmpDir, err = os.MkdirTemp(opts.TempDir, "airvsx-sync-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(f.tmpDir)
 	}
 
 	// Fetch with bounded concurrency; the first hard error cancels the

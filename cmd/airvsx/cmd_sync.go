@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,11 +106,23 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		Client: client, Policy: pol, DryRun: opts.dryRun, Prune: opts.prune,
 		Concurrency: opts.concurrency, Logger: logger,
 	}
+	ctx := cmd.Context()
+	var signer *trust.PendingSigner
 	if !opts.dryRun {
-		so.Signer, err = trust.LoadSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD")))
-		if err != nil {
+		// The key is decrypted (scrypt: a few hundred milliseconds) while
+		// the sync plans; a wrong password still stops it at once.
+		if signer, err = trust.StartSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
 			return err
 		}
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		go func() {
+			if _, err := signer.Wait(ctx); err != nil {
+				cancel(err)
+			}
+		}()
+		so.Signer = signer
 	}
 	regPath := opts.registry
 	if _, err := os.Stat(regPath); opts.dryRun && errors.Is(err, os.ErrNotExist) {
@@ -136,8 +149,13 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		so.Progress = showSyncProgress(prog)
 	}
 
-	rep, err := mirror.Sync(cmd.Context(), so)
+	rep, err := mirror.Sync(ctx, so)
 	prog.Finish()
+	if signer != nil && err != nil {
+		if _, kerr := signer.Wait(cmd.Context()); kerr != nil && cmd.Context().Err() == nil {
+			err = kerr // the key was unusable: that stopped the sync
+		}
+	}
 	if rep != nil && opts.report != "" {
 		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
 			err = werr

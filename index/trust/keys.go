@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -259,4 +260,62 @@ func keyTypeName(k any) string {
 	default:
 		return fmt.Sprintf("%T", k)
 	}
+}
+
+// PendingSigner is a signer whose key is being decrypted in the background:
+// decrypting a cosign key costs a few hundred milliseconds of scrypt, which
+// a command can spend on its network work instead of before it. Its
+// methods wait for the key.
+type PendingSigner struct {
+	done chan struct{}
+	sv   signature.SignerVerifier
+	err  error
+}
+
+var _ signature.Signer = (*PendingSigner)(nil)
+
+// StartSigner reads the private key file path now (so a missing or
+// unreadable file fails at once) and decrypts it in the background, like
+// LoadSigner.
+func StartSigner(path string, password []byte) (*PendingSigner, error) {
+	data, err := readKeyFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &PendingSigner{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.sv, p.err = ParseSigner(path, data, password)
+	}()
+	return p, nil
+}
+
+// Wait returns the decrypted signer, or why the key could not be used (an
+// error wrapping ErrPassword for a wrong password), once decryption ends or
+// ctx is done.
+func (p *PendingSigner) Wait(ctx context.Context) (signature.SignerVerifier, error) {
+	select {
+	case <-p.done:
+		return p.sv, p.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// PublicKey returns the key's public half, after waiting for it.
+func (p *PendingSigner) PublicKey(opts ...signature.PublicKeyOption) (crypto.PublicKey, error) {
+	sv, err := p.Wait(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return sv.PublicKey(opts...)
+}
+
+// SignMessage signs message, after waiting for the key.
+func (p *PendingSigner) SignMessage(message io.Reader, opts ...signature.SignOption) ([]byte, error) {
+	sv, err := p.Wait(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return sv.SignMessage(message, opts...)
 }
