@@ -29,6 +29,9 @@ type digestFile struct {
 	pub ed25519.PublicKey
 	sig []byte                 // nil: no signature to check
 	ver *vsix.UpstreamVerifier // nil when sig is
+	// gate, when set, is called before the first byte is written (to
+	// wait for a transfer slot); an error fails the write.
+	gate func() error
 }
 
 // newDigestFile hashes what is written to f, which must be empty, and
@@ -49,6 +52,12 @@ func (d *digestFile) reset() {
 
 // Write writes p to the file and feeds what was written to the hashes.
 func (d *digestFile) Write(p []byte) (int, error) {
+	if d.gate != nil {
+		if err := d.gate(); err != nil {
+			return 0, err
+		}
+		d.gate = nil
+	}
 	n, err := d.f.Write(p)
 	d.sha.Write(p[:n])
 	if d.ver != nil {

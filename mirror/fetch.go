@@ -32,9 +32,15 @@ type fetcher struct {
 	keys    *keyring
 	// progress counts the packages that arrive; nil counts nothing.
 	progress *progress
-	// dl bounds downloads in flight and work bounds verification and
-	// storing, so a slow check never holds a download slot.
-	dl, work chan struct{}
+	// req bounds the requests in flight (the --concurrency); items bounds
+	// the items being downloaded, more of them than requests so that every
+	// request slot stays busy while some items wait for an answer; work
+	// bounds verification and storing, so a slow check never holds a
+	// request slot.
+	req, items, work chan struct{}
+	// transfer bounds the package bodies being received and hashed at
+	// once.
+	transfer chan struct{}
 }
 
 // stager is a store that can take a downloaded file as a blob by renaming
@@ -51,6 +57,17 @@ func acquire(ctx context.Context, sem chan struct{}) (release func(), err error)
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
+}
+
+// request runs do, which sends one request upstream (a pinned or known
+// key sends none), in a request slot.
+func (f *fetcher) request(ctx context.Context, do func() error) error {
+	release, err := acquire(ctx, f.req)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return do()
 }
 
 // files of one item, as fetched (or recovered from the store).
@@ -81,7 +98,7 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 		return index.Entry{}, err
 	}
 	if !resumed {
-		release, err := acquire(ctx, f.dl)
+		release, err := acquire(ctx, f.items)
 		if err != nil {
 			return index.Entry{}, err
 		}
@@ -123,7 +140,11 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 	// checks run on the bytes as they arrive.
 	sumURL := m.Files["sha256"]
 	if sumURL != "" {
-		sumText, err := f.client.Fetch(ctx, sumURL, 1024)
+		var sumText []byte
+		err := f.request(ctx, func() (err error) {
+			sumText, err = f.client.Fetch(ctx, sumURL, 1024)
+			return err
+		})
 		if err != nil {
 			return "", fmt.Errorf("fetch sha256 of %s: %w", it, err)
 		}
@@ -136,7 +157,11 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 	)
 	if sumURL != "" && m.Files["signature"] != "" {
 		var err error
-		if files.sigzip, err = f.client.Fetch(ctx, m.Files["signature"], vsix.MaxSigzipBytes); err != nil {
+		err = f.request(ctx, func() (err error) {
+			files.sigzip, err = f.client.Fetch(ctx, m.Files["signature"], vsix.MaxSigzipBytes)
+			return err
+		})
+		if err != nil {
 			return "", fmt.Errorf("fetch signature of %s: %w", it, err)
 		}
 		if pub, sig, sigReason, err = f.signature(ctx, files, m.Files["publicKey"]); err != nil {
@@ -150,7 +175,19 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 	}
 	files.vsixPath = tmp.Name()
 	df := newDigestFile(tmp, pub, sig)
-	_, err = f.client.Download(ctx, m.Files["download"], f.pol.MaxVsixBytes, df)
+	// The body is hashed as it arrives, which costs CPU: a transfer
+	// slot keeps to one body per CPU at a time, so each finishes (and
+	// frees its request slot) sooner than when all share the CPUs.
+	release := func() {}
+	df.gate = func() (err error) {
+		release, err = acquire(ctx, f.transfer)
+		return err
+	}
+	err = f.request(ctx, func() error {
+		_, err := f.client.Download(ctx, m.Files["download"], f.pol.MaxVsixBytes, df)
+		return err
+	})
+	release()
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -179,7 +216,11 @@ func (f *fetcher) signature(ctx context.Context, files *itemFiles, keyURL string
 		return nil, nil, "upstream lists a signature but no public key", nil
 	}
 	files.keyID = keyIDFromURL(keyURL)
-	pub, err := f.keys.get(ctx, f.client, files.keyID, keyURL)
+	var pub ed25519.PublicKey
+	err := f.request(ctx, func() (err error) {
+		pub, err = f.keys.get(ctx, f.client, files.keyID, keyURL)
+		return err
+	})
 	var kerr *keyError
 	if errors.As(err, &kerr) {
 		return nil, nil, kerr.Error(), nil

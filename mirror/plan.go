@@ -85,6 +85,13 @@ type PlanOptions struct {
 	Concurrency int
 	// Logger receives debug records. nil means discard.
 	Logger *slog.Logger
+	// OnNew, when set, is called with each item the plan fetches as soon
+	// as its extension is planned, before MakePlan returns, so that the
+	// caller can start fetching it while planning goes on. Calls come
+	// from the planner's goroutines, concurrently. Every item it is given
+	// is in the returned plan's New; when MakePlan fails, some may not
+	// have been. Default nil.
+	OnNew func(Item)
 }
 
 // planner holds the state of one planning run.
@@ -93,6 +100,7 @@ type planner struct {
 	pol     *policies.Policy
 	current map[string]*index.Entry // by entry key; read-only while planning
 	log     *slog.Logger
+	onNew   func(Item) // PlanOptions.OnNew; nil for none
 
 	plan    Plan
 	planned map[string]bool // entry keys in New or Unchanged
@@ -124,7 +132,7 @@ func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index
 	if conc <= 0 {
 		conc = 4
 	}
-	p := &planner{api: api, pol: pol, log: log, current: map[string]*index.Entry{}, planned: map[string]bool{}, visited: map[string]bool{}}
+	p := &planner{api: api, pol: pol, log: log, onNew: opts.OnNew, current: map[string]*index.Entry{}, planned: map[string]bool{}, visited: map[string]bool{}}
 	if current != nil {
 		for i := range current.Entries {
 			e := &current.Entries[i]
@@ -377,6 +385,11 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		}
 		for _, d := range append(ds, ps...) {
 			r.deps = append(r.deps, dep{id: d, requiredBy: name})
+		}
+	}
+	if p.onNew != nil {
+		for _, it := range r.plan.New {
+			p.onNew(it)
 		}
 	}
 	return r, nil

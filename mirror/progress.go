@@ -9,7 +9,8 @@ import "sync"
 type Progress struct {
 	// Planned is how many items the run fetches (Plan.New), and
 	// PlannedBytes their size as upstream announced it (Plan.FetchBytes;
-	// 0 when upstream does not say).
+	// 0 when upstream does not say). Both grow while the planner finds
+	// items (fetching starts at once) and are final when the plan is.
 	Planned      int
 	PlannedBytes int64
 	// Downloaded counts the items whose package is here, downloaded (or
@@ -53,6 +54,11 @@ func (pr *progress) update(f func(*Progress)) {
 	defer pr.mu.Unlock()
 	f(&pr.p)
 	pr.fn(pr.p)
+}
+
+// found counts an item the planner found, before the plan is done.
+func (pr *progress) found(bytes int64) {
+	pr.update(func(p *Progress) { p.Planned++; p.PlannedBytes += bytes })
 }
 
 // planned records the plan's size.

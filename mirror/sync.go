@@ -48,8 +48,9 @@ type Options struct {
 	// means time.Now.
 	Now func() time.Time
 	// Progress, when set, is called with the counts so far (see
-	// Progress): once when the plan is made (dry runs too), then each time
-	// a package has arrived and each time an item is stored or rejected.
+	// Progress): each time the planner finds an item, once when the plan
+	// is made (dry runs too), each time a package has arrived and each
+	// time an item is stored or rejected.
 	// Calls are never concurrent, come in the order of the changes, and
 	// hold up the sync while they run, so keep them short. Default nil:
 	// no calls.
@@ -118,15 +119,15 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, err := MakePlan(ctx, opts.Client, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	rep.Plan = plan
 	prog := newProgress(opts.Progress)
-	prog.planned(len(plan.New), plan.FetchBytes)
-	log.Info("plan", "new", len(plan.New), "unchanged", len(plan.Unchanged), "leaving", len(plan.Leaving), "skipped", len(plan.Skipped), "missing", len(plan.Missing), "bytes", plan.FetchBytes)
 	if opts.DryRun {
+		plan, err := MakePlan(ctx, opts.Client, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		rep.Plan = plan
+		prog.planned(len(plan.New), plan.FetchBytes)
+		logPlan(log, plan)
 		return rep, nil
 	}
 
@@ -136,8 +137,8 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	}
 	f := &fetcher{
 		client: opts.Client, store: opts.Store, pol: opts.Policy, log: log, keys: newKeyring(pinned),
-		dl: make(chan struct{}, conc), work: make(chan struct{}, runtime.GOMAXPROCS(0)),
-		progress: prog,
+		req: make(chan struct{}, conc), items: make(chan struct{}, 2*conc), work: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		transfer: make(chan struct{}, runtime.GOMAXPROCS(0)), progress: prog,
 	}
 	if st, ok := opts.Store.(stager); ok {
 		if f.staging, err = st.NewStaging(); err != nil {
@@ -152,21 +153,29 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		defer os.RemoveAll(f.tmpDir)
 	}
 
-	// Fetch with bounded concurrency; the first hard error cancels the
-	// rest.
+	// Items are fetched as soon as the planner finds them, so downloads
+	// overlap the rest of the planning; planner and fetches share the
+	// request slots. The first hard error cancels the rest.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
 		mu      sync.Mutex
+		started = map[string]bool{}
 		entries []index.Entry
 		wg      sync.WaitGroup
 	)
-	for i := range plan.New {
-		it := &plan.New[i]
+	fetch := func(it Item) {
+		mu.Lock()
+		defer mu.Unlock()
+		if started[it.key()] {
+			return
+		}
+		started[it.key()] = true
+		prog.found(max(it.Size, 0))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e, err := f.fetch(ctx, it)
+			e, err := f.fetch(ctx, &it)
 			mu.Lock()
 			defer mu.Unlock()
 			var rej *RejectError
@@ -185,6 +194,21 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 				prog.stored(e.VsixSize)
 			}
 		}()
+	}
+	plan, err := MakePlan(ctx, limitedAPI{opts.Client, f}, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log, OnNew: fetch})
+	if err != nil {
+		if cause := context.Cause(ctx); ctx.Err() != nil && cause != nil {
+			err = cause // a fetch failed first, and stopped the planning
+		}
+		cancel(err)
+		wg.Wait()
+		return nil, err
+	}
+	rep.Plan = plan
+	prog.planned(len(plan.New), plan.FetchBytes)
+	logPlan(log, plan)
+	for _, it := range plan.New {
+		fetch(it) // each was started already; this only makes sure
 	}
 	wg.Wait()
 	if err := context.Cause(ctx); err != nil {
@@ -229,6 +253,34 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	rep.Catalog = &CatalogInfo{Serial: cat.Serial, Digest: res.CatalogDigest, Entries: len(cat.Entries), Expires: res.Expires}
 	log.Info("catalog signed", "serial", cat.Serial, "entries", len(cat.Entries), "digest", res.CatalogDigest)
 	return rep, nil
+}
+
+// logPlan logs the plan's counts.
+func logPlan(log *slog.Logger, plan *Plan) {
+	log.Info("plan", "new", len(plan.New), "unchanged", len(plan.Unchanged), "leaving", len(plan.Leaving), "skipped", len(plan.Skipped), "missing", len(plan.Missing), "bytes", plan.FetchBytes)
+}
+
+// limitedAPI is the planner's view of the client: each call takes one of
+// the fetcher's request slots, so planning and the downloads it overlaps
+// keep to --concurrency requests in flight together.
+type limitedAPI struct {
+	c *Client
+	f *fetcher
+}
+
+func (a limitedAPI) VersionReferences(ctx context.Context, id index.ID) (refs []VersionReference, err error) {
+	err = a.f.request(ctx, func() error { refs, err = a.c.VersionReferences(ctx, id); return err })
+	return refs, err
+}
+
+func (a limitedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (e *Extension, err error) {
+	err = a.f.request(ctx, func() error { e, err = a.c.ExtensionVersion(ctx, id, platform, version); return err })
+	return e, err
+}
+
+func (a limitedAPI) Sitemap(ctx context.Context) (ids []index.ID, err error) {
+	err = a.f.request(ctx, func() error { ids, err = a.c.Sitemap(ctx); return err })
+	return ids, err
 }
 
 // loadPrevious reads the registry's current catalog through its own TUF

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -405,5 +406,48 @@ func TestSyncResumes(t *testing.T) {
 	}
 	if cat := e.catalog(t); len(cat.Entries) != 7 || cat.Serial != 1 {
 		t.Errorf("catalog after resume: serial %d, %d entries", cat.Serial, len(cat.Entries))
+	}
+}
+
+// TestSyncOverlapsPlanning: downloads start as soon as the planner finds an
+// item, while it still plans the dependencies; planner and downloads
+// together never have more than Concurrency requests in flight.
+func TestSyncOverlapsPlanning(t *testing.T) {
+	for _, conc := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("concurrency %d", conc), func(t *testing.T) {
+			e := newEnv(t, openvsxtest.Options{Latency: 15 * time.Millisecond})
+			st, err := store.OpenDir(e.dir, store.DirOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			rep, err := mirror.Sync(t.Context(), mirror.Options{
+				Client: e.client, Policy: demoreg.Policy(t), Store: st, Signer: e.signer, Concurrency: conc,
+				Now: func() time.Time { return demoreg.SyncNow1 },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Stored) != 7 {
+				t.Fatalf("stored %v; want the demo's 7", rep.Stored)
+			}
+			if peak := e.srv.PeakInFlight(); peak > conc || conc > 1 && peak < 2 {
+				t.Errorf("at most %d requests in flight at once; want %d (and more than one when allowed)", peak, conc)
+			}
+			// The dependencies (night-theme, git-helper) are planned in a
+			// second wave, after the first wave's packages are on their way.
+			firstVsix, lastPlan := -1, -1
+			for i, r := range rep.Egress {
+				switch {
+				case strings.Contains(r.URL, "/api/") && !strings.Contains(r.URL, "/file/"):
+					lastPlan = i
+				case firstVsix < 0 && strings.HasSuffix(r.URL, ".vsix"):
+					firstVsix = i
+				}
+			}
+			if firstVsix < 0 || lastPlan < 0 || firstVsix > lastPlan {
+				t.Errorf("first package request #%d, last planning request #%d: want downloads to start while planning goes on", firstVsix, lastPlan)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
@@ -27,6 +28,9 @@ type handler struct {
 	onUnknown func(*http.Request)
 	missing   map[string]bool
 	st        state
+	// inFlight counts the requests being answered, and peak the most
+	// ever at once.
+	inFlight, peak atomic.Int64
 }
 
 // NewHandler returns the fixture server as an http.Handler, for serving
@@ -56,6 +60,10 @@ func newHandler(fixtures Fixtures, opts Options, onUnknown func(r *http.Request)
 // client call returns.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	entry := RequestLog{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
+	n := h.inFlight.Add(1)
+	defer h.inFlight.Add(-1)
+	for p := h.peak.Load(); n > p && !h.peak.CompareAndSwap(p, n); p = h.peak.Load() {
+	}
 	if !sleep(r, h.opts.Latency) {
 		h.st.record(entry)
 		return

@@ -84,6 +84,9 @@ func (s *Server) Fault(pathPattern string, f Fault, times int) {
 	s.h.st.addFault(pathPattern, f, times)
 }
 
+// PeakInFlight is the most requests the server was answering at once.
+func (s *Server) PeakInFlight() int { return int(s.h.peak.Load()) }
+
 // Requests returns every request answered so far, in order.
 func (s *Server) Requests() []RequestLog { return s.h.st.requests() }
 
