@@ -97,7 +97,7 @@ const mib = 1 << 20
 var (
 	spec200 = benchSpec{name: "200x2.5MiB", n: 200, minSize: 2 * mib, spread: mib, concurrencies: []int{4, 8}, inproc: true}
 	spec100 = benchSpec{name: "100x2.5MiB", n: 100, minSize: 2 * mib, spread: mib, concurrencies: []int{4, 8}}
-	specBig = benchSpec{name: "50x10MiB", n: 50, minSize: 8 * mib, spread: 4 * mib, concurrencies: []int{8}, inproc: true}
+	specBig = benchSpec{name: "50x10MiB", n: 50, minSize: 8 * mib, spread: 4 * mib, concurrencies: []int{4, 8}}
 )
 
 // BenchmarkSync200 syncs 200 extensions, about 500 MB.
@@ -163,7 +163,7 @@ func loadBenchSet(b *testing.B, spec benchSpec) *benchSet {
 	for _, f := range fx {
 		s.bytes += int64(len(f.VSIX))
 	}
-	h, err := openvsxtest.NewHandler(fx, openvsxtest.Options{Latency: benchLatency}, func(r *http.Request) {
+	h, err := openvsxtest.NewHandler(fx, openvsxtest.Options{Latency: benchLatency, EagerETags: true}, func(r *http.Request) {
 		b.Errorf("fixture server: no fixture for %s", r.URL)
 	})
 	if err != nil {
@@ -276,7 +276,7 @@ func loopbackBandwidth(b *testing.B, spec benchSpec, set *benchSet, conc int) fl
 	for i := range fx {
 		fx[i].Unsigned = true
 	}
-	h, err := openvsxtest.NewHandler(fx, openvsxtest.Options{}, nil)
+	h, err := openvsxtest.NewHandler(fx, openvsxtest.Options{EagerETags: true}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -35,8 +35,9 @@ type fetcher struct {
 	// req bounds the requests in flight (the --concurrency); items bounds
 	// the items being downloaded, more of them than requests so that every
 	// request slot stays busy while some items wait for an answer; work
-	// bounds verification and storing, so a slow check never holds a
-	// request slot.
+	// bounds verification and storing (which waits on fsync more than it
+	// computes, so it is as wide as the requests), so a slow check never
+	// holds a request slot.
 	req, items, work chan struct{}
 	// transfer bounds the package bodies being received and hashed at
 	// once.

@@ -137,7 +137,7 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	}
 	f := &fetcher{
 		client: opts.Client, store: opts.Store, pol: opts.Policy, log: log, keys: newKeyring(pinned),
-		req: make(chan struct{}, conc), items: make(chan struct{}, 2*conc), work: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		req: make(chan struct{}, conc), items: make(chan struct{}, 2*conc), work: make(chan struct{}, conc),
 		transfer: make(chan struct{}, runtime.GOMAXPROCS(0)), progress: prog,
 	}
 	if st, ok := opts.Store.(stager); ok {

@@ -44,6 +44,10 @@ const (
 	maxMarker     = 4096
 )
 
+// testHookSyncDir, when set, is called with each directory syncDir is
+// about to fsync.
+var testHookSyncDir func(dir string)
+
 // testHookBeforeRename, when set, runs before a finished temp file is
 // renamed into place; an error makes the write fail there.
 var testHookBeforeRename func(name string) error
@@ -76,8 +80,9 @@ type DirOptions struct {
 //
 // Every write goes to a temp file (".tmp-*") in the target's directory, is
 // hashed while copied, fsynced, checked, renamed into place, and the
-// directory fsynced; index.json is replaced the same way, so readers see
-// the old file or the new. A writer holds an advisory lock on the marker
+// directory fsynced (for blobs, once before the first tag or metadata
+// write that can name them, not once per blob); index.json is replaced the
+// same way, so readers see the old file or the new. A writer holds an advisory lock on the marker
 // file (flock, on Unix), so one process writes at a time, and on open it
 // removes the ".tmp-*" files a killed run left behind; readers ignore
 // them. All access goes through os.Root, so nothing in the directory
@@ -92,6 +97,13 @@ type Dir struct {
 	opts DirOptions
 	log  *slog.Logger
 	mu   sync.Mutex // serializes read-modify-write of index.json and quarantine names
+
+	// dirty holds the blob directories with renames not yet fsynced: a
+	// blob is only reachable through a tag or the catalog, so its
+	// directory is fsynced once before the first tag or metadata write
+	// that may name it (and on Close), not once per blob.
+	dirtyMu sync.Mutex
+	dirty   map[string]bool
 }
 
 var _ Store = (*Dir)(nil)
@@ -212,10 +224,12 @@ func (d *Dir) removeTemps() error {
 	return nil
 }
 
-// Close releases the directory and the writer lock.
+// Close makes every blob written durable and releases the directory and
+// the writer lock.
 func (d *Dir) Close() error {
 	var errs []error
 	if d.lock != nil {
+		errs = append(errs, d.syncDirty(""))
 		errs = append(errs, d.lock.Close()) // closing releases the flock
 		d.lock = nil
 	}
@@ -275,7 +289,7 @@ func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, c Co
 	if err := d.root.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
-	err := d.writeFile(ctx, dir, path.Base(p), io.LimitReader(c, size+1), func(n int64, sum string) error {
+	err := d.writeBlobFile(ctx, dir, path.Base(p), io.LimitReader(c, size+1), func(n int64, sum string) error {
 		if n > size {
 			return &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n}
 		}
@@ -354,7 +368,58 @@ func (d *Dir) writeBytes(ctx context.Context, dir, name string, data []byte) err
 // while copied, fsynced, checked by check (given the byte count and
 // "sha256:<hex>"), renamed into place, the directory fsynced. On any error
 // the temp file is removed and dir/name is untouched.
-func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) (err error) {
+func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
+	if err := d.writeTemp(ctx, dir, name, r, check); err != nil {
+		return err
+	}
+	return d.syncDir(dir)
+}
+
+// writeBlobFile is writeFile for a blob: its directory is fsynced later,
+// by syncDirty, before anything can name the blob.
+func (d *Dir) writeBlobFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
+	if err := d.writeTemp(ctx, dir, name, r, check); err != nil {
+		return err
+	}
+	d.markDirty(dir)
+	return nil
+}
+
+// markDirty records that dir has a rename not yet fsynced.
+func (d *Dir) markDirty(dir string) {
+	d.dirtyMu.Lock()
+	defer d.dirtyMu.Unlock()
+	if d.dirty == nil {
+		d.dirty = map[string]bool{}
+	}
+	d.dirty[dir] = true
+}
+
+// syncDirty fsyncs the dirty directories under prefix ("" for all), so
+// that the blobs renamed into them survive a crash before anything names
+// them.
+func (d *Dir) syncDirty(prefix string) error {
+	d.dirtyMu.Lock()
+	var dirs []string
+	for dir := range d.dirty {
+		if prefix == "" || dir == prefix || strings.HasPrefix(dir, prefix+"/") {
+			dirs = append(dirs, dir)
+			delete(d.dirty, dir)
+		}
+	}
+	d.dirtyMu.Unlock()
+	var errs []error
+	for _, dir := range dirs {
+		if err := d.syncDir(dir); err != nil {
+			d.markDirty(dir) // still to do
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeTemp is writeFile without the fsync of dir.
+func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) (err error) {
 	tmp := path.Join(dir, tempPrefix+randText())
 	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -390,15 +455,15 @@ func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, chec
 			return err
 		}
 	}
-	if err := d.root.Rename(tmp, path.Join(dir, name)); err != nil {
-		return err
-	}
-	return d.syncDir(dir)
+	return d.root.Rename(tmp, path.Join(dir, name))
 }
 
 // syncDir fsyncs a directory so a rename in it is durable. Windows cannot
 // and filesystems that do not support it are skipped.
 func (d *Dir) syncDir(dir string) error {
+	if testHookSyncDir != nil {
+		testHookSyncDir(dir)
+	}
 	if runtime.GOOS == "windows" {
 		return nil
 	}

@@ -449,3 +449,71 @@ func TestDirQuarantineLayout(t *testing.T) {
 type rewindless struct{ io.Reader }
 
 func (rewindless) Rewind() error { return errors.New("cannot rewind") }
+
+// TestDirSyncsBlobsBeforeNamingThem: a blob's directory is fsynced before
+// the tag that names it and before any metadata, and on Close; blobs put
+// in a row share one fsync.
+func TestDirSyncsBlobsBeforeNamingThem(t *testing.T) {
+	ctx := t.Context()
+	reg := filepath.Join(t.TempDir(), "reg")
+	d, err := store.OpenDir(reg, store.DirOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	defer store.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
+	defer store.SetTestHookBeforeRename(func(name string) error {
+		events = append(events, "rename "+name)
+		return nil
+	})()
+	const blobs = "extensions/ns/name/blobs/sha256"
+	// last is the index of the last event with that text, -1 for none.
+	last := func(event string) int {
+		for i := len(events) - 1; i >= 0; i-- {
+			if events[i] == event {
+				return i
+			}
+		}
+		return -1
+	}
+	// lastBlob is the index of the last blob rename.
+	lastBlob := func() int {
+		for i := len(events) - 1; i >= 0; i-- {
+			if strings.HasPrefix(events[i], "rename "+blobs+"/") {
+				return i
+			}
+		}
+		return -1
+	}
+
+	for i := range 3 {
+		putBlob(t, d, "ns/name", []byte("blob "+itoa(int64(i))))
+	}
+	if n := strings.Count(strings.Join(events, "\n"), "sync "+blobs); n != 0 {
+		t.Errorf("blob directory fsynced %d times while only blobs were put; want 0 (once, later)", n)
+	}
+	testEntry(t, d, "ns.name", "1.0.0", index.Universal) // blobs, manifest, tag
+	synced, tagged := last("sync "+blobs), last("rename extensions/ns/name/index.json")
+	if synced < lastBlob() || tagged < synced {
+		t.Fatalf("events %q: want the blob directory fsynced after the last blob and before index.json names a manifest", events)
+	}
+
+	events = nil
+	putBlob(t, d, "ns/name", []byte("one more"))
+	if err := d.WriteMetadata(ctx, "timestamp.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	synced, meta := last("sync "+blobs), last("rename metadata/timestamp.json")
+	if synced < lastBlob() || meta < synced {
+		t.Fatalf("events %q: want the blob directory fsynced before metadata is written", events)
+	}
+
+	events = nil
+	putBlob(t, d, "ns/other", []byte("put last"))
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if last("sync extensions/ns/other/blobs/sha256") < 0 {
+		t.Errorf("events %q: want Close to fsync the blob directory written last", events)
+	}
+}

@@ -171,6 +171,10 @@ func (d *Dir) Tag(ctx context.Context, repo, tag string, m Descriptor) error {
 	if size != m.Size {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, &MismatchError{Repo: repo, Digest: m.Digest, Size: m.Size, GotSize: size})
 	}
+	// The blobs the manifest names are durable before the tag is.
+	if err := d.syncDirty(repoDir(repo)); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	tags, err := d.readIndex(repo)

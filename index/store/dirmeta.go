@@ -111,6 +111,11 @@ func (d *Dir) WriteMetadata(ctx context.Context, name string, data []byte) error
 	if err := d.writable(); err != nil {
 		return fmt.Errorf("write metadata %s: %w", name, err)
 	}
+	// Every blob written so far is durable before metadata (the catalog)
+	// can name it.
+	if err := d.syncDirty(""); err != nil {
+		return fmt.Errorf("write metadata %s: %w", name, err)
+	}
 	p := metadataDir + "/" + name
 	if err := d.root.MkdirAll(path.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("write metadata %s: %w", name, err)

@@ -7,3 +7,10 @@ func SetTestHookBeforeRename(f func(name string) error) (restore func()) {
 	testHookBeforeRename = f
 	return func() { testHookBeforeRename = nil }
 }
+
+// SetTestHookSyncDir makes every directory fsync call f with the
+// directory's name first. It returns a function that removes the hook.
+func SetTestHookSyncDir(f func(dir string)) (restore func()) {
+	testHookSyncDir = f
+	return func() { testHookSyncDir = nil }
+}

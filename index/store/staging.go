@@ -114,8 +114,6 @@ func (s *Staging) AdoptBlob(ctx context.Context, repo, digest string, size int64
 	if err != nil {
 		return fmt.Errorf("adopt blob %s in %s: %w", digest, repo, err)
 	}
-	if err := d.syncDir(dir); err != nil {
-		return fmt.Errorf("adopt blob %s in %s: %w", digest, repo, err)
-	}
+	d.markDirty(dir) // fsynced before anything names the blob
 	return nil
 }

@@ -48,6 +48,15 @@ func newHandler(fixtures Fixtures, opts Options, onUnknown func(r *http.Request)
 		return nil, err
 	}
 	h := &handler{byKey: byKey, all: all, opts: opts, onUnknown: onUnknown, missing: map[string]bool{}}
+	if opts.EagerETags {
+		for _, e := range all {
+			for _, v := range e.versions {
+				if v.VSIX != nil {
+					v.vsixETag()
+				}
+			}
+		}
+	}
 	for _, id := range opts.Missing {
 		h.missing[strings.ToLower(id)] = true
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	// without downloadSize and publishedWithTrustedPublishing.
 	// Default false: the current upstream shape.
 	Legacy bool
+	// EagerETags computes every package's ETag (an MD5 of it) when the
+	// server is built, so that no download pays for it: for benchmarks,
+	// which must measure the client. Default false: on first download.
+	EagerETags bool
 }
 
 // Server is a fixture Open VSX server on loopback, for tests.
