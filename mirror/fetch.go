@@ -4,6 +4,7 @@ package mirror
 // and store it in a work slot.
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -138,36 +140,47 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (string, error) {
 	m := it.Meta
 	// What the download is checked against comes first, so that the
-	// checks run on the bytes as they arrive.
+	// checks run on the bytes as they arrive: the .sha256, and the
+	// signature with its key, fetched side by side (each in its own
+	// request slot) so that an item's chain of requests is short.
 	sumURL := m.Files["sha256"]
-	if sumURL != "" {
-		var sumText []byte
-		err := f.request(ctx, func() (err error) {
-			sumText, err = f.client.Fetch(ctx, sumURL, 1024)
-			return err
-		})
-		if err != nil {
-			return "", fmt.Errorf("fetch sha256 of %s: %w", it, err)
-		}
-		files.upSum = strings.ToLower(strings.TrimSpace(string(sumText)))
-	}
 	var (
 		pub       ed25519.PublicKey
 		sig       []byte
 		sigReason string // why the signature cannot be checked
+		sumErr    error
+		sigErr    error
+		wg        sync.WaitGroup
 	)
-	if sumURL != "" && m.Files["signature"] != "" {
-		var err error
-		err = f.request(ctx, func() (err error) {
-			files.sigzip, err = f.client.Fetch(ctx, m.Files["signature"], vsix.MaxSigzipBytes)
-			return err
+	if sumURL != "" {
+		wg.Go(func() {
+			var sumText []byte
+			sumErr = f.request(ctx, func() (err error) {
+				sumText, err = f.client.Fetch(ctx, sumURL, 1024)
+				return err
+			})
+			if sumErr != nil {
+				sumErr = fmt.Errorf("fetch sha256 of %s: %w", it, sumErr)
+			}
+			files.upSum = strings.ToLower(strings.TrimSpace(string(sumText)))
 		})
-		if err != nil {
-			return "", fmt.Errorf("fetch signature of %s: %w", it, err)
-		}
-		if pub, sig, sigReason, err = f.signature(ctx, files, m.Files["publicKey"]); err != nil {
-			return "", err
-		}
+	}
+	if sumURL != "" && m.Files["signature"] != "" {
+		wg.Go(func() {
+			sigErr = f.request(ctx, func() (err error) {
+				files.sigzip, err = f.client.Fetch(ctx, m.Files["signature"], vsix.MaxSigzipBytes)
+				return err
+			})
+			if sigErr != nil {
+				sigErr = fmt.Errorf("fetch signature of %s: %w", it, sigErr)
+				return
+			}
+			pub, sig, sigReason, sigErr = f.signature(ctx, files, m.Files["publicKey"])
+		})
+	}
+	wg.Wait()
+	if err := cmp.Or(sumErr, sigErr); err != nil {
+		return "", err
 	}
 
 	tmp, err := os.CreateTemp(f.tmpDir, "vsix-*")
