@@ -95,6 +95,11 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 			os.Remove(files.vsixPath)
 		}
 	}()
+	// A package that no registry could hold is refused before it is
+	// downloaded (inspect reports the same rule).
+	if err := store.CheckEntryName(it.ID, it.Version, it.Platform); err != nil {
+		return index.Entry{}, f.reject(ctx, it, files, "cannot be stored in a registry: "+err.Error())
+	}
 
 	resumed, err := f.recover(ctx, it, files)
 	if err != nil {

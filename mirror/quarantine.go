@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
 )
 
@@ -41,10 +42,10 @@ func (f *fetcher) reject(ctx context.Context, it *Item, files *itemFiles, reason
 	if files.vsixPath != "" {
 		if vf, err := os.Open(files.vsixPath); err == nil {
 			defer vf.Close()
-			qf[fileName(it)] = vf
+			qf[store.QuarantineName(fileName(it))] = vf
 		}
 	}
-	name := strings.ReplaceAll(strings.ToLower(it.String()), "@", "-")
+	name := store.QuarantineName(strings.ReplaceAll(strings.ToLower(it.String()), "@", "-"))
 	p, err := f.store.Quarantine(ctx, name, reason, qf)
 	if err != nil {
 		return fmt.Errorf("quarantine %s (%s): %w", it, reason, err)

@@ -451,3 +451,52 @@ func TestSyncOverlapsPlanning(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncUnstorableQuarantined: a package no registry could hold (a
+// Windows device name, a tag longer than 128 characters) is quarantined
+// with the reason before it is downloaded, and the rest of the sync
+// completes.
+func TestSyncUnstorableQuarantined(t *testing.T) {
+	longVersion := "1.0.0+" + strings.Repeat("b", 130)
+	dir := t.TempDir()
+	for _, f := range []struct{ name, version string }{{"con", "1.0.0"}, {"longver", longVersion}, {"fine", "1.0.0"}} {
+		data, err := benchVSIX(f.name, f.version, 2048, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, benchNamespace+"."+f.name+"-"+f.version+".vsix"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := openvsxtest.New(t, openvsxtest.Options{Fixtures: dir})
+	e := &env{srv: srv, client: demoreg.Client(t, srv), dir: filepath.Join(t.TempDir(), "registry")}
+	e.signer, _ = demoreg.Signer(t, t.TempDir(), "signer")
+	rep := e.sync(t, demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: bench-pub.con\n  - id: bench-pub.longver\n  - id: bench-pub.fine\n"), false)
+
+	if diff := cmp.Diff([]string{"bench-pub.fine@1.0.0"}, rep.Stored); diff != "" {
+		t.Errorf("stored (-want +got):\n%s", diff)
+	}
+	want := map[string]string{
+		"bench-pub.con@1.0.0":             "Windows reserved device name",
+		"bench-pub.longver@" + longVersion: "tag",
+	}
+	for _, q := range rep.Quarantined {
+		w, ok := want[q.Item]
+		if !ok || !strings.Contains(q.Reason, "cannot be stored in a registry") || !strings.Contains(q.Reason, w) {
+			t.Errorf("quarantined %s: %q; want a reason about %q", q.Item, q.Reason, w)
+		}
+		if _, err := os.Stat(filepath.Join(e.dir, filepath.FromSlash(q.Path), "REASON")); err != nil {
+			t.Errorf("quarantined %s at %s: %v", q.Item, q.Path, err)
+		}
+		delete(want, q.Item)
+	}
+	if len(want) != 0 {
+		t.Errorf("not quarantined: %v", want)
+	}
+	if !rep.Failed() || rep.Catalog == nil || rep.Catalog.Entries != 1 {
+		t.Errorf("report failed=%v catalog=%+v; want a failed run that still signed a catalog of 1", rep.Failed(), rep.Catalog)
+	}
+	if n := srv.Count("/cdn/"); n != 3 {
+		t.Errorf("%d file downloads; want 3 (fine's sha256, signature and package only)", n)
+	}
+}

@@ -116,6 +116,8 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 //
 //	hostile NAME FILE
 //	hostile manifest-mismatch FILE   (package.json and vsixmanifest disagree)
+//	hostile device-name FILE         (an extension named "con", which no registry can hold)
+//	hostile long-version FILE        (a version whose registry tag would exceed 128 characters)
 //	hostile list                     (prints every case name)
 func cmdHostile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -130,8 +132,15 @@ func cmdHostile(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: hostile NAME FILE | hostile list")
 	}
-	if args[0] == "manifest-mismatch" {
+	switch args[0] {
+	case "manifest-mismatch":
 		ts.Check(vsixtest.Write(ts.MkAbs(args[1]), vsixtest.ManifestMismatch()))
+		return
+	case "device-name":
+		ts.Check(vsixtest.Write(ts.MkAbs(args[1]), vsixtest.Named("airvsx-demo", "con", "1.0.0")))
+		return
+	case "long-version":
+		ts.Check(vsixtest.Write(ts.MkAbs(args[1]), vsixtest.Named("airvsx-demo", "long", "1.0.0+"+strings.Repeat("b", 130))))
 		return
 	}
 	for _, c := range vsixtest.Hostile() {

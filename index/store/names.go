@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
@@ -161,4 +163,44 @@ func checkElement(e string) error {
 		return fmt.Errorf("element %q is a Windows reserved device name", e)
 	}
 	return nil
+}
+
+// QuarantineName turns s (an entry name such as "ns.name@1.0.0+build",
+// or a package's file name) into a valid quarantine name or file name:
+// every byte outside [A-Za-z0-9._-] becomes "_", a name that does not
+// start with a letter or digit, or that is a Windows device name, gets an
+// "x" in front, and a name longer than the limit keeps its start and ends
+// in "-" and 16 hex digits of the SHA-256 of s. (Quarantine adds ".N" to
+// a name already taken, so two inputs that map to one name both keep
+// their files.)
+func QuarantineName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	name := string(b)
+	if name == "" || !elementPattern.MatchString(name) || index.WindowsReserved(name) {
+		name = "x" + name
+	}
+	if len(name) > maxQuarantineName {
+		sum := sha256.Sum256([]byte(s))
+		name = name[:maxQuarantineName-17] + "-" + hex.EncodeToString(sum[:8])
+	}
+	return name
+}
+
+// CheckEntryName reports whether an entry for id at version for platform
+// can be stored in every place: its repository name (CheckRepo; a
+// Windows device name such as "con" cannot) and its tag (Tag; a version
+// with a long build suffix can make one longer than 128 characters).
+// sync refuses such a package before downloading it, and inspect reports
+// the same error.
+func CheckEntryName(id index.ID, version string, platform index.Platform) error {
+	if err := CheckRepo(Repo(id)); err != nil {
+		return err
+	}
+	_, err := Tag(platform, version)
+	return err
 }

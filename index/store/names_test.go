@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 )
 
@@ -39,6 +40,54 @@ func TestCheckRepoWindowsReserved(t *testing.T) {
 			t.Errorf("CheckRepo(%q) = nil; want an error", tt.repo)
 		case !tt.ok && (!errors.Is(err, store.ErrInvalidName) || !strings.Contains(err.Error(), "Windows reserved device name")):
 			t.Errorf("CheckRepo(%q) = %v; want a Windows reserved device name error wrapping ErrInvalidName", tt.repo, err)
+		}
+	}
+}
+
+func TestQuarantineName(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	tests := []struct{ in, want string }{
+		{"ns.name-1.0.0", "ns.name-1.0.0"},
+		{"ns.name-1.0.0@linux-x64.vsix", "ns.name-1.0.0_linux-x64.vsix"},
+		{"ns.name-1.0.0+build.7", "ns.name-1.0.0_build.7"},
+		{"con", "xcon"},
+		{"con.txt", "xcon.txt"},
+		{".hidden", "x.hidden"},
+		{"", "x"},
+		{"é", "x__"},
+	}
+	for _, tt := range tests {
+		if got := store.QuarantineName(tt.in); got != tt.want {
+			t.Errorf("QuarantineName(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+	for _, in := range []string{long, long + "b", "../" + long, strings.Repeat("@", 500)} {
+		got := store.QuarantineName(in)
+		if err := store.CheckQuarantine(got, []string{got}); err != nil {
+			t.Errorf("QuarantineName(%.20q…) = %q, which Quarantine refuses: %v", in, got, err)
+		}
+	}
+	if store.QuarantineName(long) == store.QuarantineName(long+"b") {
+		t.Error("two long names that differ only past the limit map to one name")
+	}
+}
+
+func TestCheckEntryName(t *testing.T) {
+	tests := []struct {
+		id, version string
+		platform    index.Platform
+		want        string // "" means valid
+	}{
+		{"ns.name", "1.0.0", index.Universal, ""},
+		{"ns.name", "1.0.0+build.7", "linux-x64", ""},
+		{"ns.con", "1.0.0", index.Universal, "Windows reserved device name"},
+		{"aux.name", "1.0.0", index.Universal, "Windows reserved device name"},
+		{"ns.name", "1.0.0+" + strings.Repeat("b", 130), index.Universal, "want [A-Za-z0-9_]"},
+	}
+	for _, tt := range tests {
+		err := store.CheckEntryName(index.MustParseID(tt.id), tt.version, tt.platform)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("CheckEntryName(%s, %.20s…, %s) = %v; want %q", tt.id, tt.version, tt.platform, err, tt.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 )
 
 // IdentityError says a package is not the extension, version and platform
@@ -38,4 +39,24 @@ func identityName(id index.ID, version string, platform index.Platform) string {
 		s += "@" + string(platform)
 	}
 	return s
+}
+
+// RuleUnstorable: the package's ID or version cannot name an entry in a
+// registry (store.CheckEntryName: a Windows device name such as "con", a
+// tag longer than 128 characters). sync refuses such a package with the
+// same check, so inspect and sync never disagree about it.
+const RuleUnstorable Rule = "unstorable-name"
+
+// checkStorable records RuleUnstorable when p's identity cannot be stored.
+func checkStorable(p *Package, r *Report) {
+	if p.ID.IsZero() || p.Version == nil || !p.Platform.Valid() {
+		return // already reported as a manifest problem
+	}
+	if err := store.CheckEntryName(p.ID, p.Version.Original(), p.Platform); err != nil {
+		field := "version"
+		if store.CheckRepo(store.Repo(p.ID)) != nil {
+			field = "publisher/name"
+		}
+		r.Errorf(PackageJSONPath, field, RuleUnstorable, "cannot be stored in a registry: %v", err)
+	}
 }

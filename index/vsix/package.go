@@ -135,6 +135,7 @@ func ReadPackageWith(fsys fs.FS, opts PackageOptions) *Package {
 		}
 		pkg.Declared = m.DeclaredCapabilities()
 	}
+	checkStorable(pkg, r)
 	dopts := opts.Detect
 	dopts.ManifestFile = PackageJSONPath
 	found, errs := detect(fsys, m, dopts)
