@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
@@ -54,6 +55,10 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 			got = entryName(pkg.ID, pkg.Version.Original(), pkg.Platform)
 		}
 		return index.Entry{}, fmt.Sprintf("the package is %s, not the %s upstream listed", got, it), nil
+	}
+
+	if reason := undeclaredDeps(it, pkg); reason != "" {
+		return index.Entry{}, reason, nil
 	}
 
 	repo := store.Repo(it.ID)
@@ -127,6 +132,40 @@ func (f *fetcher) putVsix(ctx context.Context, repo string, files *itemFiles) er
 	}
 	defer vf.Close()
 	return f.store.PutBlob(ctx, repo, digest, files.vsixSize, store.SeekContent(vf))
+}
+
+// undeclaredDeps returns a rejection reason when the package declares
+// extensionDependencies or extensionPack members that upstream's metadata
+// (from which the plan fetched the closure) does not list: the catalog
+// entry records the package's own lists, so storing it would write a
+// registry whose closure verify rejects.
+func undeclaredDeps(it *Item, pkg *vsix.Package) string {
+	if pkg.Manifest == nil {
+		return ""
+	}
+	upDeps, _ := it.Meta.DependencyIDs() // malformed references failed the plan already
+	upPack, _ := it.Meta.PackIDs()
+	var missing []string
+	for _, l := range []struct {
+		field    string
+		declared []string
+		listed   []index.ID
+	}{
+		{"extensionDependencies", pkg.Manifest.ExtensionDependencies, upDeps},
+		{"extensionPack", pkg.Manifest.ExtensionPack, upPack},
+	} {
+		for _, s := range l.declared {
+			id, err := index.ParseID(s)
+			if err != nil || slices.ContainsFunc(l.listed, id.Equal) {
+				continue // a bad ID is a manifest problem, reported as such
+			}
+			missing = append(missing, l.field+" "+id.String())
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the package declares %s, which upstream's metadata does not list; the plan fetched its closure from that metadata, so the registry would lack what the package needs", strings.Join(missing, ", "))
 }
 
 // entryFor builds the catalog entry of a stored item.

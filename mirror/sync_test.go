@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -498,5 +499,39 @@ func TestSyncUnstorableQuarantined(t *testing.T) {
 	}
 	if n := srv.Count("/cdn/"); n != 3 {
 		t.Errorf("%d file downloads; want 3 (fine's sha256, signature and package only)", n)
+	}
+}
+
+// TestSyncUndeclaredDependency: a package that declares a dependency its
+// upstream metadata omits is refused with the reason, so sync never
+// writes a registry whose closure its own verify rejects.
+func TestSyncUndeclaredDependency(t *testing.T) {
+	fx, err := openvsxtest.LoadFixtures(openvsxtest.DefaultDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range fx {
+		if fx[i].ID() == "airvsx-demo.uses-git" {
+			fx[i].Dependencies = nil // upstream's metadata omits git-helper
+		}
+	}
+	h, err := openvsxtest.NewHandler(fx, openvsxtest.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{client: c, dir: filepath.Join(t.TempDir(), "registry")}
+	e.signer, _ = demoreg.Signer(t, t.TempDir(), "signer")
+	rep := e.sync(t, demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: airvsx-demo.uses-git\ndependencies: true\n"), false)
+	if len(rep.Stored) != 0 || len(rep.Quarantined) != 1 {
+		t.Fatalf("stored %v, quarantined %+v; want uses-git quarantined and nothing stored", rep.Stored, rep.Quarantined)
+	}
+	if q := rep.Quarantined[0]; q.Item != "airvsx-demo.uses-git@1.0.0" || !strings.Contains(q.Reason, "extensionDependencies airvsx-demo.git-helper") || !strings.Contains(q.Reason, "upstream's metadata does not list") {
+		t.Errorf("quarantined %+v; want uses-git refused for its undeclared dependency on git-helper", q)
 	}
 }
