@@ -478,7 +478,7 @@ func TestSyncUnstorableQuarantined(t *testing.T) {
 		t.Errorf("stored (-want +got):\n%s", diff)
 	}
 	want := map[string]string{
-		"bench-pub.con@1.0.0":             "Windows reserved device name",
+		"bench-pub.con@1.0.0":              "Windows reserved device name",
 		"bench-pub.longver@" + longVersion: "tag",
 	}
 	for _, q := range rep.Quarantined {
