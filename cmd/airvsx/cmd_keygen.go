@@ -33,6 +33,9 @@ encrypted with an empty password and keygen says so on stderr.`,
 			if opts.out == "" {
 				return usagef("keygen: --out PREFIX is required")
 			}
+			if err := trust.CheckKeyPrefix(opts.out); err != nil {
+				return usagef("keygen: --out: %v", err)
+			}
 			// Refuse an existing key before asking for a password for
 			// nothing; WriteKeyPair checks again, atomically.
 			for _, p := range []string{opts.out + trust.KeySuffix, opts.out + trust.PubSuffix} {

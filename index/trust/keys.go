@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
@@ -178,6 +180,9 @@ func KeyID(pub crypto.PublicKey) (string, error) {
 // place so that an existing file is never overwritten: if either file exists,
 // WriteKeyPair writes nothing and returns an error wrapping fs.ErrExist.
 func WriteKeyPair(prefix string, password []byte) (keyPath, pubPath string, err error) {
+	if err := CheckKeyPrefix(prefix); err != nil {
+		return "", "", fmt.Errorf("write key pair: %w", err)
+	}
 	keyPath, pubPath = prefix+KeySuffix, prefix+PubSuffix
 	for _, p := range []string{keyPath, pubPath} {
 		if _, err := os.Lstat(p); err == nil {
@@ -199,6 +204,26 @@ func WriteKeyPair(prefix string, password []byte) (keyPath, pubPath string, err 
 		return "", "", fmt.Errorf("write key pair: %w", err)
 	}
 	return keyPath, pubPath, nil
+}
+
+// CheckKeyPrefix reports whether prefix can name a key pair
+// (PREFIX.key, PREFIX.pub): not empty, and not a directory ("/", "dir/",
+// ".", an existing directory), which would make hidden files named ".key"
+// and ".pub" inside it.
+func CheckKeyPrefix(prefix string) error {
+	if prefix == "" {
+		return errors.New("key prefix is empty; give a path prefix such as ./airvsx")
+	}
+	base := filepath.Base(prefix)
+	isDir := strings.HasSuffix(prefix, "/") || strings.HasSuffix(prefix, string(filepath.Separator)) || base == "." || base == ".." || base == string(filepath.Separator)
+	if fi, err := os.Stat(prefix); err == nil && fi.IsDir() {
+		isDir = true
+	}
+	if isDir {
+		return fmt.Errorf("key prefix %q names a directory, which would make hidden files %s and %s in it; give a file prefix such as %s",
+			prefix, KeySuffix, PubSuffix, filepath.Join(prefix, "airvsx"))
+	}
+	return nil
 }
 
 // readKeyFile reads a key file of at most maxKeyFileBytes.
