@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
+
+	"github.com/airvsx/airvsx/internal/termtext"
 )
 
 // Format is a report format.
@@ -111,13 +113,13 @@ func (r *Report) WriteText(w io.Writer) error {
 			if name == "" {
 				name = "registry"
 			}
-			fmt.Fprintf(&b, "\n%s:\n", name)
+			fmt.Fprintf(&b, "\n%s:\n", termtext.Escape(name))
 		}
 		where := ""
 		if p.Path != "" {
-			where = " " + sanitize(p.Path) + ":"
+			where = " " + termtext.Escape(p.Path) + ":"
 		}
-		fmt.Fprintf(&b, "  %s %s:%s %s\n", p.Severity, p.Rule, where, sanitize(p.Message))
+		fmt.Fprintf(&b, "  %s %s:%s %s\n", p.Severity, p.Rule, where, termtext.Escape(p.Message))
 		fmt.Fprintf(&b, "    fix: %s\n", p.Fix)
 	}
 	if !r.Summary.OK {
@@ -125,17 +127,6 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// sanitize keeps control characters (from hostile names) out of a
-// terminal.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\t' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
 }
 
 func plural(n int, one, many string) string {

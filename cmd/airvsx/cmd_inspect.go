@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/internal/termtext"
 )
 
 type inspectOptions struct {
@@ -59,7 +61,9 @@ func runInspect(cmd *cobra.Command, g *globals, opts inspectOptions, path string
 
 func printInspection(w io.Writer, in *vsix.Inspection) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	// Every value may come from the package: escaped, so a display name
+	// holding "\nproblems: none" or an ANSI sequence cannot forge output.
+	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, termtext.Escape(v)) }
 	row("file", in.File)
 	row("size", fmt.Sprintf("%d bytes", in.Size))
 	row("sha256", in.SHA256)
@@ -92,7 +96,7 @@ func printInspection(w io.Writer, in *vsix.Inspection) error {
 		row("activation", list(events))
 		row("contributes", list(in.Contributions))
 		for _, c := range in.Commands {
-			row("  command", fmt.Sprintf("%s %q", c.Command, c.Title))
+			row("  command", c.Command+" "+strconv.Quote(c.Title))
 		}
 		for _, l := range in.Languages {
 			row("  language", l.ID)
@@ -119,10 +123,10 @@ func printInspection(w io.Writer, in *vsix.Inspection) error {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		for _, f := range in.Files {
 			if f.Dir {
-				fmt.Fprintf(tw, "\t-\t  %s/\n", f.Name)
+				fmt.Fprintf(tw, "\t-\t  %s/\n", termtext.Escape(f.Name))
 				continue
 			}
-			fmt.Fprintf(tw, "\t%d\t  %s\n", f.Size, f.Name)
+			fmt.Fprintf(tw, "\t%d\t  %s\n", f.Size, termtext.Escape(f.Name))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -135,7 +139,7 @@ func printInspection(w io.Writer, in *vsix.Inspection) error {
 	}
 	fmt.Fprintf(w, "problems (%d):\n", len(in.Problems))
 	for _, p := range in.Problems {
-		fmt.Fprintf(w, "  %-7s %s\n", p.Severity, p)
+		fmt.Fprintf(w, "  %-7s %s\n", p.Severity, termtext.Escape(p.String()))
 	}
 	return nil
 }

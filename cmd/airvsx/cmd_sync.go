@@ -13,6 +13,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/policies"
 )
@@ -200,12 +201,13 @@ func syncHint(err error) string {
 // printSyncReport prints the summary of a sync: complete on its own, as
 // the log (stderr) may show nothing below warnings.
 func printSyncReport(w io.Writer, rep *mirror.Report, prune bool) {
+	esc := termtext.Escape // names, versions and reasons can carry upstream's text
 	p := rep.Plan
 	fmt.Fprintf(w, "upstream: %s\n", rep.Upstream)
 	fmt.Fprintf(w, "plan: %d new, %d unchanged, %d leaving, %d skipped, %d missing; %s to fetch\n",
 		len(p.New), len(p.Unchanged), len(p.Leaving), len(p.Skipped), len(p.Missing), index.FormatBytes(p.FetchBytes))
 	for _, it := range p.New {
-		fmt.Fprintf(w, "  new        %s (%s)\n", it.String(), it.Reason)
+		fmt.Fprintf(w, "  new        %s (%s)\n", esc(it.String()), esc(it.Reason))
 	}
 	for _, e := range p.Unchanged {
 		fmt.Fprintf(w, "  unchanged  %s\n", e.String())
@@ -222,14 +224,14 @@ func printSyncReport(w io.Writer, rep *mirror.Report, prune bool) {
 		if s.Version != "" {
 			name = (&mirror.Item{ID: s.ID, Version: s.Version, Platform: s.Platform}).String()
 		}
-		fmt.Fprintf(w, "  skipped    %s: %s\n", name, s.Reason)
+		fmt.Fprintf(w, "  skipped    %s: %s\n", esc(name), esc(s.Reason))
 	}
 	for _, m := range p.Missing {
 		sev := "warning"
 		if m.Fatal {
 			sev = "error"
 		}
-		fmt.Fprintf(w, "  missing    %s, required by %s: %s (%s)\n", m.ID, m.RequiredBy, m.Reason, sev)
+		fmt.Fprintf(w, "  missing    %s, required by %s: %s (%s)\n", m.ID, esc(m.RequiredBy), esc(m.Reason), sev)
 	}
 	if rep.DryRun {
 		fmt.Fprintln(w, "dry run: nothing written")
@@ -239,7 +241,7 @@ func printSyncReport(w io.Writer, rep *mirror.Report, prune bool) {
 	if len(rep.Quarantined) > 0 {
 		fmt.Fprintf(w, "quarantined: %d\n", len(rep.Quarantined))
 		for _, q := range rep.Quarantined {
-			fmt.Fprintf(w, "  %s: %s\n    in %s\n", q.Item, q.Reason, q.Path)
+			fmt.Fprintf(w, "  %s: %s\n    in %s\n", esc(q.Item), esc(q.Reason), esc(q.Path))
 		}
 	}
 	if c := rep.Catalog; c != nil {

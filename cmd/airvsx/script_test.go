@@ -118,6 +118,7 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 //	hostile manifest-mismatch FILE   (package.json and vsixmanifest disagree)
 //	hostile device-name FILE         (an extension named "con", which no registry can hold)
 //	hostile long-version FILE        (a version whose registry tag would exceed 128 characters)
+//	hostile forged-display FILE      (a displayName holding a newline, a fake "problems: none" and ANSI escapes)
 //	hostile list                     (prints every case name)
 func cmdHostile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -138,6 +139,9 @@ func cmdHostile(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	case "device-name":
 		ts.Check(vsixtest.Write(ts.MkAbs(args[1]), vsixtest.Named("airvsx-demo", "con", "1.0.0")))
+		return
+	case "forged-display":
+		ts.Check(vsixtest.Write(ts.MkAbs(args[1]), vsixtest.DisplayName("Nice\nproblems: none\x1b[8m\u202e")))
 		return
 	case "long-version":
 		ts.Check(vsixtest.Write(ts.MkAbs(args[1]), vsixtest.Named("airvsx-demo", "long", "1.0.0+"+strings.Repeat("b", 130))))
