@@ -141,7 +141,7 @@ func ParseVSIXManifest(data []byte, r *Report) (*VSIXManifest, error) {
 		return nil, fmt.Errorf("%s: %w", VSIXManifestPath, err)
 	}
 	var w vsixWire
-	if err := xml.Unmarshal(data, &w); err != nil {
+	if err := newXMLDecoder(data).Decode(&w); err != nil {
 		r.Errorf(VSIXManifestPath, "", RuleManifestSyntax, "%v", err)
 		return nil, fmt.Errorf("%s: %w", VSIXManifestPath, err)
 	}
@@ -226,7 +226,7 @@ func (v *VSIXManifest) check(r *Report) {
 // with or without entity declarations), more than one root element, and
 // text outside the root, before anything is decoded.
 func checkXML(data []byte) (Rule, error) {
-	d := xml.NewDecoder(bytes.NewReader(data))
+	d := newXMLDecoder(data)
 	depth, roots := 0, 0
 	for {
 		tok, err := d.Token()
@@ -355,4 +355,19 @@ func (v *VSIXManifest) AssetPaths() Assets {
 		a.Icon = v.Icon
 	}
 	return a
+}
+
+// newXMLDecoder is an xml.Decoder for data that reads only UTF-8 (or its
+// ASCII subset): a manifest declaring another encoding is refused with a
+// reason a person can act on, not encoding/xml's "CharsetReader is nil".
+func newXMLDecoder(data []byte) *xml.Decoder {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	d.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
+		switch strings.ToLower(label) {
+		case "utf-8", "utf8", "us-ascii", "ascii":
+			return input, nil
+		}
+		return nil, fmt.Errorf("the manifest declares encoding %q; only UTF-8 is read (vsce writes UTF-8): re-save it as UTF-8 with encoding=\"utf-8\"", label)
+	}
+	return d
 }

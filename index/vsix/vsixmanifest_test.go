@@ -169,6 +169,7 @@ func TestParseVSIXManifestRefused(t *testing.T) {
 		{"text after root", `<PackageManifest/>junk`, RuleManifestSyntax},
 		{"unclosed", `<PackageManifest><Metadata>`, RuleManifestSyntax},
 		{"utf-16 declared", `<?xml version="1.0" encoding="utf-16"?><PackageManifest/>`, RuleManifestSyntax},
+		{"latin-1 declared", `<?xml version="1.0" encoding="iso-8859-1"?><PackageManifest/>`, RuleManifestSyntax},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,7 +184,20 @@ func TestParseVSIXManifestRefused(t *testing.T) {
 			if !strings.Contains(err.Error(), VSIXManifestPath) {
 				t.Errorf("ParseVSIXManifest(%q) error %q does not name %s", tt.xml, err, VSIXManifestPath)
 			}
+			if strings.Contains(err.Error(), "CharsetReader") {
+				t.Errorf("ParseVSIXManifest(%q) error %q speaks of encoding/xml's internals, not of what to do", tt.xml, err)
+			}
 		})
+	}
+}
+
+// TestParseVSIXManifestASCII: a manifest declaring US-ASCII (a subset of
+// UTF-8) is read.
+func TestParseVSIXManifestASCII(t *testing.T) {
+	var r Report
+	data := `<?xml version="1.0" encoding="US-ASCII"?><PackageManifest Version="2.0.0" xmlns="` + VSIXNamespace + `"/>`
+	if _, err := ParseVSIXManifest([]byte(data), &r); err != nil && strings.Contains(err.Error(), "encoding") {
+		t.Fatalf("ParseVSIXManifest(US-ASCII) = %v; want the encoding accepted", err)
 	}
 }
 
