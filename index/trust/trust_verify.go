@@ -112,9 +112,9 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	if err != nil {
 		return nil, err
 	}
-	snapMeta := ts.Signed.Meta[metadata.SNAPSHOT+".json"]
-	if snapMeta == nil || snapMeta.Version < 1 {
-		return nil, fmt.Errorf("%s: meta[\"snapshot.json\"] missing or without a version: %w", displayName(TimestampFile), ErrMalformed)
+	snapMeta, err := roleMeta(TimestampFile, ts.Signed.Meta, metadata.SNAPSHOT)
+	if err != nil {
+		return nil, err
 	}
 	_, err = tm.UpdateTimestamp(data)
 	if err := checkStep(TimestampFile, "", err, ts.Signed.Version, ts.Signed.Expires, prev.Timestamp, o.now); err != nil {
@@ -134,9 +134,9 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	if err != nil {
 		return nil, err
 	}
-	tgMeta := sn.Signed.Meta[metadata.TARGETS+".json"]
-	if tgMeta == nil || tgMeta.Version < 1 {
-		return nil, fmt.Errorf("%s: meta[\"targets.json\"] missing or without a version: %w", displayName(name), ErrMalformed)
+	tgMeta, err := roleMeta(name, sn.Signed.Meta, metadata.TARGETS)
+	if err != nil {
+		return nil, err
 	}
 	_, err = tm.UpdateSnapshot(data, false)
 	if err := checkStep(name, TimestampFile+` meta["snapshot.json"]`, err, sn.Signed.Version, sn.Signed.Expires, prev.Snapshot, o.now, snapMeta.Version); err != nil {
@@ -191,6 +191,17 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	}
 	c.catalog = cat
 	return c, nil
+}
+
+// roleMeta returns meta["<role>.json"] of the metadata file name, which
+// must be there with a version (ErrMalformed otherwise).
+func roleMeta(name string, meta map[string]*metadata.MetaFiles, role string) (*metadata.MetaFiles, error) {
+	key := role + ".json"
+	m := meta[key]
+	if m == nil || m.Version < 1 {
+		return nil, fmt.Errorf("%s: meta[%q] missing or without a version: %w", displayName(name), key, ErrMalformed)
+	}
+	return m, nil
 }
 
 // readDeclared reads a file whose length the role above may declare: up to
