@@ -122,15 +122,8 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	}
 
 	// Snapshot.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	name := snapshotName(snapMeta.Version)
-	data, err = readDeclared(fsys, name, snapMeta.Length, MaxSnapshotBytes)
-	if err != nil {
-		return nil, err
-	}
-	sn, err := parseMeta(metadata.Snapshot(), name, data, metadata.SNAPSHOT)
+	sn, data, err := readRole(ctx, fsys, name, snapMeta, MaxSnapshotBytes, metadata.Snapshot(), metadata.SNAPSHOT)
 	if err != nil {
 		return nil, err
 	}
@@ -144,15 +137,8 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	}
 
 	// Targets.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	name = targetsName(tgMeta.Version)
-	data, err = readDeclared(fsys, name, tgMeta.Length, MaxTargetsBytes)
-	if err != nil {
-		return nil, err
-	}
-	tg, err := parseMeta(metadata.Targets(), name, data, metadata.TARGETS)
+	tg, data, err := readRole(ctx, fsys, name, tgMeta, MaxTargetsBytes, metadata.Targets(), metadata.TARGETS)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +177,24 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	}
 	c.catalog = cat
 	return c, nil
+}
+
+// readRole reads and parses the metadata file name of the role wantType,
+// whose length meta (the entry of the role above) may declare; cap is the
+// role's size cap (see readDeclared).
+func readRole[T header](ctx context.Context, fsys MetadataFS, name string, meta *metadata.MetaFiles, cap int64, m *metadata.Metadata[T], wantType string) (*metadata.Metadata[T], []byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	data, err := readDeclared(fsys, name, meta.Length, cap)
+	if err != nil {
+		return nil, nil, err
+	}
+	md, err := parseMeta(m, name, data, wantType)
+	if err != nil {
+		return nil, nil, err
+	}
+	return md, data, nil
 }
 
 // roleMeta returns meta["<role>.json"] of the metadata file name, which
