@@ -261,34 +261,37 @@ func decodeMapping(n ast.Node, v any, at *pos) error {
 	return yaml.NodeToValue(n, v, yaml.Strict())
 }
 
-// yStr is a string. Any single-line scalar is taken as written (so
-// "versions: 1.10" keeps its zero); lists, mappings and block scalars are
-// refused.
-type yStr struct {
-	v   string
+// scalar is a decoded value and where it stands; set tells a field that was
+// written from one left out (or written as null).
+type scalar[T any] struct {
+	v   T
 	at  pos
 	set bool
 }
+
+// decoded records v as the value written at n.
+func (s *scalar[T]) decoded(n ast.Node, v T) error {
+	s.v, s.at, s.set = v, posOf(n), true
+	return nil
+}
+
+// yStr is a string. Any single-line scalar is taken as written (so
+// "versions: 1.10" keeps its zero); lists, mappings and block scalars are
+// refused.
+type yStr struct{ scalar[string] }
 
 func (s *yStr) UnmarshalYAML(n ast.Node) error {
 	switch n := n.(type) {
 	case *ast.StringNode:
-		s.v = n.Value
+		return s.decoded(n, n.Value)
 	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
-		s.v = n.GetToken().Value
-	default:
-		return decodeError(n, "want a string, have "+kind(n))
+		return s.decoded(n, n.GetToken().Value)
 	}
-	s.at, s.set = posOf(n), true
-	return nil
+	return decodeError(n, "want a string, have "+kind(n))
 }
 
 // yInt is an integer written as one.
-type yInt struct {
-	v   int64
-	at  pos
-	set bool
-}
+type yInt struct{ scalar[int64] }
 
 func (i *yInt) UnmarshalYAML(n ast.Node) error {
 	in, ok := n.(*ast.IntegerNode)
@@ -300,33 +303,24 @@ func (i *yInt) UnmarshalYAML(n ast.Node) error {
 	}
 	switch v := in.Value.(type) {
 	case int64:
-		i.v = v
+		return i.decoded(n, v)
 	case uint64:
-		if v > 1<<63-1 {
-			return decodeError(n, "integer out of range")
+		if v <= 1<<63-1 {
+			return i.decoded(n, int64(v))
 		}
-		i.v = int64(v)
-	default:
-		return decodeError(n, "integer out of range")
 	}
-	i.at, i.set = posOf(n), true
-	return nil
+	return decodeError(n, "integer out of range")
 }
 
 // yBool is true or false, written as such.
-type yBool struct {
-	v   bool
-	at  pos
-	set bool
-}
+type yBool struct{ scalar[bool] }
 
 func (b *yBool) UnmarshalYAML(n ast.Node) error {
 	bn, ok := n.(*ast.BoolNode)
 	if !ok {
 		return decodeError(n, "want true or false, have "+kind(n))
 	}
-	b.v, b.at, b.set = bn.Value, posOf(n), true
-	return nil
+	return b.decoded(n, bn.Value)
 }
 
 // yLatest is a positive integer or "all"; range checks are validation's.
@@ -358,26 +352,21 @@ func (l *yLatest) UnmarshalYAML(n ast.Node) error {
 type yList[T any, P interface {
 	*T
 	UnmarshalYAML(ast.Node) error
-}] struct {
-	v   []T
-	at  pos
-	set bool
-}
+}] struct{ scalar[[]T] }
 
 func (l *yList[T, P]) UnmarshalYAML(n ast.Node) error {
 	seq, ok := n.(*ast.SequenceNode)
 	if !ok {
 		return decodeError(n, "want a list, have "+kind(n))
 	}
-	l.v = make([]T, len(seq.Values))
+	v := make([]T, len(seq.Values))
 	for i, item := range seq.Values {
 		if _, null := item.(*ast.NullNode); null {
 			return decodeError(item, "empty list item")
 		}
-		if err := P(&l.v[i]).UnmarshalYAML(item); err != nil {
+		if err := P(&v[i]).UnmarshalYAML(item); err != nil {
 			return err
 		}
 	}
-	l.at, l.set = posOf(n), true
-	return nil
+	return l.decoded(n, v)
 }

@@ -85,12 +85,9 @@ func (d *rawDoc) validate(name string) (*Policy, error) {
 	}
 
 	for i, s := range d.Exclude.v {
-		pat, err := ParsePattern(s.v)
-		if err != nil {
-			v.add(s.at, fmt.Sprintf("exclude[%d]", i), "%v", err)
-			continue
+		if pat, ok := parse(v, fmt.Sprintf("exclude[%d]", i), s, ParsePattern); ok {
+			p.Exclude = append(p.Exclude, pat)
 		}
-		p.Exclude = append(p.Exclude, pat)
 	}
 
 	if d.MaxVsixBytes.set {
@@ -106,10 +103,7 @@ func (d *rawDoc) validate(name string) (*Policy, error) {
 	}
 
 	if d.Catalog.Expires.set {
-		exp, err := ParseExpiry(d.Catalog.Expires.v)
-		if err != nil {
-			v.add(d.Catalog.Expires.at, "catalog.expires", "%v", err)
-		} else {
+		if exp, ok := parse(v, "catalog.expires", d.Catalog.Expires, ParseExpiry); ok {
 			p.CatalogExpires = exp
 		}
 	}
@@ -130,10 +124,7 @@ func (v *validator) pattern(at pos, field string, s yStr) Pattern {
 		v.add(at, field, "missing (want an extension ID, ns.* or a glob)")
 		return Pattern{}
 	}
-	pat, err := ParsePattern(s.v)
-	if err != nil {
-		v.add(s.at, field, "%v", err)
-	}
+	pat, _ := parse(v, field, s, ParsePattern)
 	return pat
 }
 
@@ -145,10 +136,7 @@ func (v *validator) constraint(field string, s yStr) Constraint {
 		v.add(s.at, field, "empty constraint (omit the field or write \"*\" for any version)")
 		return Constraint{}
 	}
-	c, err := ParseConstraint(s.v)
-	if err != nil {
-		v.add(s.at, field, "%v", err)
-	}
+	c, _ := parse(v, field, s, ParseConstraint)
 	return c
 }
 
@@ -187,14 +175,22 @@ func (v *validator) capRule(field string, r rawCapRule) CapabilityRule {
 func (v *validator) capabilities(field string, list []yStr) index.CapabilitySet {
 	var cs []index.Capability
 	for i, s := range list {
-		c, err := index.ParseCapability(s.v)
-		if err != nil {
-			v.add(s.at, fmt.Sprintf("%s[%d]", field, i), "%v", err)
-			continue
+		if c, ok := parse(v, fmt.Sprintf("%s[%d]", field, i), s, index.ParseCapability); ok {
+			cs = append(cs, c)
 		}
-		cs = append(cs, c)
 	}
 	return index.NewCapabilitySet(cs...)
+}
+
+// parse returns s parsed by f; a value f refuses is recorded against field
+// (at s) and ok is false.
+func parse[T any](v *validator, field string, s yStr, f func(string) (T, error)) (t T, ok bool) {
+	t, err := f(s.v)
+	if err != nil {
+		v.add(s.at, field, "%v", err)
+		return t, false
+	}
+	return t, true
 }
 
 // checkUpstream accepts an absolute https URL, or http to a loopback host

@@ -112,9 +112,9 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	if err != nil {
 		return nil, err
 	}
-	snapMeta := ts.Signed.Meta[metadata.SNAPSHOT+".json"]
-	if snapMeta == nil || snapMeta.Version < 1 {
-		return nil, fmt.Errorf("%s: meta[\"snapshot.json\"] missing or without a version: %w", displayName(TimestampFile), ErrMalformed)
+	snapMeta, err := roleMeta(TimestampFile, ts.Signed.Meta, metadata.SNAPSHOT)
+	if err != nil {
+		return nil, err
 	}
 	_, err = tm.UpdateTimestamp(data)
 	if err := checkStep(TimestampFile, "", err, ts.Signed.Version, ts.Signed.Expires, prev.Timestamp, o.now); err != nil {
@@ -122,21 +122,14 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	}
 
 	// Snapshot.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	name := snapshotName(snapMeta.Version)
-	data, err = readDeclared(fsys, name, snapMeta.Length, MaxSnapshotBytes)
+	sn, data, err := readRole(ctx, fsys, name, snapMeta, MaxSnapshotBytes, metadata.Snapshot(), metadata.SNAPSHOT)
 	if err != nil {
 		return nil, err
 	}
-	sn, err := parseMeta(metadata.Snapshot(), name, data, metadata.SNAPSHOT)
+	tgMeta, err := roleMeta(name, sn.Signed.Meta, metadata.TARGETS)
 	if err != nil {
 		return nil, err
-	}
-	tgMeta := sn.Signed.Meta[metadata.TARGETS+".json"]
-	if tgMeta == nil || tgMeta.Version < 1 {
-		return nil, fmt.Errorf("%s: meta[\"targets.json\"] missing or without a version: %w", displayName(name), ErrMalformed)
 	}
 	_, err = tm.UpdateSnapshot(data, false)
 	if err := checkStep(name, TimestampFile+` meta["snapshot.json"]`, err, sn.Signed.Version, sn.Signed.Expires, prev.Snapshot, o.now, snapMeta.Version); err != nil {
@@ -144,15 +137,8 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	}
 
 	// Targets.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	name = targetsName(tgMeta.Version)
-	data, err = readDeclared(fsys, name, tgMeta.Length, MaxTargetsBytes)
-	if err != nil {
-		return nil, err
-	}
-	tg, err := parseMeta(metadata.Targets(), name, data, metadata.TARGETS)
+	tg, data, err := readRole(ctx, fsys, name, tgMeta, MaxTargetsBytes, metadata.Targets(), metadata.TARGETS)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +177,35 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	}
 	c.catalog = cat
 	return c, nil
+}
+
+// readRole reads and parses the metadata file name of the role wantType,
+// whose length meta (the entry of the role above) may declare; cap is the
+// role's size cap (see readDeclared).
+func readRole[T header](ctx context.Context, fsys MetadataFS, name string, meta *metadata.MetaFiles, cap int64, m *metadata.Metadata[T], wantType string) (*metadata.Metadata[T], []byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	data, err := readDeclared(fsys, name, meta.Length, cap)
+	if err != nil {
+		return nil, nil, err
+	}
+	md, err := parseMeta(m, name, data, wantType)
+	if err != nil {
+		return nil, nil, err
+	}
+	return md, data, nil
+}
+
+// roleMeta returns meta["<role>.json"] of the metadata file name, which
+// must be there with a version (ErrMalformed otherwise).
+func roleMeta(name string, meta map[string]*metadata.MetaFiles, role string) (*metadata.MetaFiles, error) {
+	key := role + ".json"
+	m := meta[key]
+	if m == nil || m.Version < 1 {
+		return nil, fmt.Errorf("%s: meta[%q] missing or without a version: %w", displayName(name), key, ErrMalformed)
+	}
+	return m, nil
 }
 
 // readDeclared reads a file whose length the role above may declare: up to

@@ -102,23 +102,27 @@ const (
 	displayField = Warning
 )
 
-// manifestFields lists the known top-level members and how to parse each.
-var manifestFields = []struct {
+// manifestField is a known top-level member and how to parse it.
+type manifestField struct {
 	key   string
 	parse func(p *jsonParser, m *Manifest, raw json.RawMessage)
-}{
-	{"publisher", func(p *jsonParser, m *Manifest, raw json.RawMessage) {
-		m.Publisher = p.str("publisher", raw, runtimeField)
-		p.checkName("publisher", m.Publisher)
-	}},
-	{"name", func(p *jsonParser, m *Manifest, raw json.RawMessage) {
-		m.Name = p.str("name", raw, runtimeField)
-		p.checkName("name", m.Name)
-	}},
-	{"version", func(p *jsonParser, m *Manifest, raw json.RawMessage) {
-		m.Version = p.str("version", raw, runtimeField)
-		p.checkVersion(m.Version)
-	}},
+}
+
+// checkedStr is a string member the runtime uses, stored in *field(m) and
+// then checked by check (called with the key and the value).
+func checkedStr(key string, field func(*Manifest) *string, check func(p *jsonParser, key, s string)) manifestField {
+	return manifestField{key, func(p *jsonParser, m *Manifest, raw json.RawMessage) {
+		s := field(m)
+		*s = p.str(key, raw, runtimeField)
+		check(p, key, *s)
+	}}
+}
+
+// manifestFields lists the known top-level members and how to parse each.
+var manifestFields = []manifestField{
+	checkedStr("publisher", func(m *Manifest) *string { return &m.Publisher }, (*jsonParser).checkName),
+	checkedStr("name", func(m *Manifest) *string { return &m.Name }, (*jsonParser).checkName),
+	checkedStr("version", func(m *Manifest) *string { return &m.Version }, func(p *jsonParser, _, s string) { p.checkVersion(s) }),
 	{"displayName", func(p *jsonParser, m *Manifest, raw json.RawMessage) {
 		m.DisplayName = p.str("displayName", raw, displayField)
 	}},
@@ -126,14 +130,8 @@ var manifestFields = []struct {
 		m.Description = p.str("description", raw, displayField)
 	}},
 	{"engines", func(p *jsonParser, m *Manifest, raw json.RawMessage) { m.Engines = p.engines(raw) }},
-	{"main", func(p *jsonParser, m *Manifest, raw json.RawMessage) {
-		m.Main = p.str("main", raw, runtimeField)
-		p.checkEntryPoint("main", m.Main)
-	}},
-	{"browser", func(p *jsonParser, m *Manifest, raw json.RawMessage) {
-		m.Browser = p.str("browser", raw, runtimeField)
-		p.checkEntryPoint("browser", m.Browser)
-	}},
+	checkedStr("main", func(m *Manifest) *string { return &m.Main }, (*jsonParser).checkEntryPoint),
+	checkedStr("browser", func(m *Manifest) *string { return &m.Browser }, (*jsonParser).checkEntryPoint),
 	{"activationEvents", func(p *jsonParser, m *Manifest, raw json.RawMessage) {
 		m.ActivationEvents = p.strList("activationEvents", raw, runtimeField)
 		p.checkActivationEvents(m.ActivationEvents)

@@ -104,23 +104,25 @@ func testHostileNames(t *testing.T, s store.Store) {
 			t.Errorf("%s = %v; want ErrInvalidName", what, err)
 		}
 	}
+	// blobCalls calls every blob method with r and dg; bad is the one of
+	// them that is invalid.
+	blobCalls := func(r, dg, bad string) {
+		t.Helper()
+		_, err := s.StatBlob(ctx, r, dg)
+		wantInvalid(fmt.Sprintf("StatBlob(%q)", bad), err)
+		wantInvalid(fmt.Sprintf("PutBlob(%q)", bad), s.PutBlob(ctx, r, dg, 1, store.BytesContent([]byte("x"))))
+		_, err = s.OpenBlob(ctx, r, dg, 1)
+		wantInvalid(fmt.Sprintf("OpenBlob(%q)", bad), err)
+	}
 	for _, r := range badRepos {
-		_, err := s.StatBlob(ctx, r, good)
-		wantInvalid(fmt.Sprintf("StatBlob(%q)", r), err)
-		wantInvalid(fmt.Sprintf("PutBlob(%q)", r), s.PutBlob(ctx, r, good, 1, store.BytesContent([]byte("x"))))
-		_, err = s.OpenBlob(ctx, r, good, 1)
-		wantInvalid(fmt.Sprintf("OpenBlob(%q)", r), err)
+		blobCalls(r, good, r)
 		wantInvalid(fmt.Sprintf("Tag(%q)", r), s.Tag(ctx, r, "t", d))
-		_, err = s.Tags(ctx, r)
+		_, err := s.Tags(ctx, r)
 		wantInvalid(fmt.Sprintf("Tags(%q)", r), err)
 		wantInvalid(fmt.Sprintf("Untag(%q)", r), s.Untag(ctx, r, "t"))
 	}
 	for _, dg := range badDigests {
-		_, err := s.StatBlob(ctx, repo, dg)
-		wantInvalid(fmt.Sprintf("StatBlob(%q)", dg), err)
-		wantInvalid(fmt.Sprintf("PutBlob(%q)", dg), s.PutBlob(ctx, repo, dg, 1, store.BytesContent([]byte("x"))))
-		_, err = s.OpenBlob(ctx, repo, dg, 1)
-		wantInvalid(fmt.Sprintf("OpenBlob(%q)", dg), err)
+		blobCalls(repo, dg, dg)
 		bad := d
 		bad.Digest = dg
 		wantInvalid(fmt.Sprintf("Tag(digest %q)", dg), s.Tag(ctx, repo, "t", bad))
