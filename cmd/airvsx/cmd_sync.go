@@ -152,10 +152,8 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 
 	rep, err := mirror.Sync(ctx, so)
 	prog.Finish()
-	if signer != nil && err != nil {
-		if _, kerr := signer.Wait(cmd.Context()); kerr != nil && cmd.Context().Err() == nil {
-			err = kerr // the key was unusable: that stopped the sync
-		}
+	if err != nil && ctx.Err() != nil && cmd.Context().Err() == nil {
+		err = context.Cause(ctx) // the key was unusable: that stopped the sync
 	}
 	if rep != nil && opts.report != "" {
 		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
