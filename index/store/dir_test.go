@@ -455,11 +455,7 @@ func (rewindless) Rewind() error { return errors.New("cannot rewind") }
 // in a row share one fsync.
 func TestDirSyncsBlobsBeforeNamingThem(t *testing.T) {
 	ctx := t.Context()
-	reg := filepath.Join(t.TempDir(), "reg")
-	d, err := store.OpenDir(reg, store.DirOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newDir(t)
 	var events []string
 	defer store.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
 	defer store.SetTestHookBeforeRename(func(name string) error {
