@@ -60,13 +60,9 @@ type entryReader struct {
 func (a *Archive) reset(er *entryReader, i int) error {
 	f := a.files[i]
 	*er = entryReader{archive: a.name, name: a.entries[i].Name, size: f.UncompressedSize64, want: f.CRC32}
-	raw, err := f.OpenRaw()
-	if err != nil {
-		if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
-			return fmt.Errorf("read %s: %s: %w", label(er.archive), er.name, ioErr.err)
-		}
-		return er.problem(RuleNotZip, "local header: %v", err)
-	}
+	// The data starts where checkLayout found it, after the local header
+	// it compared with the central directory.
+	raw := io.NewSectionReader(a.r, a.dataOffsets[i], int64(f.CompressedSize64))
 	switch f.Method {
 	case zip.Store:
 		er.src = raw

@@ -61,9 +61,22 @@ const (
 	RuleCompression Rule = "unsupported-compression"
 	// RuleCorrupt: an entry's deflate stream is invalid or truncated.
 	RuleCorrupt Rule = "corrupt-data"
-	// RuleOverlap: two entries' data overlap (the trick of
-	// overlapping-file zip bombs).
+	// RuleOverlap: two entries overlap (the trick of overlapping-file zip
+	// bombs), or an entry runs into the central directory.
 	RuleOverlap Rule = "overlapping-entries"
+	// RuleLocalHeader: a local header disagrees with its central-directory
+	// record on the name, flags, method, CRC-32 or sizes (CRC-32 and sizes
+	// may be zero when flag bit 3 defers them to a data descriptor), or a
+	// Unicode Path extra field names another file.
+	RuleLocalHeader Rule = "local-header-mismatch"
+	// RuleDataDescriptor: a data descriptor disagrees with the central
+	// directory on the CRC-32 or sizes, or is missing or malformed.
+	RuleDataDescriptor Rule = "data-descriptor-mismatch"
+	// RuleStrayBytes: bytes that belong to no entry: before the first
+	// local header (a prefix, another archive), between entries, between
+	// the last entry and the central directory, or after the end of
+	// central directory record other than its comment.
+	RuleStrayBytes Rule = "stray-bytes"
 )
 
 // Unix file types, in the high 16 bits of zip.FileHeader.ExternalAttrs.
