@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // The archive rules. Each Problem that Open reports carries one of them.
@@ -77,6 +79,17 @@ const (
 	// the last entry and the central directory, or after the end of
 	// central directory record other than its comment.
 	RuleStrayBytes Rule = "stray-bytes"
+	// RuleNormalization: two names are equal after Unicode normalization
+	// (NFC), so they collide on macOS and in tools that normalize.
+	RuleNormalization Rule = "normalization-collision"
+	// RuleNameLength: a path element is longer than 255 bytes or a name
+	// longer than 1024 bytes.
+	RuleNameLength Rule = "name-too-long"
+	// RuleInvisibleChar: a name holds a bidirectional control (U+061C,
+	// U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width
+	// character (U+200B-U+200D, U+2060, U+FEFF) that make it display as
+	// another name.
+	RuleInvisibleChar Rule = "invisible-char"
 )
 
 // Unix file types, in the high 16 bits of zip.FileHeader.ExternalAttrs.
@@ -247,6 +260,8 @@ func (c collisions) add(name string, dir bool) (Rule, string) {
 		key := fold(name)
 		if prev, ok := c[key]; ok {
 			switch {
+			case prev.name != name && norm.NFC.String(prev.name) == norm.NFC.String(name):
+				return RuleNormalization, fmt.Sprintf("%q collides with %q after Unicode normalization", name, prev.name)
 			case prev.name != name:
 				return RuleCaseFold, fmt.Sprintf("%q collides with %q when case is ignored", name, prev.name)
 			case prev.dir != dir && prev.dir:
