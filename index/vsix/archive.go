@@ -67,8 +67,8 @@ type Archive struct {
 	r           io.ReaderAt // the archive, bounded by its size; errors are *ioError
 	dataOffsets []int64     // where each entry's data starts, from checkLayout
 	files       []*zip.File
-	entries []Entry
-	nodes   map[string]*node // "." and every file and directory, implied ones too
+	entries     []Entry
+	nodes       map[string]*node // "." and every file and directory, implied ones too
 }
 
 // Open opens the archive at path and checks it like NewReader. The

@@ -242,8 +242,11 @@ func checkDescriptor(r io.ReaderAt, c *record, off, next int64, buf *[]byte, rep
 	case len(b) == 20 && gap <= 24: // zip64: 8-byte sizes
 		crc, csize, usize = le.Uint32(b), le.Uint64(b[4:]), le.Uint64(b[12:])
 	default:
-		rep.Errorf(file, "data descriptor", RuleDataDescriptor,
-			"%d bytes lie between the data and the next entry; a descriptor (signature %v) takes 12, 16, 20 or 24", gap, sig)
+		want := "12 or 20 bytes without a signature"
+		if sig {
+			want = "16 or 24 bytes with its signature"
+		}
+		rep.Errorf(file, "data descriptor", RuleDataDescriptor, "%d bytes lie between the data and the next entry; a descriptor takes %s", gap, want)
 		return off + min(max(gap, 0), 16), nil
 	}
 	for _, f := range []struct {

@@ -157,10 +157,11 @@ func fold(s string) string {
 }
 
 // printable returns name as reports show it: unchanged when it is valid
-// UTF-8 without control characters, and otherwise escaped like a Go string
-// literal (without the quotes), so a report is safe to print on a terminal.
+// UTF-8 without control, bidirectional or zero-width characters, and
+// otherwise escaped like a Go string literal (without the quotes), so a
+// report is safe to print on a terminal and shows what the name holds.
 func printable(name string) string {
-	if utf8.ValidString(name) && strings.IndexFunc(name, isControl) < 0 {
+	if utf8.ValidString(name) && strings.IndexFunc(name, func(r rune) bool { return isControl(r) || isInvisible(r) }) < 0 {
 		return name
 	}
 	q := strconv.Quote(name)
