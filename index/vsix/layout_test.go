@@ -17,10 +17,17 @@ type want struct {
 	Field string
 }
 
-// TestLayout checks archives that different zip readers would read
-// differently, built byte by byte: each must be rejected with its rule,
-// naming the entry and the field; the clean ones must pass.
-func TestLayout(t *testing.T) {
+// layoutCase is an archive built byte by byte and the problems it must
+// report (none for a clean archive).
+type layoutCase struct {
+	name string
+	zip  rawZip
+	want []want // nil: accepted
+}
+
+// layoutCases returns archives that different zip readers would read
+// differently, and clean ones.
+func layoutCases() []layoutCase {
 	const okJS = "extension/ok.js"
 	base := func() rawZip {
 		return rawZip{entries: []rawEntry{
@@ -45,11 +52,7 @@ func TestLayout(t *testing.T) {
 		})
 	}
 	u32 := func(v uint32) *uint32 { return &v }
-	tests := []struct {
-		name string
-		zip  rawZip
-		want []want // nil: accepted
-	}{
+	return []layoutCase{
 		{"clean", base(), nil},
 		{"clean-comment", with(func(z *rawZip) { z.comment = []byte("a comment") }), nil},
 		{"clean-zip64-end", with(func(z *rawZip) { z.zip64End = true }), nil},
@@ -132,8 +135,13 @@ func TestLayout(t *testing.T) {
 			z.entries = append(z.entries, stored("extension/a\x1b.js", "1"))
 		}), []want{{`extension/a\x1b.js`, vsix.RuleControlChar, ""}}},
 	}
+}
+
+// TestLayout checks that each layout case is rejected with its rule,
+// naming the entry and the field, and that the clean ones pass.
+func TestLayout(t *testing.T) {
 	seen := map[vsix.Rule]bool{}
-	for _, tt := range tests {
+	for _, tt := range layoutCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			data := tt.zip.bytes()
 			a, err := newReader(data, vsix.Options{})
