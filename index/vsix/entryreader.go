@@ -132,7 +132,7 @@ func (er *entryReader) Read(p []byte) (int, error) {
 		case er.crc != er.want:
 			er.err = er.problem(RuleChecksum, "data has CRC-32 %08x, header declares %08x", er.crc, er.want)
 		default:
-			er.err = io.EOF
+			er.err = er.trailing()
 		}
 	default:
 		if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
@@ -142,4 +142,27 @@ func (er *entryReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, er.err
+}
+
+// trailing returns io.EOF if the deflate stream used every compressed
+// byte, as a streaming reader (Java's ZipInputStream) that looks for the
+// next header where the stream ends needs; otherwise a problem, or an I/O
+// error. flate reads its input byte by byte from er.buf, never past the
+// end of the stream.
+func (er *entryReader) trailing() error {
+	if er.buf == nil {
+		return io.EOF
+	}
+	switch _, err := er.buf.ReadByte(); {
+	case err == io.EOF:
+		return io.EOF
+	case err == nil:
+		rest := 1 + er.buf.Buffered()
+		return er.problem(RuleSizeLie, "compressed size: the deflate stream ends %d or more bytes before the declared compressed size", rest)
+	default:
+		if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
+			err = ioErr.err
+		}
+		return fmt.Errorf("read %s: %s: %w", label(er.archive), er.name, err)
+	}
 }

@@ -1,7 +1,6 @@
 package vsix_test
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -61,6 +60,8 @@ func layoutCases() []layoutCase {
 		{"clean-descriptor-zip64", desc(true, true, nil), nil},
 		{"clean-descriptor-zip64-no-signature", desc(false, true, nil), nil},
 		{"clean-descriptor-local-values", desc(true, false, func(e *rawEntry) { e.lcrc, e.lcsize, e.lusize = e.crc, e.csize, e.usize }), nil},
+		{"clean-deflate", with(func(z *rawZip) { z.entries[1] = deflated(okJS, "console.log(1)\n", nil) }), nil},
+		{"clean-deflate-descriptor", with(func(z *rawZip) { z.entries[1] = withDescriptor(deflated(okJS, "console.log(1)\n", nil), true, false) }), nil},
 		{"clean-unicode-path", entry(func(e *rawEntry) { e.localExtra = unicodePath(okJS, okJS) }), nil},
 
 		// Local header against central directory.
@@ -90,6 +91,15 @@ func layoutCases() []layoutCase {
 			z.entries[0] = withDescriptor(z.entries[0], true, false)
 			z.entries[0].descriptor[8]++
 		}), []want{{"extension/package.json", vsix.RuleDataDescriptor, "data descriptor compressed size"}}},
+
+		// A streaming reader looks for the descriptor where the deflate
+		// stream ends, and would find this one, then a hidden entry.
+		{"deflate-ends-early", with(func(z *rawZip) {
+			hidden := rawZip{entries: []rawEntry{stored("extension/hidden.js", "evil()")}}.bytes()
+			e := deflated(okJS, "console.log(1)\n", nil)
+			e = withDescriptor(deflated(okJS, "console.log(1)\n", append(descriptor(true, false, e.crc, uint64(e.csize), uint64(e.usize)), hidden[:len(hidden)-22]...)), true, false)
+			z.entries[1] = e
+		}), []want{{okJS, vsix.RuleSizeLie, ""}}},
 
 		// Bytes outside the entries.
 		{"prefix", with(func(z *rawZip) { z.prefix = []byte("#!/bin/sh\nexit 0\n") }), []want{{"extension/package.json", vsix.RuleStrayBytes, ""}}},
@@ -153,8 +163,8 @@ func TestLayout(t *testing.T) {
 					t.Errorf("%d entries; want %d", got, want)
 				}
 				for _, e := range tt.zip.entries {
-					if got, err := a.ReadFile(e.name); err != nil || !bytes.Equal(got, e.data) {
-						t.Errorf("ReadFile(%q) = %q, %v; want %q", e.name, got, err, e.data)
+					if got, err := a.ReadFile(e.name); err != nil || string(got) != e.content {
+						t.Errorf("ReadFile(%q) = %q, %v; want %q", e.name, got, err, e.content)
 					}
 				}
 				return

@@ -2,6 +2,7 @@ package vsix_test
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"hash/crc32"
 )
@@ -11,6 +12,7 @@ import (
 // its data.
 type rawEntry struct {
 	name                string
+	content             string // uncompressed
 	data                []byte // as stored: method 0 unless method says otherwise
 	method, flags       uint16
 	crc                 uint32
@@ -29,9 +31,23 @@ type rawEntry struct {
 func stored(name, content string) rawEntry {
 	n, crc := uint32(len(content)), crc32.ChecksumIEEE([]byte(content))
 	return rawEntry{
-		name: name, data: []byte(content), crc: crc, csize: n, usize: n,
+		name: name, content: content, data: []byte(content), crc: crc, csize: n, usize: n,
 		lname: name, lcrc: crc, lcsize: n, lusize: n,
 	}
+}
+
+// deflated returns an entry of content compressed with deflate, followed
+// by junk inside the compressed size.
+func deflated(name, content string, junk []byte) rawEntry {
+	e := stored(name, content)
+	var b bytes.Buffer
+	w, _ := flate.NewWriter(&b, flate.BestCompression)
+	w.Write([]byte(content))
+	w.Close()
+	e.data = append(b.Bytes(), junk...)
+	e.method, e.lmethod = 8, 8
+	e.csize, e.lcsize = uint32(len(e.data)), uint32(len(e.data))
+	return e
 }
 
 // withDescriptor sets flag bit 3, zeroes the local CRC-32 and sizes and
