@@ -315,12 +315,21 @@ func unicodePathMismatch(extra []byte, name string) string {
 // the end records start, and parses every record. It returns nil records
 // when it recorded a problem.
 func readCentral(r io.ReaderAt, size int64, rep *Report) (int64, []record, error) {
-	tail := min(size, endLen+maxComment+1024) // archive/zip searches the last 65 KiB
-	b := make([]byte, tail)
-	if _, err := r.ReadAt(b, size-tail); err != nil && err != io.EOF {
-		return 0, nil, err
+	// Like archive/zip (readDirectoryEnd), take the last signature in the
+	// last 1 KiB, else in the last 65 KiB.
+	var b []byte
+	var tail int64
+	i := -1
+	for _, n := range []int64{1024, endLen + maxComment + 1024} {
+		tail = min(size, n)
+		var err error
+		if b, err = readAt(r, new([]byte), size-tail, tail); err != nil {
+			return 0, nil, err
+		}
+		if i = bytes.LastIndex(b[:max(0, len(b)-endLen+4)], []byte("PK\x05\x06")); i >= 0 || tail == size {
+			break
+		}
 	}
-	i := bytes.LastIndex(b[:max(0, len(b)-endLen+4)], []byte("PK\x05\x06"))
 	if i < 0 {
 		rep.Errorf("", "end of central directory", RuleNotZip, "no end of central directory record")
 		return 0, nil, nil
