@@ -103,7 +103,7 @@ func checkLayout(r io.ReaderAt, size int64, files []*zip.File, rep *Report) (lay
 	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(recs[x].offset, recs[y].offset) })
 	lay := layout{dataOffsets: make([]int64, len(recs))}
 	var cursor int64 // end of the previous entry, in offset order
-	buf := make([]byte, 0, 512)
+	pr := &preader{r: r}
 	for k, i := range order {
 		c := &recs[i]
 		file := printable(c.name)
@@ -120,11 +120,12 @@ func checkLayout(r io.ReaderAt, size int64, files []*zip.File, rep *Report) (lay
 		case start < cursor:
 			rep.Errorf(file, "", RuleOverlap, "local header at %d lies inside the previous entry (ending at %d)", start, cursor)
 		}
-		next := cdOff
+		next, nextLen := cdOff, int64(0)
 		if k+1 < len(order) {
-			next = int64(min(recs[order[k+1]].offset, uint64(cdOff)))
+			n := &recs[order[k+1]]
+			next, nextLen = int64(min(n.offset, uint64(cdOff))), headerReadLen(n)
 		}
-		dataOff, end, err := checkLocal(r, c, start, cdOff, next, &buf, rep)
+		dataOff, end, err := checkLocal(pr, c, start, cdOff, next, nextLen, rep)
 		if err != nil {
 			return layout{}, err
 		}
@@ -140,18 +141,26 @@ func checkLayout(r io.ReaderAt, size int64, files []*zip.File, rep *Report) (lay
 	return lay, nil
 }
 
+// headerReadLen is how much of c's local header checkLocal reads at once:
+// enough for the name and extra field of a writer that repeats them.
+func headerReadLen(c *record) int64 {
+	return int64(localHeaderLen + len(c.name) + len(c.extra) + 64)
+}
+
 // checkLocal checks the local header of c at start, and its data
 // descriptor, against c. next is where the next entry (or the central
-// directory) starts. It returns where the data starts and where the entry
-// ends (after its descriptor), or an I/O error.
-func checkLocal(r io.ReaderAt, c *record, start, cdOff, next int64, buf *[]byte, rep *Report) (dataOff, end int64, err error) {
+// directory) starts, and nextLen how much of its header to read along
+// with the descriptor. It returns where the data starts and where the
+// entry ends (after its descriptor), or an I/O error.
+func checkLocal(pr *preader, c *record, start, cdOff, next, nextLen int64, rep *Report) (dataOff, end int64, err error) {
 	file := printable(c.name)
 	fail := func(field, format string, args ...any) {
 		rep.Errorf(file, field, RuleLocalHeader, format, args...)
 	}
-	// One pread for the fixed part, the name and (usually) the extra field.
-	n := min(int64(localHeaderLen+len(c.name)+len(c.extra)+64), cdOff-start)
-	b, err := readAt(r, buf, start, n)
+	// One pread for the fixed part, the name and (usually) the extra field,
+	// unless the previous entry's descriptor read has them.
+	n := min(headerReadLen(c), cdOff-start)
+	b, err := pr.read(start, n, n)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -166,7 +175,8 @@ func checkLocal(r io.ReaderAt, c *record, start, cdOff, next int64, buf *[]byte,
 		return start, next, nil
 	}
 	if int64(len(b)) < localHeaderLen+nameLen+extraLen {
-		if b, err = readAt(r, buf, start, localHeaderLen+nameLen+extraLen); err != nil {
+		n := localHeaderLen + nameLen + extraLen
+		if b, err = pr.read(start, n, n); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -217,16 +227,22 @@ func checkLocal(r io.ReaderAt, c *record, start, cdOff, next int64, buf *[]byte,
 	if !desc {
 		return dataOff, dataEnd, nil
 	}
-	end, err = checkDescriptor(r, c, dataEnd, next, buf, rep)
+	end, err = checkDescriptor(pr, c, dataEnd, next, min(nextLen, cdOff-next), rep)
 	return dataOff, end, err
 }
 
 // checkDescriptor checks the data descriptor that starts at off and must
-// end at next, and returns where the entry ends, or an I/O error.
-func checkDescriptor(r io.ReaderAt, c *record, off, next int64, buf *[]byte, rep *Report) (int64, error) {
+// end at next, and returns where the entry ends, or an I/O error. In the
+// same pread it reads ahead nextLen bytes of the next local header.
+func checkDescriptor(pr *preader, c *record, off, next, nextLen int64, rep *Report) (int64, error) {
 	file := printable(c.name)
 	gap := next - off
-	b, err := readAt(r, buf, off, min(max(gap, 0), 24))
+	n := min(max(gap, 0), 24)
+	want := n
+	if gap == n {
+		want += nextLen
+	}
+	b, err := pr.read(off, n, want)
 	if err != nil {
 		return 0, err
 	}
@@ -262,6 +278,31 @@ func checkDescriptor(r io.ReaderAt, c *record, off, next int64, buf *[]byte, rep
 		}
 	}
 	return next, nil
+}
+
+// preader reads small pieces of an archive, each with one pread, and
+// keeps the last one for reads that fall inside it.
+type preader struct {
+	r    io.ReaderAt
+	off  int64  // of buf
+	buf  []byte // the last read
+	pool []byte
+}
+
+// read returns n bytes at off, valid until the next read. When they are
+// not in the last read, it reads max(n, want) bytes at off; want must not
+// reach past the bytes that exist.
+func (p *preader) read(off, n, want int64) ([]byte, error) {
+	if p.buf != nil && off >= p.off && off+n <= p.off+int64(len(p.buf)) {
+		return p.buf[off-p.off:][:n], nil
+	}
+	b, err := readAt(p.r, &p.pool, off, max(n, want))
+	if err != nil {
+		p.buf = nil
+		return nil, err
+	}
+	p.off, p.buf = off, b
+	return b[:n], nil
 }
 
 // readAt reads n bytes at off into *buf, growing it as needed.
