@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,6 +29,9 @@ func FuzzLocalHeaders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := vsix.NewReader(bytes.NewReader(data), int64(len(data)), fuzzOptions)
 		if err != nil {
+			if pe := (*vsix.ProblemsError)(nil); !errors.As(err, &pe) || len(pe.Problems) == 0 || a != nil {
+				t.Fatalf("NewReader = %v, %v; want nil and a *ProblemsError with problems", a, err)
+			}
 			return
 		}
 		recs, err := agreeingEntries(data)

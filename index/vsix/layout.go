@@ -219,11 +219,11 @@ func checkLocal(pr *preader, c *record, start, cdOff, next, nextLen int64, rep *
 	check("local header compressed size", csize, c.csize)
 	check("local header uncompressed size", usize, c.usize)
 
-	dataEnd := dataOff + int64(c.csize) // csize <= size, checked by checkDirectory
-	if dataEnd > cdOff {
-		rep.Errorf(file, "compressed size", RuleSizeLie, "data runs %d bytes into the central directory", dataEnd-cdOff)
-		return dataOff, dataEnd, nil
+	if c.csize > uint64(cdOff-dataOff) {
+		rep.Errorf(file, "compressed size", RuleSizeLie, "%d bytes of data starting at %d run into the central directory at %d", c.csize, dataOff, cdOff)
+		return dataOff, cdOff, nil
 	}
+	dataEnd := dataOff + int64(c.csize)
 	if !desc {
 		return dataOff, dataEnd, nil
 	}

@@ -117,6 +117,11 @@ func layoutCases() []layoutCase {
 		{"overlap", with(func(z *rawZip) {
 			z.entries[1].offset = u32(0) // ok.js's record points at package.json's local header
 		}), []want{{okJS, vsix.RuleOverlap, ""}}},
+		{"compressed-size-past-directory", entry(func(e *rawEntry) { e.csize, e.lcsize = 0xfffffff0, 0xfffffff0 }), []want{{okJS, vsix.RuleSizeLie, "compressed size"}}},
+		{"compressed-size-overflows", entry(func(e *rawEntry) {
+			e.csize, e.lcsize = 0xffffffff, 0xffffffff
+			e.centralExtra = le64(le16(le16(nil, 1), 8), 1<<63+5) // zip64: compressed size
+		}), []want{{okJS, vsix.RuleSizeLie, "compressed size"}}},
 		{"extra-record-count", with(func(z *rawZip) { z.extraRecs = 1 }), []want{{"", vsix.RuleNotZip, ""}}},
 
 		// Names.
