@@ -1,6 +1,7 @@
 package vsix_test
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -192,5 +193,22 @@ func TestLayout(t *testing.T) {
 		if !seen[r] && !t.Failed() {
 			t.Errorf("no case for rule %s", r)
 		}
+	}
+}
+
+// TestOpenFixtures checks that the vsce-built packages in testdata/vsix
+// (written by yazl) pass every archive rule, the layout rules included.
+func TestOpenFixtures(t *testing.T) {
+	names, err := filepath.Glob("../../testdata/vsix/*.vsix")
+	if err != nil || len(names) == 0 {
+		t.Skipf("no fixtures: %v", err)
+	}
+	for _, name := range names {
+		a, err := vsix.Open(name, vsix.Options{})
+		if err != nil {
+			t.Errorf("Open(%s): %v", name, err)
+			continue
+		}
+		a.Close()
 	}
 }
