@@ -62,11 +62,13 @@ type Entry struct {
 // declared size + 1 and checked against the declared size and CRC-32. Its
 // methods are safe for concurrent use.
 type Archive struct {
-	name    string
-	closer  io.Closer // the file Open opened, or nil
-	files   []*zip.File
-	entries []Entry
-	nodes   map[string]*node // "." and every file and directory, implied ones too
+	name        string
+	closer      io.Closer   // the file Open opened, or nil
+	r           io.ReaderAt // the archive, bounded by its size; errors are *ioError
+	dataOffsets []int64     // where each entry's data starts, from checkLayout
+	files       []*zip.File
+	entries     []Entry
+	nodes       map[string]*node // "." and every file and directory, implied ones too
 }
 
 // Open opens the archive at path and checks it like NewReader. The
@@ -122,20 +124,28 @@ func newArchive(r io.ReaderAt, size int64, opts Options, name string) (*Archive,
 		return nil, reject()
 	}
 	// Bound every read by size: header offsets must not reach past it.
-	z, err := zip.NewReader(ioReaderAt{io.NewSectionReader(r, 0, size)}, size)
+	r = ioReaderAt{io.NewSectionReader(r, 0, size)}
+	z, err := zip.NewReader(r, size)
 	if err != nil && !(errors.Is(err, zip.ErrInsecurePath) && z != nil) { // insecure paths: our rules say why
 		if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
-			return nil, fmt.Errorf("read %s: %w", label(name), ioErr.err)
+			return nil, readErr(name, err)
 		}
 		rep.Errorf("", "", RuleNotZip, "%v", err)
 		return nil, reject()
 	}
-	a := &Archive{name: name, files: z.File}
+	a := &Archive{name: name, r: r, files: z.File}
 	a.entries = checkDirectory(z.File, size, lim, &rep)
+	if len(z.File) <= lim.MaxEntries {
+		lay, err := checkLayout(r, size, z.File, &rep)
+		if err != nil {
+			return nil, readErr(name, err)
+		}
+		a.dataOffsets = lay.dataOffsets
+	}
 	if len(rep.Problems) > 0 {
 		return nil, reject()
 	}
-	if err := a.checkData(size, &rep); err != nil {
+	if err := a.checkData(&rep); err != nil {
 		return nil, err
 	}
 	if len(rep.Problems) > 0 {
@@ -143,6 +153,14 @@ func newArchive(r io.ReaderAt, size int64, opts Options, name string) (*Archive,
 	}
 	a.buildTree()
 	return a, nil
+}
+
+// readErr wraps an I/O error of the archive's reader.
+func readErr(name string, err error) error {
+	if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
+		err = ioErr.err
+	}
+	return fmt.Errorf("read %s: %w", label(name), err)
 }
 
 // label names an archive in error messages.

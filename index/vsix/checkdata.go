@@ -1,54 +1,17 @@
 package vsix
 
 import (
-	"cmp"
 	"errors"
-	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 )
 
-// checkData makes one streaming pass over every entry's data, after
-// checking that no two entries' data overlap. It records size, CRC-32 and
+// checkData makes one streaming pass over every entry's data, which
+// checkLayout found to tile the archive. It records size, CRC-32 and
 // deflate problems in rep, and returns only I/O errors.
-func (a *Archive) checkData(size int64, rep *Report) error {
-	type span struct {
-		start, end int64
-		i          int
-	}
-	spans := make([]span, 0, len(a.files))
-	for i, f := range a.files {
-		off, err := f.DataOffset()
-		if err != nil {
-			if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
-				return fmt.Errorf("read %s: %s: %w", label(a.name), a.entries[i].Name, ioErr.err)
-			}
-			rep.Errorf(f.Name, "", RuleNotZip, "local header: %v", err)
-			continue
-		}
-		end := off + int64(f.CompressedSize64) // off < size + 2^17, CompressedSize64 <= size: no overflow
-		if end > size {
-			rep.Errorf(f.Name, "", RuleSizeLie, "data runs %d bytes past the end of the archive", end-size)
-			continue
-		}
-		spans = append(spans, span{off, end, i})
-	}
-	slices.SortStableFunc(spans, func(x, y span) int { return cmp.Compare(x.start, y.start) })
-	const localHeaderLen = 30
-	for k := 1; k < len(spans); k++ {
-		prev, s := spans[k-1], spans[k]
-		if prev.end > s.start-localHeaderLen {
-			rep.Errorf(a.files[s.i].Name, "", RuleOverlap, "data at offset %d overlaps %q (offsets %d to %d)",
-				s.start, a.files[prev.i].Name, prev.start, prev.end)
-		}
-	}
-	if len(rep.Problems) > 0 {
-		return nil
-	}
-
+func (a *Archive) checkData(rep *Report) error {
 	// Entries are independent: verify them on up to GOMAXPROCS goroutines,
 	// and report problems in central-directory order.
 	found := make([][]Problem, len(a.files))

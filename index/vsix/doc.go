@@ -15,21 +15,37 @@
 //   - no entry's declared uncompressed size exceeds MaxRatio times its
 //     compressed size;
 //   - every name is clean (path.Clean(name) == name, filepath.IsLocal), has
-//     no backslash, NUL or C0/C1 control character, none of the characters
-//     Windows reserves (< > : " | ? *), is valid UTF-8, and no element of it
-//     is a Windows device name (CON, PRN, AUX, NUL, COM0-9, LPT0-9, the
+//     no backslash, NUL or C0/C1 control character, no bidirectional
+//     control (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or
+//     zero-width character (U+200B-U+200D, U+2060, U+FEFF), none of the
+//     characters Windows reserves (< > : " | ? *), is valid UTF-8, at most
+//     1024 bytes with elements of at most 255, and no element of it is a
+//     Windows device name (CON, PRN, AUX, NUL, COM0-9, LPT0-9, the
 //     superscript-digit forms, CONIN$, CONOUT$, CLOCK$; with or without an
 //     extension), an 8.3 short name (PROGRA~1), or ends in "." or " ";
-//   - no two names are equal, or equal after Unicode case folding (through
-//     upper and lower case), counting implied parent directories;
+//   - no two names are equal, or equal after Unicode normalization (NFD,
+//     then NFC) and case folding (through upper and lower case), counting
+//     implied parent directories;
 //   - no name is both a file and a parent directory of another entry;
 //   - every entry is a regular file or a directory, whatever the creator OS
 //     field says: symlinks, devices, pipes, sockets and Windows reparse
 //     points are rejected, and a directory mode or attribute must come with
 //     a trailing slash (and no data);
 //   - no entry is encrypted, and only Store and Deflate are accepted;
-//   - no two entries share data (overlapping entries, the trick behind
-//     overlapping zip bombs);
+//   - every zip reader sees the same archive: nothing but
+//     the comment follows the end of central directory record, the central
+//     directory ends where the end record (or the zip64 one) starts, and
+//     the entries exactly tile the bytes before it: each local header,
+//     name, extra field, data and data descriptor follows the previous
+//     entry with no gap (a prefix, a second archive, hidden bytes) and no
+//     overlap (the trick behind overlapping zip bombs);
+//   - every local header agrees with its central directory record on the
+//     name, flags, method, CRC-32 and sizes (CRC-32 and sizes may be zero
+//     when flag bit 3 defers them to a data descriptor, which must then
+//     hold the central directory's values, with or without its signature,
+//     with 4- or 8-byte sizes); an Info-ZIP Unicode Path extra field, if
+//     any, names the same file; a deflate stream uses every compressed
+//     byte;
 //   - every entry holds exactly the data its header declares, with a
 //     matching CRC-32 and an intact deflate stream: Open makes one streaming
 //     pass over all data before returning, and later readers never read past

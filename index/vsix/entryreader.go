@@ -60,13 +60,9 @@ type entryReader struct {
 func (a *Archive) reset(er *entryReader, i int) error {
 	f := a.files[i]
 	*er = entryReader{archive: a.name, name: a.entries[i].Name, size: f.UncompressedSize64, want: f.CRC32}
-	raw, err := f.OpenRaw()
-	if err != nil {
-		if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
-			return fmt.Errorf("read %s: %s: %w", label(er.archive), er.name, ioErr.err)
-		}
-		return er.problem(RuleNotZip, "local header: %v", err)
-	}
+	// The data starts where checkLayout found it, after the local header
+	// it compared with the central directory.
+	raw := io.NewSectionReader(a.r, a.dataOffsets[i], int64(f.CompressedSize64))
 	switch f.Method {
 	case zip.Store:
 		er.src = raw
@@ -136,7 +132,7 @@ func (er *entryReader) Read(p []byte) (int, error) {
 		case er.crc != er.want:
 			er.err = er.problem(RuleChecksum, "data has CRC-32 %08x, header declares %08x", er.crc, er.want)
 		default:
-			er.err = io.EOF
+			er.err = er.trailing()
 		}
 	default:
 		if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
@@ -146,4 +142,27 @@ func (er *entryReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, er.err
+}
+
+// trailing returns io.EOF if the deflate stream used every compressed
+// byte, as a streaming reader (Java's ZipInputStream) that looks for the
+// next header where the stream ends needs; otherwise a problem, or an I/O
+// error. flate reads its input byte by byte from er.buf, never past the
+// end of the stream.
+func (er *entryReader) trailing() error {
+	if er.buf == nil {
+		return io.EOF
+	}
+	switch _, err := er.buf.ReadByte(); {
+	case err == io.EOF:
+		return io.EOF
+	case err == nil:
+		rest := 1 + er.buf.Buffered()
+		return er.problem(RuleSizeLie, "compressed size: the deflate stream ends %d or more bytes before the declared compressed size", rest)
+	default:
+		if ioErr := (*ioError)(nil); errors.As(err, &ioErr) {
+			err = ioErr.err
+		}
+		return fmt.Errorf("read %s: %s: %w", label(er.archive), er.name, err)
+	}
 }

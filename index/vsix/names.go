@@ -9,7 +9,17 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/airvsx/airvsx/index"
+)
+
+// Name length limits: most file systems (ext4, APFS, NTFS) cap an element
+// at 255 bytes or UTF-16 units, and macOS caps a path at 1024 bytes
+// (PATH_MAX); the archive's names must fit under an extensions directory.
+const (
+	maxElemBytes = 255
+	maxNameBytes = 1024
 )
 
 // checkName returns the first rule that an entry name breaks, and why, or
@@ -22,9 +32,15 @@ func checkName(name string) (Rule, string) {
 	if !utf8.ValidString(name) {
 		return RuleInvalidUTF8, "name is not valid UTF-8"
 	}
+	if len(name) > maxNameBytes {
+		return RuleNameLength, fmt.Sprintf("name is %d bytes (> %d)", len(name), maxNameBytes)
+	}
 	for _, r := range name {
 		if isControl(r) {
 			return RuleControlChar, fmt.Sprintf("name holds control character %U", r)
+		}
+		if isInvisible(r) {
+			return RuleInvisibleChar, fmt.Sprintf("name holds invisible character %U (bidirectional control or zero width)", r)
 		}
 	}
 	if strings.Contains(name, `\`) {
@@ -37,6 +53,9 @@ func checkName(name string) (Rule, string) {
 		return RuleUncleanName, "absolute path"
 	}
 	for elem := range strings.SplitSeq(name, "/") {
+		if len(elem) > maxElemBytes {
+			return RuleNameLength, fmt.Sprintf("element %.20q... is %d bytes (> %d)", elem, len(elem), maxElemBytes)
+		}
 		switch elem {
 		case "":
 			return RuleUncleanName, "empty path element"
@@ -58,6 +77,21 @@ func checkName(name string) (Rule, string) {
 // isControl reports C0 and C1 control characters and DEL.
 func isControl(r rune) bool {
 	return r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f
+}
+
+// isInvisible reports the bidirectional controls and zero-width
+// characters that make a name display as another one (the characters of
+// "Trojan Source", CVE-2021-42574): ALM, LRM, RLM, the embeddings and
+// overrides U+202A-U+202E, the isolates U+2066-U+2069, ZWSP, ZWNJ, ZWJ,
+// WORD JOINER and the BOM.
+func isInvisible(r rune) bool {
+	switch {
+	case r == 0x061c, r == 0x200e, r == 0x200f, 0x202a <= r && r <= 0x202e, 0x2066 <= r && r <= 0x2069:
+		return true
+	case 0x200b <= r && r <= 0x200d, r == 0x2060, r == 0xfeff:
+		return true
+	}
+	return false
 }
 
 // checkWindowsElem returns why Windows cannot create elem as given, or "".
@@ -85,11 +119,13 @@ func allDigits(s string) bool {
 	return true
 }
 
-// fold returns a canonical case-folded form of s: two names that a
-// case-insensitive file system may treat as one fold to the same string.
-// Each rune is mapped to lower case through upper case (so dotless ı
-// meets i), then to the smallest rune of its unicode.SimpleFold orbit,
-// then A-Z become a-z (like strToFold in golang.org/x/mod/zip).
+// fold returns a canonical case-folded and normalized form of s: two names
+// that a case-insensitive or normalization-insensitive file system (APFS,
+// HFS+, NTFS) may treat as one fold to the same string. s is decomposed
+// (NFD); each rune is mapped to lower case through upper case (so dotless
+// ı meets i), then to the smallest rune of its unicode.SimpleFold orbit,
+// then A-Z become a-z (like strToFold in golang.org/x/mod/zip, which
+// checks case only); the result is composed again (NFC).
 func fold(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {
@@ -103,7 +139,7 @@ func fold(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range s {
+	for _, r := range norm.NFD.String(s) {
 		r = unicode.ToLower(unicode.ToUpper(r))
 		for {
 			r0 := r
@@ -117,14 +153,15 @@ func fold(s string) string {
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
+	return norm.NFC.String(b.String())
 }
 
 // printable returns name as reports show it: unchanged when it is valid
-// UTF-8 without control characters, and otherwise escaped like a Go string
-// literal (without the quotes), so a report is safe to print on a terminal.
+// UTF-8 without control, bidirectional or zero-width characters, and
+// otherwise escaped like a Go string literal (without the quotes), so a
+// report is safe to print on a terminal and shows what the name holds.
 func printable(name string) string {
-	if utf8.ValidString(name) && strings.IndexFunc(name, isControl) < 0 {
+	if utf8.ValidString(name) && strings.IndexFunc(name, func(r rune) bool { return isControl(r) || isInvisible(r) }) < 0 {
 		return name
 	}
 	q := strconv.Quote(name)

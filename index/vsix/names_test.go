@@ -73,6 +73,18 @@ func TestCheckName(t *testing.T) {
 		{"extension/dir./x", RuleReservedName},
 		{"extension/PROGRA~1", RuleReservedName},
 		{"extension/node_m~12.js", RuleReservedName},
+		{"extension/" + strings.Repeat("a", 255), ""},
+		{"extension/" + strings.Repeat("a", 256), RuleNameLength},
+		{"extension/" + strings.Repeat("é", 128), RuleNameLength}, // 256 bytes
+		{strings.Repeat("a/", 507) + "abcd", ""},                  // 1018 bytes
+		{strings.Repeat("abcdefg/", 128) + "a", RuleNameLength},   // 1025 bytes
+		{"extension/\u202egnp.js", RuleInvisibleChar},             // right-to-left override
+		{"extension/a\u2066.js", RuleInvisibleChar},               // left-to-right isolate
+		{"extension/a\u200f.js", RuleInvisibleChar},               // right-to-left mark
+		{"extension/pack\u200bage.json", RuleInvisibleChar},       // zero-width space
+		{"extension/a\u200d.js", RuleInvisibleChar},               // zero-width joiner
+		{"extension/a\u2060.js", RuleInvisibleChar},               // word joiner
+		{"\ufeffextension/a.js", RuleInvisibleChar},               // byte order mark
 	}
 	for _, tt := range tests {
 		got, detail := checkName(tt.name)
@@ -89,14 +101,17 @@ func TestFold(t *testing.T) {
 	same := [][2]string{
 		{"a", "A"},
 		{"Extension/Package.JSON", "extension/package.json"},
-		{"k", "\u212a"},      // Kelvin sign
-		{"s", "\u017f"},      // long s
-		{"ß", "ẞ"},           // sharp s, capital sharp s
-		{"ı", "I"},           // dotless i
-		{"Σ", "ς"},           // final sigma
-		{"ǅ", "ǆ"},           // title case digraph
-		{"å", "\u212b"},      // Angstrom sign
-		{"straße", "STRAẞE"}, // mixed
+		{"k", "\u212a"},             // Kelvin sign
+		{"s", "\u017f"},             // long s
+		{"ß", "ẞ"},                  // sharp s, capital sharp s
+		{"ı", "I"},                  // dotless i
+		{"Σ", "ς"},                  // final sigma
+		{"ǅ", "ǆ"},                  // title case digraph
+		{"å", "\u212b"},             // Angstrom sign
+		{"straße", "STRAẞE"},        // mixed
+		{"caf\u00e9", "cafe\u0301"}, // NFC, NFD
+		{"CAF\u00c9", "cafe\u0301"}, // NFC upper case, NFD lower case
+		{"\u212b", "A\u030a"},       // Angstrom sign, A + ring
 	}
 	for _, p := range same {
 		if fold(p[0]) != fold(p[1]) {
@@ -126,7 +141,8 @@ func TestPrintable(t *testing.T) {
 		"\xff\xfe":               `\xff\xfe`,
 		"a\u0085":                `a\u0085`,
 		"a\"b":                   "a\"b",
-		"extension/\u202egnp.js": "extension/\u202egnp.js", // bidi controls are printable; names keep them
+		"extension/\u202egnp.js": `extension/\u202egnp.js`, // bidi controls are escaped
+		"a\u200bb":               `a\u200bb`,
 	} {
 		if got := printable(in); got != want {
 			t.Errorf("printable(%q) = %q; want %q", in, got, want)

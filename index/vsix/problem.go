@@ -33,10 +33,11 @@ func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 type Rule string
 
 // Problem is one broken rule, found in one file (an archive entry name, or
-// the archive itself when File is empty) and, for manifests, one field.
+// the archive itself when File is empty) and, for manifests and zip
+// headers, one field.
 type Problem struct {
 	File     string   `json:"file,omitempty"`  // archive entry, e.g. "extension/package.json"
-	Field    string   `json:"field,omitempty"` // manifest field, e.g. "engines.vscode"
+	Field    string   `json:"field,omitempty"` // manifest field, e.g. "engines.vscode", or zip field, e.g. "local header name"
 	Rule     Rule     `json:"rule"`
 	Detail   string   `json:"detail"`
 	Severity Severity `json:"severity"`

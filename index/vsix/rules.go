@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // The archive rules. Each Problem that Open reports carries one of them.
@@ -61,9 +63,33 @@ const (
 	RuleCompression Rule = "unsupported-compression"
 	// RuleCorrupt: an entry's deflate stream is invalid or truncated.
 	RuleCorrupt Rule = "corrupt-data"
-	// RuleOverlap: two entries' data overlap (the trick of
-	// overlapping-file zip bombs).
+	// RuleOverlap: two entries overlap (the trick of overlapping-file zip
+	// bombs), or an entry runs into the central directory.
 	RuleOverlap Rule = "overlapping-entries"
+	// RuleLocalHeader: a local header disagrees with its central-directory
+	// record on the name, flags, method, CRC-32 or sizes (CRC-32 and sizes
+	// may be zero when flag bit 3 defers them to a data descriptor), or a
+	// Unicode Path extra field names another file.
+	RuleLocalHeader Rule = "local-header-mismatch"
+	// RuleDataDescriptor: a data descriptor disagrees with the central
+	// directory on the CRC-32 or sizes, or is missing or malformed.
+	RuleDataDescriptor Rule = "data-descriptor-mismatch"
+	// RuleStrayBytes: bytes that belong to no entry: before the first
+	// local header (a prefix, another archive), between entries, between
+	// the last entry and the central directory, or after the end of
+	// central directory record other than its comment.
+	RuleStrayBytes Rule = "stray-bytes"
+	// RuleNormalization: two names are equal after Unicode normalization
+	// (NFC), so they collide on macOS and in tools that normalize.
+	RuleNormalization Rule = "normalization-collision"
+	// RuleNameLength: a path element is longer than 255 bytes or a name
+	// longer than 1024 bytes.
+	RuleNameLength Rule = "name-too-long"
+	// RuleInvisibleChar: a name holds a bidirectional control (U+061C,
+	// U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width
+	// character (U+200B-U+200D, U+2060, U+FEFF) that make it display as
+	// another name.
+	RuleInvisibleChar Rule = "invisible-char"
 )
 
 // Unix file types, in the high 16 bits of zip.FileHeader.ExternalAttrs.
@@ -234,6 +260,8 @@ func (c collisions) add(name string, dir bool) (Rule, string) {
 		key := fold(name)
 		if prev, ok := c[key]; ok {
 			switch {
+			case prev.name != name && norm.NFC.String(prev.name) == norm.NFC.String(name):
+				return RuleNormalization, fmt.Sprintf("%q collides with %q after Unicode normalization", name, prev.name)
 			case prev.name != name:
 				return RuleCaseFold, fmt.Sprintf("%q collides with %q when case is ignored", name, prev.name)
 			case prev.dir != dir && prev.dir:
