@@ -260,7 +260,7 @@ func (r *renderer) document(ctx context.Context, x *extView, man *store.Manifest
 	if err != nil {
 		return "", "", err
 	}
-	h, err := r.docs.Render(b, string(role)+"-", img)
+	h, err := r.docs.Render(b, string(role), img)
 	return h, "", err
 }
 
