@@ -12,7 +12,7 @@ import (
 // repeatTo is unit repeated to at most n bytes, after head and before
 // tail (both counted).
 func repeatTo(n int, head, unit, tail string) string {
-	k := (n - len(head) - len(tail)) / len(unit)
+	k := max(0, (n-len(head)-len(tail))/len(unit))
 	return head + strings.Repeat(unit, k) + tail
 }
 
@@ -238,7 +238,7 @@ func TestRenderMarkdownShapes(t *testing.T) {
 // so a shape the fuzzer finds is tested at full size.
 func FuzzRenderMarkdownTime(f *testing.F) {
 	for _, p := range pathological {
-		f.Add([]byte(p.make(64)))
+		f.Add([]byte(p.make(256)))
 	}
 	f.Add([]byte("# t\n\n- [a](b) *c* `d`\n\n> e\n\n|a|b|\n|-|-|\n|c|d|\n"))
 	r := newDocRenderer()
