@@ -39,7 +39,10 @@ func TestHugeMetadata(t *testing.T) {
 	if len(catalogs) != 1 || len(snapshots) != 1 {
 		t.Fatalf("catalogs %v, snapshots %v; want one each", catalogs, snapshots)
 	}
-	rel := func(p string) string { r, _ := filepath.Rel(filepath.Join(dir, "metadata"), p); return filepath.ToSlash(r) }
+	rel := func(p string) string {
+		r, _ := filepath.Rel(filepath.Join(dir, "metadata"), p)
+		return filepath.ToSlash(r)
+	}
 	for _, tc := range []struct {
 		name string
 		max  int64 // the most any read of it may ask for

@@ -375,14 +375,14 @@ type extPage struct {
 	ReadmeNote string
 	Changelog  template.HTML
 	License    string // the licence text
-	// IconNote and LicenseNote say why the icon or the licence text is
-	// unavailable ("" when it is not).
-	IconNote, LicenseNote string
 	Repository string // http(s) URL or ""
 	RepoText   string // the repository as written, when not a URL
 	Homepage   string
 	HomeText   string
 	Install    []string
+	// IconNote and LicenseNote say why the icon or the licence text is
+	// unavailable ("" when it is not).
+	IconNote, LicenseNote string
 }
 
 type listPage struct {
