@@ -38,7 +38,7 @@ const (
 	// maxElements bounds an estimate of how many elements the document
 	// makes, which is what rendering, sanitizing and rewriting take time
 	// in proportion to (a few microseconds each): every line outside code
-	// blocks counts 10, each container it opens 4 more, each byte that
+	// blocks counts 10, each container it is in 8 more, each byte that
 	// can start inline markup 2, each table cell separator 4. A 1 MB
 	// document of ordinary prose and lists counts about 300,000.
 	maxElements = 600_000
@@ -136,7 +136,7 @@ func (s *shapeScan) line(line []byte) string {
 			return s.workProblem()
 		}
 	}
-	s.elems += 10 + 4*nesting(line, c) + 2*special
+	s.elems += 10 + 8*nesting(line, c) + 2*special
 	if s.elems > maxElements {
 		return s.elementsProblem()
 	}
