@@ -72,4 +72,16 @@
 //     alt text.
 //
 // READMEs larger than MaxDocumentBytes are not rendered (the page says so).
+// goldmark's time is superlinear in some shapes of input (unclosed links
+// and emphasis, block quotes and lists nested deep, link reference
+// definitions in bulk) and cannot be interrupted, so a document is first
+// scanned in linear time for those shapes and for its number of
+// elements; past the bounds (mdbound.go) it is shown as escaped plain
+// text, after a note saying why. Any document up to MaxDocumentBytes
+// renders in well under a second (BenchmarkRenderMarkdownPathological,
+// FuzzRenderMarkdownTime).
+//
+// An icon or licence text larger than MaxDocumentBytes is left out, and
+// the extension's page says it is unavailable and why; the rest of the
+// site renders. A blob that does not match its digest fails the render.
 package site

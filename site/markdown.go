@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
 	"golang.org/x/net/html"
 )
 
@@ -89,16 +91,25 @@ func sanitizerPolicy() *bluemonday.Policy {
 // of its copy in the site (relative to the page), or "" when there is none.
 type imageResolver func(ref string) string
 
-// Render renders untrusted Markdown (with raw HTML) to safe HTML. idPrefix
-// is put before every id the document brings ("readme-"), so that it
-// cannot collide with (or clobber) the page's own names.
-func (r *docRenderer) Render(src []byte, idPrefix string, img imageResolver) (template.HTML, error) {
+// Render renders untrusted Markdown (with raw HTML) to safe HTML. what
+// names the document ("readme"); it is put before every id the document
+// brings ("readme-"), so that it cannot collide with (or clobber) the
+// page's own names. A document past the limits of shapeProblem or
+// maxLinkBytes is rendered as escaped plain text after a note saying why.
+func (r *docRenderer) Render(src []byte, what string, img imageResolver) (template.HTML, error) {
+	if why := shapeProblem(src); why != "" {
+		return plainDocument(src, what, why), nil
+	}
+	doc := r.md.Parser().Parse(text.NewReader(src))
+	if n := linkBytes(doc); n > maxLinkBytes {
+		return plainDocument(src, what, fmt.Sprintf("its links would expand to more than %d bytes", maxLinkBytes)), nil
+	}
 	var raw bytes.Buffer
-	if err := r.md.Convert(src, &raw); err != nil {
-		return "", err
+	if err := r.md.Renderer().Render(&raw, src, doc); err != nil {
+		return "", fmt.Errorf("render the %s: %w", what, err)
 	}
 	clean := r.policy.SanitizeReader(&raw)
-	return template.HTML(rewriteDoc(clean, idPrefix, img)), nil
+	return template.HTML(rewriteDoc(clean, what+"-", img)), nil
 }
 
 // rewrites are the elements rewriteDoc changes; it copies the others as

@@ -380,6 +380,9 @@ type extPage struct {
 	Homepage   string
 	HomeText   string
 	Install    []string
+	// IconNote and LicenseNote say why the icon or the licence text is
+	// unavailable ("" when it is not).
+	IconNote, LicenseNote string
 }
 
 type listPage struct {

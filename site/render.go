@@ -178,8 +178,10 @@ func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
 	}
 	p := &extPage{X: x}
 	if ly, ok := man.Layer(store.RoleIcon); ok {
-		if x.Icon, err = r.copyImage(ctx, x, ly); err != nil {
-			return fmt.Errorf("icon: %w", err)
+		if p.IconNote = r.oversize(x, "icon", ly); p.IconNote == "" {
+			if x.Icon, err = r.copyImage(ctx, x, ly); err != nil {
+				return fmt.Errorf("icon: %w", err)
+			}
 		}
 	}
 	images := &readmeImages{r: r, ctx: ctx, x: x}
@@ -195,7 +197,9 @@ func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
 	if p.Changelog, _, err = r.document(ctx, x, man, store.RoleChangelog, nil); err != nil {
 		return fmt.Errorf("changelog: %w", err)
 	}
-	if ly, ok := man.Layer(store.RoleLicense); ok {
+	if ly, ok := man.Layer(store.RoleLicense); ok && r.oversize(x, "licence text", ly) != "" {
+		p.LicenseNote = r.oversize(x, "licence text", ly)
+	} else if ok {
 		b, err := r.readLayer(ctx, x, ly)
 		if err != nil {
 			return fmt.Errorf("license: %w", err)
@@ -246,6 +250,18 @@ func (r *renderer) readLayer(ctx context.Context, x *extView, ly store.Layer) ([
 	return r.readBlob(ctx, ly.Digest, ly.Size, MaxDocumentBytes, x)
 }
 
+// oversize returns the note that says the layer ly of x (what: "icon")
+// is unavailable because it is larger than MaxDocumentBytes, logging it;
+// "" when it is not. Such a layer is left out of the site, which renders
+// on: it is a limit of the site, not a fault of the registry.
+func (r *renderer) oversize(x *extView, what string, ly store.Layer) string {
+	if ly.Size <= MaxDocumentBytes {
+		return ""
+	}
+	r.log.Warn("layer larger than the site renders", "ext", x.ID, "layer", what, "size", ly.Size, "max", MaxDocumentBytes)
+	return fmt.Sprintf("The %s is unavailable: it is %s, larger than the %s this site shows.", what, index.FormatBytes(ly.Size), index.FormatBytes(MaxDocumentBytes))
+}
+
 // document renders the README or CHANGELOG layer; a missing layer gives a
 // note, one larger than MaxDocumentBytes a note naming its size.
 func (r *renderer) document(ctx context.Context, x *extView, man *store.Manifest, role store.Role, img imageResolver) (template.HTML, string, error) {
@@ -260,7 +276,7 @@ func (r *renderer) document(ctx context.Context, x *extView, man *store.Manifest
 	if err != nil {
 		return "", "", err
 	}
-	h, err := r.docs.Render(b, string(role)+"-", img)
+	h, err := r.docs.Render(b, string(role), img)
 	return h, "", err
 }
 

@@ -38,6 +38,13 @@ func (m *metadataFS) Open(name string) (io.ReadCloser, error) {
 	return io.NopCloser(bytes.NewReader(b)), nil
 }
 
+// readCapped reads a metadata file through the store's own cap, so that
+// no more than max+1 bytes of it are ever read (Open reads up to
+// index.MaxCatalogBytes of any file before the caller's cap applies).
+func (m *metadataFS) readCapped(name string, max int64) ([]byte, error) {
+	return m.s.ReadMetadata(m.ctx, name, max)
+}
+
 // WriteFile replaces a metadata file atomically.
 func (m *metadataFS) WriteFile(name string, data []byte) error {
 	return m.s.WriteMetadata(m.ctx, name, data)

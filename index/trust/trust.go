@@ -41,6 +41,8 @@ import (
 	"io"
 	"io/fs"
 	"path"
+
+	"github.com/airvsx/airvsx/index/store"
 )
 
 // Sentinel errors of the trust chain. Every error from Publish, RotateRoot,
@@ -118,6 +120,20 @@ func displayName(name string) string { return "metadata/" + name }
 // reading past max+1. tooBig is the sentinel for an oversize file: ErrMismatch
 // when max is a length the metadata declared, ErrMalformed for a plain cap.
 func readCapped(fsys MetadataFS, name string, max int64, tooBig error) ([]byte, error) {
+	if c, ok := fsys.(interface {
+		readCapped(name string, max int64) ([]byte, error)
+	}); ok {
+		data, err := c.readCapped(name, max)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: %w", displayName(name), ErrMissing)
+		case errors.Is(err, store.ErrTooLarge):
+			return nil, tooLarge(name, max, tooBig)
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", displayName(name), err)
+		}
+		return data, nil
+	}
 	rc, err := fsys.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -131,12 +147,17 @@ func readCapped(fsys MetadataFS, name string, max int64, tooBig error) ([]byte, 
 		return nil, fmt.Errorf("read %s: %w", displayName(name), err)
 	}
 	if int64(len(data)) > max {
-		if tooBig == ErrMismatch {
-			return nil, fmt.Errorf("%s: longer than the %d bytes declared: %w", displayName(name), max, tooBig)
-		}
-		return nil, fmt.Errorf("%s: larger than the %d-byte cap: %w", displayName(name), max, tooBig)
+		return nil, tooLarge(name, max, tooBig)
 	}
 	return data, nil
+}
+
+// tooLarge is readCapped's error for a file longer than max.
+func tooLarge(name string, max int64, tooBig error) error {
+	if tooBig == ErrMismatch {
+		return fmt.Errorf("%s: longer than the %d bytes declared: %w", displayName(name), max, tooBig)
+	}
+	return fmt.Errorf("%s: larger than the %d-byte cap: %w", displayName(name), max, tooBig)
 }
 
 // Versioned metadata file names.

@@ -41,6 +41,7 @@ type Extension struct {
 	Readme      []byte            // extension/README.md, also the readme layer
 	Files       map[string][]byte // more files, by path inside the vsix ("extension/images/a.png")
 	Icon        []byte            // the icon layer (and extension/icon.png), when set
+	License     []byte            // the licence layer (and extension/LICENSE), when set
 	Declared    index.CapabilitySet
 	Detected    []index.Finding
 	Repository  string
@@ -89,6 +90,9 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 	if x.Icon != nil {
 		files["extension/icon.png"] = x.Icon
 	}
+	if x.License != nil {
+		files["extension/LICENSE"] = x.License
+	}
 	for k, v := range x.Files {
 		files[k] = v
 	}
@@ -110,6 +114,11 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 	}
 	if x.Icon != nil {
 		if err := a.Add(ctx, store.RoleIcon, "icon.png", x.Icon); err != nil {
+			return index.Entry{}, err
+		}
+	}
+	if x.License != nil {
+		if err := a.Add(ctx, store.RoleLicense, "LICENSE", x.License); err != nil {
 			return index.Entry{}, err
 		}
 	}
