@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -194,7 +195,15 @@ func pkgFiles(ns, name, version string, extra map[string]any) map[string]string 
 		panic(err)
 	}
 	files["extension/package.json"] = string(b)
-	files["extension.vsixmanifest"] = vsixtest.VSIXManifest(ns, name, version, vsixtest.Asset{Type: vsixtest.AssetReadme, Path: "extension/README.md"})
+	vm := vsixtest.VSIXManifest(ns, name, version, vsixtest.Asset{Type: vsixtest.AssetReadme, Path: "extension/README.md"})
+	// Like vsce, the vsixmanifest repeats the dependencies and pack
+	// members as properties (upstream's metadata is made from them).
+	for field, id := range map[string]string{"extensionDependencies": "ExtensionDependencies", "extensionPack": "ExtensionPack"} {
+		if ids, ok := m[field].([]string); ok {
+			vm = strings.Replace(vm, "    </Properties>", fmt.Sprintf("      <Property Id=\"Microsoft.VisualStudio.Code.%s\" Value=%q />\n    </Properties>", id, strings.Join(ids, ",")), 1)
+		}
+	}
+	files["extension.vsixmanifest"] = vm
 	return files
 }
 
