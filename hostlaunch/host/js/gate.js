@@ -1,0 +1,135 @@
+'use strict';
+// The JavaScript seat belt: what an extension may require and touch. The
+// kernel sandbox (a later layer) is what enforces; this gives early, clear
+// errors naming the capability an extension would need.
+const Module = require('node:module');
+const fs = require('node:fs');
+const path = require('node:path');
+const { fileURLToPath } = require('node:url');
+
+// SAFE are the built-ins every extension gets: computation only.
+const SAFE = new Set(['assert', 'assert/strict', 'buffer', 'crypto', 'events', 'os', 'path', 'path/posix', 'path/win32',
+  'punycode', 'querystring', 'stream', 'stream/promises', 'string_decoder', 'timers', 'timers/promises', 'url', 'util', 'util/types', 'zlib']);
+// NEEDS maps a gated built-in to the capability that unlocks it. Built-ins
+// in neither list (vm, inspector, module, v8, repl, wasi, ...) are refused.
+const NEEDS = {
+  child_process: 'spawn', worker_threads: 'spawn', cluster: 'spawn',
+  net: 'network', http: 'network', https: 'network', http2: 'network', dgram: 'network', tls: 'network', dns: 'network', 'dns/promises': 'network',
+  fs: 'fsWide', 'fs/promises': 'fsWide',
+};
+
+// denied is the error an extension gets; the launcher hears of it too.
+function denied(host, ext, what, cap) {
+  const need = cap ? `it needs the "${cap}" capability, which it is not granted` : 'no capability allows it';
+  const err = new Error(`airvsx: extension ${ext ? ext.id : '(unknown)'} may not ${what}: ${need}`);
+  err.code = 'ERR_AIRVSX_DENIED';
+  err.capability = cap;
+  host.emit(ext, 'denied', { text: err.message, capability: cap });
+  return err;
+}
+
+// install hooks require and the globals; call once, after initialize.
+exports.install = function (host, reg) {
+  const exts = [...reg.exts.values()];
+  const owner = (file) => file && exts.find((e) => file === e.dir || file.startsWith(e.dir + path.sep));
+  const current = () => { const s = host.als.getStore(); return s && s.ext; };
+  const load = Module._load;
+
+  Module._load = function (request, parent, isMain) {
+    const ext = parent && owner(parent.filename);
+    if (request === 'vscode') {
+      if (!ext) throw new Error('vscode is only available to extensions');
+      return ext.api;
+    }
+    if (!ext) return load.apply(this, arguments);
+    const name = request.startsWith('node:') ? request.slice(5) : request;
+    if (Module.isBuiltin(request)) {
+      if (SAFE.has(name)) return load.apply(this, arguments);
+      if ((name === 'fs' || name === 'fs/promises') && !ext.caps.has('fsWide')) {
+        ext.fs = ext.fs || wrapFs(host, ext, reg.opts);
+        return name === 'fs' ? ext.fs : ext.fs.promises;
+      }
+      if (NEEDS[name] && ext.caps.has(NEEDS[name])) return load.apply(this, arguments);
+      throw denied(host, ext, `require('${request}')`, NEEDS[name]);
+    }
+    const file = Module._resolveFilename(request, parent, isMain);
+    if (file.endsWith('.node')) throw denied(host, ext, `load the native addon ${file}`, null);
+    const real = fs.realpathSync(file);
+    if (!(real.startsWith(ext.dir + path.sep))) throw denied(host, ext, `require ${real}, outside its own folder`, 'fsWide');
+    return load.apply(this, arguments);
+  };
+
+  // Globals that reach the network or native code.
+  const gated = (name, cap, real) => function (...a) {
+    const ext = current();
+    if (real && ext && ext.caps.has(cap)) return real.apply(this, a);
+    throw denied(host, ext, `use ${name}`, cap);
+  };
+  for (const g of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest']) {
+    if (g in globalThis || g === 'fetch') globalThis[g] = gated(g, 'network', globalThis[g]);
+  }
+  process.binding = gated('process.binding', null);
+  process._linkedBinding = gated('process._linkedBinding', null);
+  process.dlopen = gated('process.dlopen', null);
+  process.kill = gated('process.kill', 'spawn', process.kill);
+  process.chdir = gated('process.chdir', null);
+  process.abort = gated('process.abort', null);
+  process.exit = process.reallyExit = function (code) {
+    throw denied(host, current(), `call process.exit(${code === undefined ? '' : code})`, null);
+  };
+};
+
+// wrapFs returns the fs module an extension without fsWide gets: reads
+// inside its own folder, its storage and the workspace; writes inside its
+// storage and the workspace. Functions on file descriptors pass (a
+// descriptor comes from a checked open); anything unknown is refused.
+function wrapFs(host, ext, opts) {
+  const realRoots = (ds) => ds.map((d) => { try { return fs.realpathSync(d); } catch { return path.resolve(d); } });
+  const storage = Object.values(ext.storage);
+  const work = opts.workspaceFolders || [];
+  const roots = { read: realRoots([ext.dir, ...storage, ...work]), write: realRoots([...storage, ...work]) };
+
+  // check refuses p unless it is inside one of the roots for mode.
+  function check(fn, p, mode) {
+    if (typeof p === 'number') return; // a descriptor
+    if (p instanceof URL) p = fileURLToPath(p);
+    if (Buffer.isBuffer(p)) p = p.toString();
+    const abs = path.resolve(String(p));
+    let real = abs;
+    for (let dir = abs, rest = ''; ; rest = path.join(path.basename(dir), rest), dir = path.dirname(dir)) {
+      try { real = path.join(fs.realpathSync(dir), rest); break; } catch { if (dir === path.dirname(dir)) break; }
+    }
+    if (!roots[mode].some((r) => real === r || real.startsWith(r + path.sep))) throw denied(host, ext, `${mode} ${abs} (fs.${fn})`, 'fsWide');
+  }
+  const R = ['access', 'exists', 'readFile', 'readdir', 'stat', 'lstat', 'realpath', 'readlink', 'opendir', 'createReadStream', 'watch', 'watchFile', 'unwatchFile', 'statfs', 'ReadStream'];
+  const W = ['writeFile', 'appendFile', 'mkdir', 'mkdtemp', 'rm', 'rmdir', 'unlink', 'truncate', 'createWriteStream', 'utimes', 'lutimes', 'chmod', 'lchmod', 'chown', 'lchown', 'WriteStream'];
+  const W2 = ['copyFile', 'cp', 'rename', 'link', 'symlink']; // two paths, both checked for writing
+  const FD = ['read', 'write', 'close', 'fstat', 'fsync', 'fdatasync', 'ftruncate', 'futimes', 'fchmod', 'fchown', 'readv', 'writev'];
+  const kind = (k) => { const b = k.replace(/Sync$/, ''); return R.includes(b) ? 'r' : W.includes(b) ? 'w' : W2.includes(b) ? 'w2' : FD.includes(b) ? 'fd' : b === 'open' ? 'open' : null; };
+  const writing = (flags) => (typeof flags === 'string' ? /[wa+]/.test(flags) : typeof flags === 'number' && (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_TRUNC)) !== 0);
+
+  function wrap(src, prefix) {
+    const out = {};
+    for (const k of Object.keys(src)) {
+      const v = src[k];
+      if (typeof v !== 'function' || /^[A-Z]/.test(k) && !['ReadStream', 'WriteStream'].includes(k)) { out[k] = v; continue; }
+      const kd = kind(k);
+      const fn = prefix + k;
+      if (kd === 'fd') out[k] = v;
+      else if (!kd) out[k] = function () { throw denied(host, ext, `use fs.${fn}`, 'fsWide'); };
+      else {
+        out[k] = function (...a) {
+          if (kd === 'r') check(fn, a[0], 'read');
+          if (kd === 'w') check(fn, a[0], 'write');
+          if (kd === 'w2') { check(fn, k.startsWith('symlink') ? path.resolve(path.dirname(String(a[1])), String(a[0])) : a[0], k.startsWith('symlink') ? 'read' : 'write'); check(fn, a[1], 'write'); }
+          if (kd === 'open') check(fn, a[0], writing(a[1]) ? 'write' : 'read');
+          return new.target ? new v(...a) : v.apply(this, a);
+        };
+      }
+    }
+    return out;
+  }
+  const wrapped = wrap(fs, '');
+  wrapped.promises = wrap(fs.promises, 'promises.');
+  return wrapped;
+}
