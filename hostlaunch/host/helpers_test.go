@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,3 +100,6 @@ func hasText(events []Event, kind, sub string) bool {
 	}
 	return false
 }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
+func contains(s, sub string) bool     { return strings.Contains(s, sub) }
