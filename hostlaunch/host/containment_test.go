@@ -18,7 +18,7 @@ func TestBusyLoopKilled(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := h.ExecuteCommand(ctx, "a.busy.cmd")
-	if err == nil || !strings.Contains(err.Error(), "host killed: hung: missed 2 heartbeats") {
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "extension host ended: killed: hung: missed 2 heartbeats") {
 		t.Fatalf("err %v; want the host killed as hung", err)
 	}
 	if d := time.Since(start); d > 3*time.Second {

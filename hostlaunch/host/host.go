@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -62,6 +63,10 @@ type Options struct {
 	EventRate int
 }
 
+// ErrExited matches the error of every call on a host that has ended
+// (Host.Err says why).
+var ErrExited = errors.New("extension host ended")
+
 // Info is what the host announced when ready.
 type Info struct {
 	Node string `json:"node"`
@@ -108,6 +113,22 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	if opts.StorageDir == "" {
 		return nil, errors.New("launch host: no storage directory")
 	}
+	// The host runs elsewhere: every path it gets is absolute.
+	if opts.StorageDir, err = filepath.Abs(opts.StorageDir); err != nil {
+		return nil, fmt.Errorf("launch host: %w", err)
+	}
+	opts.Extensions = slices.Clone(opts.Extensions)
+	for i := range opts.Extensions {
+		if opts.Extensions[i].Path, err = filepath.Abs(opts.Extensions[i].Path); err != nil {
+			return nil, fmt.Errorf("launch host: %w", err)
+		}
+	}
+	opts.Workspace = slices.Clone(opts.Workspace)
+	for i := range opts.Workspace {
+		if opts.Workspace[i], err = filepath.Abs(opts.Workspace[i]); err != nil {
+			return nil, fmt.Errorf("launch host: %w", err)
+		}
+	}
 	node := opts.Node
 	if node == "" {
 		if node, err = exec.LookPath("node"); err != nil {
@@ -139,13 +160,7 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	}
 	h.log.Debug("host ready", "node", h.info.Node, "pid", h.info.PID)
 	go h.heartbeat()
-	ws := make([]string, len(opts.Workspace))
-	for i, w := range opts.Workspace {
-		if ws[i], err = filepath.Abs(w); err != nil {
-			return nil, fmt.Errorf("launch host: %w", err)
-		}
-	}
-	params := map[string]any{"extensions": opts.Extensions, "workspaceFolders": ws, "storageDir": opts.StorageDir,
+	params := map[string]any{"extensions": opts.Extensions, "workspaceFolders": opts.Workspace, "storageDir": opts.StorageDir,
 		"settings": opts.Settings, "apiVersion": opts.APIVersion, "activateMs": opts.ActivateTimeout.Milliseconds()}
 	if _, err := h.call(sctx, "initialize", params, &h.startup); err != nil {
 		return nil, fmt.Errorf("launch host: initialize: %w", err)
@@ -248,11 +263,11 @@ func (h *Host) start(ctx context.Context, node string) error {
 	go func() {
 		err := cmd.Wait()
 		if r := h.reason.Load(); r != nil {
-			err = fmt.Errorf("host killed: %s", *r)
+			err = fmt.Errorf("%w: killed: %s", ErrExited, *r)
 		} else if err == nil {
-			err = errors.New("host exited")
+			err = fmt.Errorf("%w: exited", ErrExited)
 		} else {
-			err = fmt.Errorf("host exited: %w", err)
+			err = fmt.Errorf("%w: %w", ErrExited, err)
 		}
 		h.exitErr = err
 		close(h.done)
