@@ -98,6 +98,7 @@ func (h *Host) Close(ctx context.Context) error {
 				}
 			}
 		}
+		h.closing.Store(true)
 		if h.conn != nil {
 			h.conn.f.Close() // the host exits when its channel closes
 		}

@@ -103,6 +103,7 @@ type Host struct {
 	ready     chan Info
 	missed    atomic.Int32
 	closeOnce sync.Once
+	closing   atomic.Bool // Close closed the channel: read errors are expected
 }
 
 // Launch starts a host, waits for its handshake and initializes it with
@@ -200,6 +201,14 @@ func (h *Host) start(ctx context.Context, node string) error {
 	if err != nil {
 		return fmt.Errorf("socketpair: %w", err)
 	}
+	// The launcher's end is non-blocking, so it goes through Go's poller
+	// and Close interrupts a pending read (and really closes the socket,
+	// which the host sees as a disconnect).
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return fmt.Errorf("socketpair: %w", err)
+	}
 	parent, child := os.NewFile(uintptr(fds[0]), "ipc-launcher"), os.NewFile(uintptr(fds[1]), "ipc-host")
 	defer child.Close()
 	h.conn = &conn{f: parent, pending: map[int64]*call{}}
@@ -256,7 +265,7 @@ func (h *Host) start(ctx context.Context, node string) error {
 	go h.output(errR, KindStderr)
 	go func() {
 		err := h.conn.read(h.handle)
-		if err != nil {
+		if err != nil && !h.closing.Load() {
 			h.kill(err.Error())
 		}
 	}()
