@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/strictjson"
 	"github.com/airvsx/airvsx/internal/termtext"
 )
@@ -121,24 +123,35 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		defer os.RemoveAll(tmp)
 		hopts.StorageDir = tmp
 	}
-	h, err := host.Launch(ctx, hopts)
+	// An extension whose activation crashes the host twice in a row is
+	// disabled in installed.json.
+	disable := func(ctx context.Context, id, reason string) error {
+		xid, err := index.ParseID(id)
+		if err != nil {
+			return err
+		}
+		return install.Disable(ctx, l.Dir, xid, reason)
+	}
+	s, err := host.Supervise(ctx, hopts, host.SuperviseOptions{Disable: disable})
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	h := s.Host()
+	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: h.Startup().Activated}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if cerr := h.Close(cctx); cerr != nil {
+		if cerr := s.Close(cctx); cerr != nil {
 			log.Warn("stopping the extension host", "err", cerr)
 		}
+		recordActivations(cctx, log, l.Dir, out)
 	}()
 	log.Info("extension host ready", "node", h.Info().Node, "pid", h.Info().PID, "extensions", len(hopts.Extensions))
-	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: h.Startup().Activated}
 	for _, f := range h.Startup().Failed {
 		log.Warn("activation failed", "extension", f.Extension, "err", f.Error)
 	}
 	if opts.command != "" {
-		res, err := h.ExecuteCommand(ctx, opts.command, commandArgs(args)...)
+		res, err := s.ExecuteCommand(ctx, opts.command, commandArgs(args)...)
 		if res != nil {
 			out.Events = append(out.Events, res.Events...)
 		}
@@ -163,6 +176,31 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		_, err = fmt.Fprintf(g.stdout, "result: %s\n", termtext.Escape(string(out.Result)))
 	}
 	return err
+}
+
+// recordActivations sets the last activation time, in installed.json, of
+// the extensions activated at start or by the command.
+func recordActivations(ctx context.Context, log *slog.Logger, dir string, out runOutput) {
+	var ids []index.ID
+	for _, s := range out.Activated {
+		if id, err := index.ParseID(s); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	for _, e := range out.Events {
+		if e.Kind != host.KindActivated {
+			continue
+		}
+		if id, err := index.ParseID(e.Extension); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	if err := install.MarkActivated(ctx, dir, ids, time.Now()); err != nil {
+		log.Warn("recording the last activation", "err", err)
+	}
 }
 
 // extensionOf is what the host needs of an installed extension.

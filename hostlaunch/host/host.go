@@ -104,6 +104,9 @@ type Host struct {
 	missed    atomic.Int32
 	closeOnce sync.Once
 	closing   atomic.Bool // Close closed the channel: read errors are expected
+
+	amu        sync.Mutex
+	activating map[string]bool // extensions whose activate() is running
 }
 
 // Launch starts a host, waits for its handshake and initializes it with
@@ -303,7 +306,9 @@ func (h *Host) handle(m incoming) {
 			return
 		}
 		ev.Time = time.Now()
-		h.deliver(ev.Event, ev.Cause)
+		if h.track(ev.Event) {
+			h.deliver(ev.Event, ev.Cause)
+		}
 	case m.ID != nil && m.Method == "":
 		if m.Error == nil && m.Result == nil {
 			m.Result = json.RawMessage("null")
@@ -312,6 +317,41 @@ func (h *Host) handle(m incoming) {
 	default:
 		h.log.Warn("host sent an unexpected message", "method", m.Method)
 	}
+}
+
+// kindActivating is the host's notice that an extension's activate() is
+// about to run; the launcher keeps it to itself.
+const kindActivating = "activating"
+
+// track follows which extensions are activating; it says whether ev is
+// for the consumers.
+func (h *Host) track(ev Event) bool {
+	h.amu.Lock()
+	defer h.amu.Unlock()
+	if h.activating == nil {
+		h.activating = map[string]bool{}
+	}
+	switch ev.Kind {
+	case kindActivating:
+		h.activating[ev.Extension] = true
+		return false
+	case KindActivated, KindActivationFailed:
+		delete(h.activating, ev.Extension)
+	}
+	return true
+}
+
+// Activating lists the extensions whose activation was running: after
+// the host has ended, those its end is blamed on.
+func (h *Host) Activating() []string {
+	h.amu.Lock()
+	defer h.amu.Unlock()
+	out := make([]string, 0, len(h.activating))
+	for id := range h.activating {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // deliver passes ev, within the rate cap, to its request and to Events.

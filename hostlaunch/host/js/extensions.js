@@ -90,6 +90,7 @@ module.exports = function (host) {
         try { await self.activate(d); } catch (err) { throw fail('activationFailed', ext, `${ext.id}: dependency ${dep} failed to activate: ${err.message}`); }
       }
       if (ext.desc.main) {
+        host.emit(ext, 'activating', {}); // the launcher blames ext if the host dies now
         const main = require.resolve(path.resolve(ext.dir, ext.desc.main));
         if (!main.startsWith(ext.dir + path.sep)) throw new Error(`main ${ext.desc.main} is outside the extension`);
         ext.context = ext.api._context;
