@@ -10,7 +10,7 @@ import (
 
 // js holds the extension host's JavaScript; host.js is its entry point.
 //
-//go:embed js/*.js
+//go:embed js/*.js js/*.mjs
 var js embed.FS
 
 // writeHost writes the host's scripts into a new private directory under

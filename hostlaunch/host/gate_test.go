@@ -23,7 +23,8 @@ func TestDenied(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(e.Path, "passwd-link")); err != nil {
 		t.Fatal(err)
 	}
-	h := launch(t, root, Options{}, e, granted)
+	imports := ext(t, root, "a.imports", "exports.activate = () => { vscode.commands.registerCommand('a.imports.cmd', (what) => import(what)); };\n")
+	h := launch(t, root, Options{}, e, granted, imports)
 	for _, tc := range []struct {
 		name, js, capability string
 	}{
@@ -42,6 +43,9 @@ func TestDenied(t *testing.T) {
 		{"fs symlink escape, promises", "require('fs').promises.readFile(__dirname + '/passwd-link', 'utf8')", "fsWide"},
 		{"require outside", "require('/etc/passwd')", "fsWide"},
 		{"vm", "require('vm')", ""},
+		{"module.parent.require", "module.parent.require('child_process')", "spawn"},
+		{"Module._load", "module.constructor._load('net', null, false)", "network"},
+		{"process.mainModule", "process.mainModule === undefined && require('http')", "network"},
 		{"process.binding", "process.binding('fs')", ""},
 		{"process.exit", "process.exit(3)", ""},
 	} {
@@ -63,6 +67,25 @@ func TestDenied(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct{ specifier, want string }{
+		{"child_process", `import('child_process'): it needs the "spawn" capability`},
+		{"node:net", `import('node:net'): it needs the "network" capability`},
+		{"fs", `import('fs'): it needs the "fsWide" capability`},
+		{"/etc/passwd", "outside its own folder"},
+		{"vm", "import('vm'): no capability allows it"},
+	} {
+		t.Run("import "+tc.specifier, func(t *testing.T) {
+			_, err := h.ExecuteCommand(t.Context(), "a.imports.cmd", tc.specifier)
+			if err == nil || !strings.Contains(err.Error(), "extension a.imports may not") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err %v; want %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("import path", func(t *testing.T) {
+		if r := run(t, h, "a.imports.cmd", "node:path"); string(r.Value) != `"[object Module]"` {
+			t.Errorf("import('node:path') = %s", r.Value)
+		}
+	})
 	for _, tc := range []struct{ name, js, want string }{
 		{"own file", "require('fs').readFileSync(__dirname + '/data.txt', 'utf8')", `"mine"`},
 		{"own file, promises", "require('fs/promises').readFile(__dirname + '/data.txt', 'utf8')", `"mine"`},

@@ -5,23 +5,13 @@
 const Module = require('node:module');
 const fs = require('node:fs');
 const path = require('node:path');
-const { fileURLToPath } = require('node:url');
+const { fileURLToPath, pathToFileURL } = require('node:url');
 
-// SAFE are the built-ins every extension gets: computation only.
-const SAFE = new Set(['assert', 'assert/strict', 'buffer', 'crypto', 'events', 'os', 'path', 'path/posix', 'path/win32',
-  'punycode', 'querystring', 'stream', 'stream/promises', 'string_decoder', 'timers', 'timers/promises', 'url', 'util', 'util/types', 'zlib']);
-// NEEDS maps a gated built-in to the capability that unlocks it. Built-ins
-// in neither list (vm, inspector, module, v8, repl, wasi, ...) are refused.
-const NEEDS = {
-  child_process: 'spawn', worker_threads: 'spawn', cluster: 'spawn',
-  net: 'network', http: 'network', https: 'network', http2: 'network', dgram: 'network', tls: 'network', dns: 'network', 'dns/promises': 'network',
-  fs: 'fsWide', 'fs/promises': 'fsWide',
-};
+const { SAFE, NEEDS, message } = require('./policy.js');
 
 // denied is the error an extension gets; the launcher hears of it too.
 function denied(host, ext, what, cap) {
-  const need = cap ? `it needs the "${cap}" capability, which it is not granted` : 'no capability allows it';
-  const err = new Error(`airvsx: extension ${ext ? ext.id : '(unknown)'} may not ${what}: ${need}`);
+  const err = new Error(message(ext && ext.id, what, cap));
   err.code = 'ERR_AIRVSX_DENIED';
   err.capability = cap;
   host.emit(ext, 'denied', { text: err.message, capability: cap });
@@ -35,8 +25,11 @@ exports.install = function (host, reg) {
   const current = () => { const s = host.als.getStore(); return s && s.ext; };
   const load = Module._load;
 
+  // The extension is the one whose file requires, else the one whose code
+  // is running (module.parent.require, require.main.require and
+  // Module._load called directly all end here).
   Module._load = function (request, parent, isMain) {
-    const ext = parent && owner(parent.filename);
+    const ext = (parent && owner(parent.filename)) || current();
     if (request === 'vscode') {
       if (!ext) throw new Error('vscode is only available to extensions');
       return ext.api;
@@ -58,6 +51,10 @@ exports.install = function (host, reg) {
     if (!(real.startsWith(ext.dir + path.sep))) throw denied(host, ext, `require ${real}, outside its own folder`, 'fsWide');
     return load.apply(this, arguments);
   };
+
+  // import() goes through Node's ESM loader: a resolve hook gates it.
+  Module.register('./esm.mjs', pathToFileURL(__filename), { data: { extensions: exts.map((e) => ({ id: e.id, dir: e.dir, caps: [...e.caps] })) } });
+  process.mainModule = undefined; // its require would resolve as the host
 
   // Globals that reach the network or native code.
   const gated = (name, cap, real) => function (...a) {

@@ -66,7 +66,11 @@ function jsonSafe(v) {
   try {
     return JSON.parse(JSON.stringify(v));
   } catch {
-    return String(v);
+    try {
+      return String(v);
+    } catch {
+      return Object.prototype.toString.call(v); // e.g. a module namespace
+    }
   }
 }
 
