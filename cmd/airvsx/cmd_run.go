@@ -36,14 +36,20 @@ func newRunCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run --extensions DIR [--workspace W] [--command ID [ARG...]]",
 		Short: "Run installed extensions in a Node.js extension host and execute a command",
-		Long: `Run starts one Node.js extension host process for the enabled extensions of
-DIR/installed.json (their files checked as list checks them), activates those
-that start eagerly ("*", workspaceContains, onStartupFinished) and, with
---command, executes command ID with ARGs (each read as JSON when it parses,
-else as a string), activating the extensions that wait for it (onCommand,
-dependencies first). It prints the command's result and the events it caused
-(messages, output channel lines, status bar items, activations, refusals),
-then deactivates everything and stops the host.
+		Long: `Run starts Node.js extension host processes for the enabled extensions of
+DIR/installed.json (their files checked as list checks them), one process per
+distinct set of effective capabilities (extensions linked by dependencies
+share one), activates those that start eagerly ("*", workspaceContains,
+onStartupFinished) and, with --command, executes command ID with ARGs (each
+read as JSON when it parses, else as a string), activating the extensions
+that wait for it (onCommand, dependencies first). It prints the command's
+result and the events it caused (messages, output channel lines, status bar
+items, activations, refusals), then deactivates everything and stops the
+hosts.
+
+A host that stops answering is killed and restarted; an extension whose
+activation brings its host down twice in a row is disabled in
+installed.json, with the reason.
 
 The host's environment is built from nothing, and an extension's require is
 limited to its own files, "vscode" and harmless built-ins: fs outside its
@@ -132,26 +138,28 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		}
 		return install.Disable(ctx, l.Dir, xid, reason)
 	}
-	s, err := host.Supervise(ctx, hopts, host.SuperviseOptions{Disable: disable})
+	pool, err := host.LaunchPool(ctx, hopts, host.SuperviseOptions{Disable: disable})
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	h := s.Host()
-	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: h.Startup().Activated}
+	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: pool.Startup().Activated}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if cerr := s.Close(cctx); cerr != nil {
-			log.Warn("stopping the extension host", "err", cerr)
+		if cerr := pool.Close(cctx); cerr != nil {
+			log.Warn("stopping the extension hosts", "err", cerr)
 		}
 		recordActivations(cctx, log, l.Dir, out)
 	}()
-	log.Info("extension host ready", "node", h.Info().Node, "pid", h.Info().PID, "extensions", len(hopts.Extensions))
-	for _, f := range h.Startup().Failed {
+	for _, s := range pool.Hosts() {
+		h := s.Host()
+		log.Info("extension host ready", "node", h.Info().Node, "pid", h.Info().PID)
+	}
+	for _, f := range pool.Startup().Failed {
 		log.Warn("activation failed", "extension", f.Extension, "err", f.Error)
 	}
 	if opts.command != "" {
-		res, err := s.ExecuteCommand(ctx, opts.command, commandArgs(args)...)
+		res, err := pool.ExecuteCommand(ctx, opts.command, commandArgs(args)...)
 		if res != nil {
 			out.Events = append(out.Events, res.Events...)
 		}

@@ -124,7 +124,7 @@ func (s *Supervisor) explain(err error, command string) error {
 	defer s.mu.Unlock()
 	for _, e := range s.opts.Extensions {
 		if reason, ok := s.disabled[e.ID]; ok && slices.Contains(e.ActivationEvents, "onCommand:"+command) {
-			return fmt.Errorf("%w (%s provides it but was disabled: %s)", err, e.ID, reason)
+			return &DisabledError{Err: err, Extension: e.ID, Reason: reason}
 		}
 	}
 	return err
@@ -182,3 +182,18 @@ func (s *Supervisor) restart(ctx context.Context, old *Host, blamed []string) er
 
 // Close closes the current host.
 func (s *Supervisor) Close(ctx context.Context) error { return s.Host().Close(ctx) }
+
+// DisabledError is a command not found because the extension providing
+// it was disabled.
+type DisabledError struct {
+	Err       error
+	Extension string
+	Reason    string
+}
+
+func (e *DisabledError) Error() string {
+	return fmt.Sprintf("%v (%s provides it but was disabled: %s)", e.Err, e.Extension, e.Reason)
+}
+
+// Unwrap returns the not-found error.
+func (e *DisabledError) Unwrap() error { return e.Err }
