@@ -28,13 +28,14 @@ type runOptions struct {
 	settings   string
 	storage    string
 	node       string
+	wait       time.Duration
 	json       bool
 }
 
 func newRunCommand(g *globals) *cobra.Command {
 	var opts runOptions
 	cmd := &cobra.Command{
-		Use:   "run --extensions DIR [--workspace W] [--command ID [ARG...]]",
+		Use:   "run --extensions DIR [--workspace W] [--command ID [ARG...]] [--wait D]",
 		Short: "Run installed extensions in a Node.js extension host and execute a command",
 		Long: `Run starts Node.js extension host processes for the enabled extensions of
 DIR/installed.json (their files checked as list checks them), one process per
@@ -56,6 +57,9 @@ limited to its own files, "vscode" and harmless built-ins: fs outside its
 folder, storage and the workspace, child_process, the network modules and
 fetch are refused unless its effective capabilities (fsWide, spawn, network)
 grant them. This is a seat belt in JavaScript; the kernel sandbox comes later.
+
+Events an extension reports after its command has returned (from a timer or
+a child process it started) are printed only with --wait.
 
 Storage (globalStorage, workspace storage, logs) goes to --storage, or to a
 temporary directory removed at exit. Results go to stdout, logs to stderr.
@@ -80,6 +84,7 @@ installed.json).`,
 	f.StringVar(&opts.settings, "settings", "", "a JSON settings file for workspace.getConfiguration")
 	f.StringVar(&opts.storage, "storage", "", "keep the extensions' storage here (default: a temporary directory)")
 	f.StringVar(&opts.node, "node", "", "the node executable (default: node on PATH)")
+	f.DurationVar(&opts.wait, "wait", 0, "after the command returns, keep collecting events this long (for work it started asynchronously)")
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
 	return cmd
 }
@@ -149,7 +154,7 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		if cerr := pool.Close(cctx); cerr != nil {
 			log.Warn("stopping the extension hosts", "err", cerr)
 		}
-		recordActivations(cctx, log, l.Dir, out)
+		recordActivations(cctx, log, l.Dir, pool.Activated())
 	}()
 	for _, s := range pool.Hosts() {
 		h := s.Host()
@@ -158,11 +163,15 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	for _, f := range pool.Startup().Failed {
 		log.Warn("activation failed", "extension", f.Extension, "err", f.Error)
 	}
+	for _, e := range pool.Drain() {
+		log.Info("event at start", "extension", e.Extension, "kind", e.Kind, "text", e.Text)
+	}
 	if opts.command != "" {
 		res, err := pool.ExecuteCommand(ctx, opts.command, commandArgs(args)...)
 		if res != nil {
 			out.Events = append(out.Events, res.Events...)
 		}
+		out.Events = append(out.Events, lateEvents(ctx, log, pool, out.Events, opts.wait)...)
 		if err != nil {
 			writeRunEvents(g.stderr, out.Events)
 			if errors.Is(err, host.ErrNotFound) {
@@ -186,20 +195,37 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	return err
 }
 
-// recordActivations sets the last activation time, in installed.json, of
-// the extensions activated at start or by the command.
-func recordActivations(ctx context.Context, log *slog.Logger, dir string, out runOutput) {
-	var ids []index.ID
-	for _, s := range out.Activated {
-		if id, err := index.ParseID(s); err == nil {
-			ids = append(ids, id)
+// lateEvents waits wait, then returns the events the hosts reported that
+// are not among seen (those the command's result carries): what the
+// command caused after it returned, and whatever else happened meanwhile.
+// Without a wait they are only logged.
+func lateEvents(ctx context.Context, log *slog.Logger, pool *host.Pool, seen []host.Event, wait time.Duration) []host.Event {
+	if wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
 		}
 	}
-	for _, e := range out.Events {
-		if e.Kind != host.KindActivated {
+	var late []host.Event
+	for _, e := range pool.Drain() {
+		if slices.Contains(seen, e) {
 			continue
 		}
-		if id, err := index.ParseID(e.Extension); err == nil {
+		if wait > 0 {
+			late = append(late, e)
+		} else {
+			log.Info("event after the command returned (see --wait)", "extension", e.Extension, "kind", e.Kind, "text", e.Text)
+		}
+	}
+	return late
+}
+
+// recordActivations sets the last activation time, in installed.json, of
+// the extensions the hosts activated.
+func recordActivations(ctx context.Context, log *slog.Logger, dir string, activated []string) {
+	var ids []index.ID
+	for _, s := range activated {
+		if id, err := index.ParseID(s); err == nil {
 			ids = append(ids, id)
 		}
 	}

@@ -107,6 +107,7 @@ type Host struct {
 
 	amu        sync.Mutex
 	activating map[string]bool // extensions whose activate() is running
+	activated  []string        // extensions activated, in order
 }
 
 // Launch starts a host, waits for its handshake and initializes it with
@@ -335,7 +336,10 @@ func (h *Host) track(ev Event) bool {
 	case kindActivating:
 		h.activating[ev.Extension] = true
 		return false
-	case KindActivated, KindActivationFailed:
+	case KindActivated:
+		delete(h.activating, ev.Extension)
+		h.activated = append(h.activated, ev.Extension)
+	case KindActivationFailed:
 		delete(h.activating, ev.Extension)
 	}
 	return true
@@ -352,6 +356,13 @@ func (h *Host) Activating() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Activated lists the extensions this host activated, in order.
+func (h *Host) Activated() []string {
+	h.amu.Lock()
+	defer h.amu.Unlock()
+	return slices.Clone(h.activated)
 }
 
 // deliver passes ev, within the rate cap, to its request and to Events.

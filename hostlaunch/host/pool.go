@@ -181,6 +181,33 @@ func (p *Pool) OpenDocument(ctx context.Context, language, path string) ([]strin
 	return activated, events, nil
 }
 
+// Activated lists the extensions every host activated.
+func (p *Pool) Activated() []string {
+	var out []string
+	for _, h := range p.hosts {
+		out = append(out, h.Activated()...)
+	}
+	return out
+}
+
+// Drain returns the events buffered in every current host's Events,
+// without waiting.
+func (p *Pool) Drain() []Event {
+	var out []Event
+	for _, s := range p.hosts {
+		ch := s.Host().Events()
+		for more := true; more; {
+			select {
+			case e := <-ch:
+				out = append(out, e)
+			default:
+				more = false
+			}
+		}
+	}
+	return out
+}
+
 // Close closes every host.
 func (p *Pool) Close(ctx context.Context) error {
 	var errs []error

@@ -41,6 +41,7 @@ type Supervisor struct {
 	crashes  map[string]int    // consecutive activation crashes
 	disabled map[string]string // id -> reason
 	restarts []time.Time
+	before   []string // activated by the hosts before this one
 }
 
 // Supervise launches a supervised host.
@@ -175,9 +176,18 @@ func (s *Supervisor) restart(ctx context.Context, old *Host, blamed []string) er
 		return errors.Join(append(errs, fmt.Errorf("restart: %w", err))...)
 	}
 	s.mu.Lock()
+	s.before = append(s.before, old.Activated()...)
 	s.h = h
 	s.mu.Unlock()
 	return errors.Join(errs...)
+}
+
+// Activated lists the extensions activated by this supervisor's hosts,
+// the current one and those before it, in order.
+func (s *Supervisor) Activated() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append(slices.Clone(s.before), s.h.Activated()...)
 }
 
 // Close closes the current host.
