@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +40,9 @@ func TestContainment(t *testing.T) {
 	slow := ext(t, root, "a.slow", "exports.activate = () => new Promise(() => {});\n")
 	flood := ext(t, root, "a.flood", command("a.flood", "for (let i = 0; i < 1000; i++) vscode.window.showInformationMessage('m' + i); return 'done';"))
 	stray := ext(t, root, "a.stray", command("a.stray", "setTimeout(() => { throw new Error('later'); }, 0); Promise.reject(new Error('nobody catches')); return 'ok';"))
+	big := ext(t, root, "a.big", command("a.big", "if (a[0] === 'event') vscode.window.showInformationMessage('x'.repeat(20 << 20)); else if (a[0] === 'throw') throw new Error('z'.repeat(20 << 20)); else return 'y'.repeat(20 << 20);"))
 	ok := ext(t, root, "a.ok", command("a.ok", "return 'alive';"))
-	h := launch(t, root, Options{ActivateTimeout: 300 * time.Millisecond}, exits, slow, flood, stray, ok)
+	h := launch(t, root, Options{ActivateTimeout: 300 * time.Millisecond}, exits, slow, flood, stray, big, ok)
 	for _, tc := range []struct{ name, cmd, msg string }{
 		{"process.exit in activate", "a.exits.cmd", "a.exits may not call process.exit(1)"},
 		{"activate past its deadline", "a.slow.cmd", "activate did not finish within 300 ms"},
@@ -66,6 +68,22 @@ func TestContainment(t *testing.T) {
 		}
 		if w := texts(r.Events, KindWarning); len(w) != 1 || !strings.Contains(w[0], "events from a.flood dropped: more than 100 a second") {
 			t.Errorf("warnings %q", w)
+		}
+	})
+	t.Run("huge event truncated", func(t *testing.T) {
+		r := run(t, h, "a.big.cmd", "event")
+		if m := texts(r.Events, KindMessage); len(m) != 1 || len(m[0]) > 70000 || !strings.HasSuffix(m[0], "(truncated)") {
+			t.Errorf("message of %d bytes", len(strings.Join(m, "")))
+		}
+	})
+	t.Run("huge result refused", func(t *testing.T) {
+		if _, err := h.ExecuteCommand(t.Context(), "a.big.cmd", "result"); err == nil || !strings.Contains(err.Error(), "larger than 8388608 bytes") {
+			t.Errorf("err %v", err)
+		}
+	})
+	t.Run("huge error truncated", func(t *testing.T) {
+		if _, err := h.ExecuteCommand(t.Context(), "a.big.cmd", "throw"); err == nil || len(err.Error()) > 70000 {
+			t.Errorf("err of %d bytes", len(fmt.Sprint(err)))
 		}
 	})
 	t.Run("stray exceptions", func(t *testing.T) {

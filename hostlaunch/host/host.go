@@ -67,6 +67,19 @@ type Options struct {
 // (Host.Err says why).
 var ErrExited = errors.New("extension host ended")
 
+// StartError is a host that ended while it initialized; Activating names
+// the extensions whose activation was running ("*" or workspaceContains
+// ones), to blame.
+type StartError struct {
+	Activating []string
+	Err        error
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the launch error.
+func (e *StartError) Unwrap() error { return e.Err }
+
 // Info is what the host announced when ready.
 type Info struct {
 	Node string `json:"node"`
@@ -168,7 +181,7 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	params := map[string]any{"extensions": opts.Extensions, "workspaceFolders": opts.Workspace, "storageDir": opts.StorageDir,
 		"settings": opts.Settings, "apiVersion": opts.APIVersion, "activateMs": opts.ActivateTimeout.Milliseconds()}
 	if _, err := h.call(sctx, "initialize", params, &h.startup); err != nil {
-		return nil, fmt.Errorf("launch host: initialize: %w", err)
+		return nil, &StartError{Activating: h.Activating(), Err: fmt.Errorf("launch host: initialize: %w", err)}
 	}
 	return h, nil
 }

@@ -56,11 +56,33 @@ func Supervise(ctx context.Context, opts Options, so SuperviseOptions) (*Supervi
 	if so.Window <= 0 {
 		so.Window = time.Minute
 	}
-	h, err := Launch(ctx, opts)
+	s := &Supervisor{opts: opts, so: so, crashes: map[string]int{}, disabled: map[string]string{}}
+	h, err := s.launch(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &Supervisor{opts: opts, so: so, h: h, crashes: map[string]int{}, disabled: map[string]string{}}, nil
+	s.h = h
+	return s, nil
+}
+
+// launch starts a host without the disabled extensions; when it ends
+// while an activation runs at start, the activation is blamed and the
+// host started again (within the restart limit).
+func (s *Supervisor) launch(ctx context.Context) (*Host, error) {
+	for {
+		s.mu.Lock()
+		opts := s.opts
+		opts.Extensions = slices.DeleteFunc(slices.Clone(s.opts.Extensions), func(e Extension) bool { _, off := s.disabled[e.ID]; return off })
+		s.mu.Unlock()
+		h, err := Launch(ctx, opts)
+		var se *StartError
+		if err == nil || !errors.As(err, &se) || len(se.Activating) == 0 {
+			return h, err
+		}
+		if werr := s.crashed(ctx, se.Activating); werr != nil {
+			return nil, errors.Join(err, werr)
+		}
+	}
 }
 
 // Host returns the current host.
@@ -131,11 +153,28 @@ func (s *Supervisor) explain(err error, command string) error {
 	return err
 }
 
-// restart blames the extensions that were activating when old ended,
-// disables those blamed twice in a row, waits the backoff and launches a
-// new host without the disabled extensions.
+// restart closes old, blames the extensions that were activating when it
+// ended and launches a new host.
 func (s *Supervisor) restart(ctx context.Context, old *Host, blamed []string) error {
 	old.Close(ctx)
+	if err := s.crashed(ctx, blamed); err != nil {
+		return err
+	}
+	h, err := s.launch(ctx)
+	if err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	s.mu.Lock()
+	s.before = append(s.before, old.Activated()...)
+	s.h = h
+	s.mu.Unlock()
+	return nil
+}
+
+// crashed records a host's end: it counts the restart (refusing past the
+// limit), disables the extensions blamed twice in a row, and waits the
+// backoff.
+func (s *Supervisor) crashed(ctx context.Context, blamed []string) error {
 	s.mu.Lock()
 	now := time.Now()
 	s.restarts = slices.DeleteFunc(s.restarts, func(t time.Time) bool { return now.Sub(t) > s.so.Window })
@@ -153,32 +192,22 @@ func (s *Supervisor) restart(ctx context.Context, old *Host, blamed []string) er
 			disable = append(disable, id)
 		}
 	}
-	opts := s.opts
-	opts.Extensions = slices.DeleteFunc(slices.Clone(s.opts.Extensions), func(e Extension) bool { _, off := s.disabled[e.ID]; return off })
 	s.mu.Unlock()
 	var errs []error
 	for _, id := range disable {
-		opts.Logger.Warn("extension disabled", "extension", id, "reason", CrashLoopReason)
+		s.opts.Logger.Warn("extension disabled", "extension", id, "reason", CrashLoopReason)
 		if s.so.Disable != nil {
 			if err := s.so.Disable(ctx, id, CrashLoopReason); err != nil {
 				errs = append(errs, fmt.Errorf("disable %s: %w", id, err))
 			}
 		}
 	}
-	opts.Logger.Warn("restarting the extension host", "after", wait, "blamed", strings.Join(blamed, ", "))
+	s.opts.Logger.Warn("restarting the extension host", "after", wait, "blamed", strings.Join(blamed, ", "))
 	select {
 	case <-time.After(wait):
 	case <-ctx.Done():
-		return errors.Join(append(errs, ctx.Err())...)
+		errs = append(errs, ctx.Err())
 	}
-	h, err := Launch(ctx, opts)
-	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("restart: %w", err))...)
-	}
-	s.mu.Lock()
-	s.before = append(s.before, old.Activated()...)
-	s.h = h
-	s.mu.Unlock()
 	return errors.Join(errs...)
 }
 

@@ -62,3 +62,30 @@ func TestRestartLimit(t *testing.T) {
 		t.Fatalf("second: %v; want the restart refused", err)
 	}
 }
+
+// TestEagerCrashLoop: a "*" extension that hangs the host while it starts
+// is blamed too: after two starts it is disabled and the host starts
+// without it.
+func TestEagerCrashLoop(t *testing.T) {
+	needNode(t)
+	root := t.TempDir()
+	bad := ext(t, root, "a.eager", "exports.activate = () => { for (;;) {} };\n", "*", "onCommand:a.eager.cmd")
+	good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
+	s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: 100 * time.Millisecond},
+		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
+	if err != nil {
+		t.Fatalf("Supervise: %v", err)
+	}
+	defer s.Close(context.Background())
+	if d := s.Disabled(); d["a.eager"] != CrashLoopReason {
+		t.Errorf("disabled %v", d)
+	}
+	if r, err := s.ExecuteCommand(t.Context(), "a.good.cmd"); err != nil || string(r.Value) != `"fine"` {
+		t.Errorf("a.good: %v, %v", r, err)
+	}
+	_, err = s.ExecuteCommand(t.Context(), "a.eager.cmd")
+	var de *DisabledError
+	if !errors.As(err, &de) || de.Extension != "a.eager" {
+		t.Errorf("a.eager.cmd: %v; want a DisabledError", err)
+	}
+}

@@ -20,11 +20,17 @@ function send(msg) {
   }
 }
 
+// MAX_TEXT caps an event's text, MAX_RESULT a command's result (in JSON),
+// well under the launcher's 16 MiB message limit.
+const MAX_TEXT = 64 * 1024;
+const MAX_RESULT = 8 * 1024 * 1024;
+
 // emit sends an event attributed to ext (or to the extension running now)
 // and to the launcher request that caused it.
 function emit(ext, kind, fields) {
   const store = als.getStore();
   const e = ext || (store && store.ext);
+  if (typeof fields.text === 'string' && fields.text.length > MAX_TEXT) fields.text = fields.text.slice(0, MAX_TEXT) + '… (truncated)';
   send({ method: 'event', params: Object.assign({ kind, extension: e ? e.id : undefined, cause: store ? store.cause : undefined }, fields) });
 }
 
@@ -63,15 +69,21 @@ function captureConsole() {
 // jsonSafe turns a command's result into something JSON can carry.
 function jsonSafe(v) {
   if (v === undefined) return null;
+  let json;
   try {
-    return JSON.parse(JSON.stringify(v));
+    json = JSON.stringify(v); // undefined for a function or a symbol
   } catch {
+    // a cycle, a BigInt: described below
+  }
+  if (json === undefined) {
     try {
       return String(v);
     } catch {
       return Object.prototype.toString.call(v); // e.g. a module namespace
     }
   }
+  if (json.length > MAX_RESULT) throw new Error(`the command's result is larger than ${MAX_RESULT} bytes of JSON`);
+  return JSON.parse(json);
 }
 
 process.on('message', (msg) => {
@@ -83,7 +95,8 @@ process.on('message', (msg) => {
     try {
       reply({ result: await h(msg.params || {}) });
     } catch (err) {
-      reply({ error: { code: err.rpcCode || -32000, message: String(err && err.message || err), data: err.rpcData } });
+      const message = String(err && err.message || err).slice(0, MAX_TEXT);
+      reply({ error: { code: err && err.rpcCode || -32000, message, data: err && err.rpcData } });
     }
   });
 });
