@@ -29,6 +29,7 @@ type runOptions struct {
 	storage    string
 	node       string
 	wait       time.Duration
+	heartbeat  time.Duration
 	json       bool
 }
 
@@ -85,6 +86,7 @@ installed.json).`,
 	f.StringVar(&opts.storage, "storage", "", "keep the extensions' storage here (default: a temporary directory)")
 	f.StringVar(&opts.node, "node", "", "the node executable (default: node on PATH)")
 	f.DurationVar(&opts.wait, "wait", 0, "after the command returns, keep collecting events this long (for work it started asynchronously)")
+	f.DurationVar(&opts.heartbeat, "heartbeat", 5*time.Second, "how often each host must answer a ping; one that leaves two unanswered is killed")
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
 	return cmd
 }
@@ -106,7 +108,7 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	for _, w := range l.Warnings {
 		log.Warn(w)
 	}
-	hopts := host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage}
+	hopts := host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage, Heartbeat: opts.heartbeat}
 	var disabled []install.Record
 	for _, r := range l.Extensions {
 		if !r.Enabled {

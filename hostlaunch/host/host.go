@@ -52,8 +52,8 @@ type Options struct {
 	Logger *slog.Logger
 	// APIVersion is vscode.version.
 	APIVersion string
-	// Heartbeat is the ping interval (default 1 s): a host that misses
-	// two pings in a row is hung and killed.
+	// Heartbeat is the ping interval (default 5 s): a host that leaves
+	// two pings unanswered is hung and killed.
 	Heartbeat time.Duration
 	// StartTimeout bounds start and initialize (default 10 s);
 	// ActivateTimeout each activate() (default 10 s); DeactivateTimeout
@@ -198,7 +198,7 @@ func (o Options) withDefaults() Options {
 			*d = v
 		}
 	}
-	def(&o.Heartbeat, time.Second)
+	def(&o.Heartbeat, 5*time.Second)
 	def(&o.StartTimeout, 10*time.Second)
 	def(&o.ActivateTimeout, 10*time.Second)
 	def(&o.DeactivateTimeout, 2500*time.Millisecond)

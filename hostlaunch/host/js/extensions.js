@@ -142,7 +142,10 @@ module.exports = function (host) {
     for (const e of exts.values()) {
       if (e.state !== 'active' && has(e, 'onLanguage:' + language)) { await self.activate(e); activated.push(e.id); }
     }
-    for (const l of listeners.openDocument) l({ languageId: language, fileName: file || '', uri: file ? { fsPath: file } : undefined });
+    const doc = { languageId: language, fileName: file || '', uri: file ? { fsPath: file } : undefined };
+    for (const l of listeners.openDocument) {
+      try { l(doc); } catch (err) { host.emit(null, 'error', { text: `onDidOpenTextDocument listener: ${err && err.stack || err}` }); }
+    }
     return activated;
   };
 
