@@ -62,7 +62,8 @@ grant them. This is a seat belt in JavaScript; the kernel sandbox comes later.
 Events an extension reports after its command has returned (from a timer or
 a child process it started) are printed only with --wait.
 
-Storage (globalStorage, workspace storage, logs) goes to --storage, or to a
+Storage (globalStorage, workspace storage, logs, globalState and
+workspaceState) goes to --storage, or to a
 temporary directory removed at exit. Results go to stdout, logs to stderr.
 
 Exit status: 0 success, 1 the command is unknown, an activation failed, the

@@ -140,3 +140,21 @@ exports.activate = (ctx) => { ctxt = ctx; vscode.commands.registerCommand('a.api
 		}
 	})
 }
+
+// TestStateLasts: globalState and workspaceState outlive the host, in its
+// storage directory.
+func TestStateLasts(t *testing.T) {
+	root := t.TempDir()
+	e := ext(t, root, "a.state", "let c;\nexports.activate = (ctx) => { c = ctx; vscode.commands.registerCommand('a.state.cmd', async (v) => { const old = [c.globalState.get('g'), c.workspaceState.get('w')]; if (v) { await c.globalState.update('g', v); await c.workspaceState.update('w', v + 1); } return old; }); };\n")
+	for i, want := range []string{"[null,null]", "[1,2]"} {
+		h := launch(t, root, Options{}, e)
+		arg := any(nil)
+		if i == 0 {
+			arg = 1
+		}
+		if r := run(t, h, "a.state.cmd", arg); string(r.Value) != want {
+			t.Errorf("launch %d: %s, want %s", i, r.Value, want)
+		}
+		h.Close(t.Context())
+	}
+}

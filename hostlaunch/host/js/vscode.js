@@ -1,6 +1,7 @@
 'use strict';
 // The `vscode` module extensions run against: the subset of the API the
 // airvsx host implements. UI calls become events for the launcher.
+const fs = require('node:fs');
 const path = require('node:path');
 const { Uri } = require('./uri.js');
 
@@ -26,12 +27,18 @@ class EventEmitter {
   dispose() { this._listeners.clear(); }
 }
 
-// memento is globalState/workspaceState: in memory for now.
-function memento() {
-  const m = new Map();
+// memento is globalState/workspaceState, kept in file (JSON) so it lasts
+// as long as the storage directory.
+function memento(file) {
+  let m = new Map();
+  try { m = new Map(Object.entries(JSON.parse(fs.readFileSync(file, 'utf8')))); } catch { /* none yet */ }
   return {
     get: (k, d) => (m.has(k) ? m.get(k) : d),
-    update: async (k, v) => { if (v === undefined) m.delete(k); else m.set(k, v); },
+    update: async (k, v) => {
+      if (v === undefined) m.delete(k); else m.set(k, JSON.parse(JSON.stringify(v)));
+      fs.writeFileSync(file + '.tmp', JSON.stringify(Object.fromEntries(m)), { mode: 0o600 });
+      fs.renameSync(file + '.tmp', file);
+    },
     keys: () => [...m.keys()],
     setKeysForSync() {},
   };
@@ -159,8 +166,8 @@ module.exports = function createApi(ext, reg) {
     globalStoragePath: s.global, globalStorageUri: Uri.file(s.global),
     logPath: s.log, logUri: Uri.file(s.log),
     extensionMode: 1,
-    globalState: memento(),
-    workspaceState: memento(),
+    globalState: memento(path.join(s.global, '..', 'globalState.json')),
+    workspaceState: memento(path.join(s.workspace, '..', 'workspaceState.json')),
     secrets: { get: async () => undefined, store: async () => {}, delete: async () => {}, onDidChange: none },
     asAbsolutePath: (rel) => path.join(ext.dir, rel),
   };
