@@ -63,8 +63,8 @@ Events an extension reports after its command has returned (from a timer or
 a child process it started) are printed only with --wait.
 
 Storage (globalStorage, workspace storage, logs, globalState and
-workspaceState) goes to --storage, or to a
-temporary directory removed at exit. Results go to stdout, logs to stderr.
+workspaceState) goes to --storage, or to a temporary directory removed at
+exit. Results go to stdout, logs to stderr.
 
 Exit status: 0 success, 1 the command is unknown, an activation failed, the
 command threw or the host died, 2 usage or I/O error (no node, a damaged
