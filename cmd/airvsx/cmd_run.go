@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,13 +31,14 @@ type runOptions struct {
 	node       string
 	wait       time.Duration
 	heartbeat  time.Duration
+	open       []string
 	json       bool
 }
 
 func newRunCommand(g *globals) *cobra.Command {
 	var opts runOptions
 	cmd := &cobra.Command{
-		Use:   "run --extensions DIR [--workspace W] [--command ID [ARG...]] [--wait D]",
+		Use:   "run --extensions DIR [--workspace W] [--open LANGUAGE[:FILE]] [--command ID [ARG...]] [--wait D]",
 		Short: "Run installed extensions in a Node.js extension host and execute a command",
 		Long: `Run starts Node.js extension host processes for the enabled extensions of
 DIR/installed.json (their files checked as list checks them), one process per
@@ -44,10 +46,11 @@ distinct set of effective capabilities (extensions linked by dependencies
 share one), activates those that start eagerly ("*", workspaceContains,
 onStartupFinished) and, with --command, executes command ID with ARGs (each
 read as JSON when it parses, else as a string), activating the extensions
-that wait for it (onCommand, dependencies first). It prints the command's
-result and the events it caused (messages, output channel lines, status bar
-items, activations, refusals), then deactivates everything and stops the
-hosts.
+that wait for it (onCommand, dependencies first); --open first opens a
+document of a language, activating the onLanguage extensions. It prints the
+command's result and the events it caused (messages, output channel lines,
+status bar items, activations, refusals), then deactivates everything and
+stops the hosts.
 
 A host that stops answering is killed and restarted; an extension whose
 activation brings its host down twice in a row is disabled in
@@ -87,6 +90,7 @@ installed.json).`,
 	f.StringVar(&opts.storage, "storage", "", "keep the extensions' storage here (default: a temporary directory)")
 	f.StringVar(&opts.node, "node", "", "the node executable (default: node on PATH)")
 	f.DurationVar(&opts.wait, "wait", 0, "after the command returns, keep collecting events this long (for work it started asynchronously)")
+	f.StringSliceVar(&opts.open, "open", nil, "open a document, as LANGUAGE or LANGUAGE:FILE, before the command (activates onLanguage extensions; repeat for more)")
 	f.DurationVar(&opts.heartbeat, "heartbeat", 5*time.Second, "how often each host must answer a ping; one that leaves two unanswered is killed")
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
 	return cmd
@@ -168,6 +172,16 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	}
 	for _, e := range pool.Drain() {
 		log.Info("event at start", "extension", e.Extension, "kind", e.Kind, "text", e.Text)
+	}
+	for _, doc := range opts.open {
+		lang, file, _ := strings.Cut(doc, ":")
+		activated, events, err := pool.OpenDocument(ctx, lang, file)
+		out.Events = append(out.Events, events...)
+		if err != nil {
+			writeRunEvents(g.stderr, out.Events)
+			return fmt.Errorf("run: %w", err)
+		}
+		log.Info("document opened", "language", lang, "activated", strings.Join(activated, ", "))
 	}
 	if opts.command != "" {
 		res, err := pool.ExecuteCommand(ctx, opts.command, commandArgs(args)...)
