@@ -75,6 +75,7 @@ type StartError struct {
 	Err        error
 }
 
+// Error returns the launch error's text.
 func (e *StartError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the launch error.

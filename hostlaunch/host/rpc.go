@@ -195,6 +195,7 @@ type CommandError struct {
 	Message   string
 }
 
+// Error returns the host's message, which names the extension.
 func (e *CommandError) Error() string { return e.Message }
 
 // Is matches ErrNotFound and ErrActivation by kind.

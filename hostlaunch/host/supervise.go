@@ -230,6 +230,7 @@ type DisabledError struct {
 	Reason    string
 }
 
+// Error says the command is missing and which disabled extension has it.
 func (e *DisabledError) Error() string {
 	return fmt.Sprintf("%v (%s provides it but was disabled: %s)", e.Err, e.Extension, e.Reason)
 }
