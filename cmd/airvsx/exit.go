@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index/vsix"
 )
@@ -39,7 +40,8 @@ func exitCode(err error) int {
 	case errors.As(err, &u):
 		return exitError
 	case errors.Is(err, errFailed), errors.Is(err, vsix.ErrRejected),
-		errors.Is(err, install.ErrRefused), errors.Is(err, install.ErrNotInstalled):
+		errors.Is(err, install.ErrRefused), errors.Is(err, install.ErrNotInstalled),
+		errors.As(err, new(*host.CommandError)), errors.Is(err, host.ErrExited):
 		return exitFailed
 	default:
 		return exitError

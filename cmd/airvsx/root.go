@@ -58,8 +58,9 @@ the air gap ("verify"), renders its catalog as a static HTML site that
 opens from file:// ("site"), and installs extensions from it into an
 extensions directory, verified ("install", "uninstall", "list"). "inspect"
 and "verify FILE.vsix" check a single untrusted .vsix; "keygen" writes the
-key a registry is signed with. Running extensions in a sandboxed host is
-not built yet.
+key a registry is signed with. "run" starts installed extensions in a
+Node.js extension host and executes one of their commands (the kernel
+sandbox around the host is not built yet).
 
 Only "sync" opens network connections, and only to the upstream it is given.
 
@@ -88,6 +89,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newInstallCommand(g),
 		newUninstallCommand(g),
 		newListCommand(g),
+		newRunCommand(g),
 	)
 	return root
 }

@@ -64,6 +64,7 @@ func TestScript(t *testing.T) {
 			"hostile":  cmdHostile,
 			"status":   cmdStatus,
 			"upstream": cmdUpstream,
+			"vsix":     cmdVsix,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -73,6 +74,16 @@ func TestScript(t *testing.T) {
 				if _, err := exec.LookPath("oras"); err != nil {
 					if os.Getenv("CI") != "" {
 						return false, fmt.Errorf("oras is not on PATH in CI: %w", err)
+					}
+					return false, nil
+				}
+				return true, nil
+			case "node":
+				// node runs the extension host; outside CI a machine
+				// without it skips, in CI it must be there.
+				if _, err := exec.LookPath("node"); err != nil {
+					if os.Getenv("CI") != "" {
+						return false, fmt.Errorf("node is not on PATH in CI: %w", err)
 					}
 					return false, nil
 				}
@@ -199,4 +210,30 @@ func cmdUpstream(ts *testscript.TestScript, neg bool, args []string) {
 	default:
 		ts.Fatalf("usage: upstream fault PATTERN KIND TIMES | upstream count PREFIX SUFFIX N (got %s)", strings.Join(args, " "))
 	}
+}
+
+// cmdVsix packs a folder of the script's work directory as a .vsix, the
+// folder's files under extension/ and a vsixmanifest for the identity:
+//
+//	vsix PUBLISHER NAME VERSION DIR FILE
+func cmdVsix(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 5 {
+		ts.Fatalf("usage: vsix PUBLISHER NAME VERSION DIR FILE")
+	}
+	files := map[string]string{"extension.vsixmanifest": vsixtest.VSIXManifest(args[0], args[1], args[2])}
+	dir := ts.MkAbs(args[3])
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		files["extension/"+filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	ts.Check(err)
+	ts.Check(vsixtest.Write(ts.MkAbs(args[4]), vsixtest.Minimal(files)))
 }

@@ -1,0 +1,68 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+)
+
+// Spec is the process the launcher wants: node running the host script,
+// with an environment built from nothing. A CommandFunc turns it into an
+// exec.Cmd.
+type Spec struct {
+	// Node is the node executable and Args its arguments (the host
+	// script last).
+	Node string
+	Args []string
+	// Env is the host's whole environment.
+	Env []string
+	// Dir is the working directory: the first workspace folder, or the
+	// host's own directory.
+	Dir string
+	// HostDir holds the host's scripts; ExtensionDirs the extensions'
+	// folders; Workspace the workspace folders; StorageDir the
+	// extensions' storage. A sandbox grants reading the first three
+	// (writing Workspace) and writing StorageDir.
+	HostDir       string
+	ExtensionDirs []string
+	Workspace     []string
+	StorageDir    string
+	// Capabilities is the union of the effective capabilities of the
+	// extensions this host runs.
+	Capabilities []string
+}
+
+// CommandFunc builds the command that runs a Spec. The launcher then sets
+// its standard streams, ExtraFiles (the IPC channel, which must arrive as
+// fd 3) and a new process group; it must leave those alone. A sandbox
+// helper is a CommandFunc that runs itself with the Spec and execs node
+// once the sandbox is in place.
+type CommandFunc func(ctx context.Context, s Spec) (*exec.Cmd, error)
+
+// Direct is the CommandFunc without a sandbox: node itself. Its process
+// is not bound to ctx: the launcher ends it (Host.Close, the heartbeat).
+func Direct(_ context.Context, s Spec) (*exec.Cmd, error) {
+	cmd := exec.Command(s.Node, s.Args...)
+	cmd.Env = s.Env
+	cmd.Dir = s.Dir
+	return cmd, nil
+}
+
+// safePath is the PATH of the host: system directories only.
+const safePath = "/usr/local/bin:/usr/bin:/bin"
+
+// hostEnv is the host's environment, built from nothing: Node's IPC
+// channel on fd 3, VS Code's NLS configuration, a fixed PATH, a home and a
+// temporary directory of its own.
+func hostEnv(home, tmp string) []string {
+	nls, _ := json.Marshal(map[string]any{"locale": "en", "osLocale": "en", "availableLanguages": map[string]string{}})
+	return []string{
+		"NODE_CHANNEL_FD=3",
+		"NODE_CHANNEL_SERIALIZATION_MODE=json",
+		"VSCODE_NLS_CONFIG=" + string(nls),
+		"PATH=" + safePath,
+		"HOME=" + home,
+		"TMPDIR=" + tmp,
+		"LANG=C.UTF-8",
+	}
+}

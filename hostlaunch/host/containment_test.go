@@ -1,0 +1,97 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBusyLoopKilled: an extension that never yields misses heartbeats;
+// its host is killed, the pending call fails with why, the launcher lives.
+func TestBusyLoopKilled(t *testing.T) {
+	root := t.TempDir()
+	e := ext(t, root, "a.busy", command("a.busy", "for (;;) {}"))
+	h := launch(t, root, Options{Heartbeat: 100 * time.Millisecond}, e)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := h.ExecuteCommand(ctx, "a.busy.cmd")
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "extension host ended: killed: hung: missed 2 heartbeats") {
+		t.Fatalf("err %v; want the host killed as hung", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v to notice", d)
+	}
+	if _, err := h.ExecuteCommand(ctx, "a.busy.cmd"); err == nil {
+		t.Error("a dead host ran a command")
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Errorf("Close of a dead host: %v", err)
+	}
+}
+
+// TestContainment: what hostile extensions do stays inside them.
+func TestContainment(t *testing.T) {
+	root := t.TempDir()
+	exits := ext(t, root, "a.exits", "exports.activate = () => { process.exit(1); };\n")
+	slow := ext(t, root, "a.slow", "exports.activate = () => new Promise(() => {});\n")
+	flood := ext(t, root, "a.flood", command("a.flood", "for (let i = 0; i < 1000; i++) vscode.window.showInformationMessage('m' + i); return 'done';"))
+	stray := ext(t, root, "a.stray", command("a.stray", "setTimeout(() => { throw new Error('later'); }, 0); Promise.reject(new Error('nobody catches')); return 'ok';"))
+	big := ext(t, root, "a.big", command("a.big", "if (a[0] === 'event') vscode.window.showInformationMessage('x'.repeat(20 << 20)); else if (a[0] === 'throw') throw new Error('z'.repeat(20 << 20)); else return 'y'.repeat(20 << 20);"))
+	ok := ext(t, root, "a.ok", command("a.ok", "return 'alive';"))
+	h := launch(t, root, Options{ActivateTimeout: 300 * time.Millisecond}, exits, slow, flood, stray, big, ok)
+	for _, tc := range []struct{ name, cmd, msg string }{
+		{"process.exit in activate", "a.exits.cmd", "a.exits may not call process.exit(1)"},
+		{"activate past its deadline", "a.slow.cmd", "activate did not finish within 300 ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := h.ExecuteCommand(t.Context(), tc.cmd)
+			var ce *CommandError
+			if !errors.As(err, &ce) || ce.Kind != ActivationFailed || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err %v; want activation failed with %q", err, tc.msg)
+			}
+		})
+	}
+	t.Run("event flood capped", func(t *testing.T) {
+		r := run(t, h, "a.flood.cmd")
+		n := 0 // its activation counts too
+		for _, e := range r.Events {
+			if e.Extension == "a.flood" && e.Kind != KindWarning {
+				n++
+			}
+		}
+		if n != 100 {
+			t.Errorf("%d events delivered, want 100", n)
+		}
+		if w := texts(r.Events, KindWarning); len(w) != 1 || !strings.Contains(w[0], "events from a.flood dropped: more than 100 a second") {
+			t.Errorf("warnings %q", w)
+		}
+	})
+	t.Run("huge event truncated", func(t *testing.T) {
+		r := run(t, h, "a.big.cmd", "event")
+		if m := texts(r.Events, KindMessage); len(m) != 1 || len(m[0]) > 70000 || !strings.HasSuffix(m[0], "(truncated)") {
+			t.Errorf("message of %d bytes", len(strings.Join(m, "")))
+		}
+	})
+	t.Run("huge result refused", func(t *testing.T) {
+		if _, err := h.ExecuteCommand(t.Context(), "a.big.cmd", "result"); err == nil || !strings.Contains(err.Error(), "larger than 8388608 bytes") {
+			t.Errorf("err %v", err)
+		}
+	})
+	t.Run("huge error truncated", func(t *testing.T) {
+		if _, err := h.ExecuteCommand(t.Context(), "a.big.cmd", "throw"); err == nil || len(err.Error()) > 70000 {
+			t.Errorf("err of %d bytes", len(fmt.Sprint(err)))
+		}
+	})
+	t.Run("stray exceptions", func(t *testing.T) {
+		if r := run(t, h, "a.stray.cmd"); string(r.Value) != `"ok"` {
+			t.Errorf("value %s", r.Value)
+		}
+	})
+	if r := run(t, h, "a.ok.cmd"); string(r.Value) != `"alive"` || h.Err() != nil {
+		t.Fatalf("host after all that: %s, %v", r.Value, h.Err())
+	}
+}

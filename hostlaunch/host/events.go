@@ -1,0 +1,96 @@
+package host
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Event kinds.
+const (
+	// KindMessage: window.show{Information,Warning,Error}Message; Level is
+	// info, warning or error.
+	KindMessage = "message"
+	// KindOutput: a line written to an output channel named Name.
+	KindOutput = "output"
+	// KindStatusBar: a status bar item Name shown or changed to Text.
+	KindStatusBar = "statusBar"
+	// KindConsole: console.* of an extension; Level is the method.
+	KindConsole = "console"
+	// KindActivated and KindActivationFailed: an extension's activation.
+	KindActivated        = "activated"
+	KindActivationFailed = "activationFailed"
+	// KindDenied: the seat belt refused something; Capability names what
+	// would have allowed it ("" when nothing would).
+	KindDenied = "denied"
+	// KindError: an uncaught exception or rejection in the host.
+	KindError = "error"
+	// KindStdout and KindStderr: a line the host process wrote outside
+	// the extension API.
+	KindStdout = "stdout"
+	KindStderr = "stderr"
+	// KindWarning: from the launcher itself (events dropped, ...).
+	KindWarning = "warning"
+)
+
+// Event is something the host reports: what an extension showed, wrote
+// or was refused, attributed to the extension when the host knows it.
+type Event struct {
+	Kind       string    `json:"kind"`
+	Extension  string    `json:"extension,omitempty"`
+	Level      string    `json:"level,omitempty"`
+	Name       string    `json:"name,omitempty"`
+	Text       string    `json:"text,omitempty"`
+	Capability string    `json:"capability,omitempty"`
+	Time       time.Time `json:"time"`
+}
+
+// wireEvent is an event as the host sends it: Cause is the id of the
+// launcher request during which it happened.
+type wireEvent struct {
+	Event
+	Cause *int64 `json:"cause"`
+}
+
+// limiter caps the events of each extension (and of the host's own
+// output, under "") to rate a second; the first event dropped in a second
+// is replaced by one warning.
+type limiter struct {
+	rate int
+	now  func() time.Time
+	mu   sync.Mutex
+	win  map[string]*window
+}
+
+type window struct {
+	start  time.Time
+	n      int
+	warned bool
+}
+
+// allow says whether ext may send one more event now; when it may not and
+// has not been told this second, warn is the warning to deliver instead.
+func (l *limiter) allow(ext string) (ok bool, warn *Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	w := l.win[ext]
+	if w == nil || now.Sub(w.start) >= time.Second {
+		w = &window{start: now}
+		l.win[ext] = w
+	}
+	w.n++
+	if w.n <= l.rate {
+		return true, nil
+	}
+	if w.warned {
+		return false, nil
+	}
+	w.warned = true
+	who := ext
+	if who == "" {
+		who = "the host"
+	}
+	return false, &Event{Kind: KindWarning, Extension: ext, Time: now,
+		Text: fmt.Sprintf("events from %s dropped: more than %d a second", who, l.rate)}
+}

@@ -1,0 +1,125 @@
+package host
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDenied: what an extension without capabilities may not do fails
+// with an error naming the capability it would need, and the launcher
+// hears of it.
+func TestDenied(t *testing.T) {
+	root := t.TempDir()
+	e := ext(t, root, "a.gate", command("a.gate", "return eval(a[0]);"))
+	granted := ext(t, root, "a.spawner", command("a.spawner", "return require('child_process').execFileSync(process.execPath, ['-p', '6*7']).toString().trim();"))
+	granted.Capabilities = []string{"spawn"}
+	own := filepath.Join(e.Path, "data.txt")
+	if err := os.WriteFile(own, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(e.Path, "passwd-link")); err != nil {
+		t.Fatal(err)
+	}
+	imports := ext(t, root, "a.imports", "exports.activate = () => { vscode.commands.registerCommand('a.imports.cmd', (what) => import(what)); };\n")
+	h := launch(t, root, Options{}, e, granted, imports)
+	for _, tc := range []struct {
+		name, js, capability string
+	}{
+		{"child_process", "require('child_process').execSync('id')", "spawn"},
+		{"node:child_process", "require('node:child_process')", "spawn"},
+		{"worker_threads", "require('worker_threads')", "spawn"},
+		{"net", "require('net').connect(80, '127.0.0.1')", "network"},
+		{"https", "require('https')", "network"},
+		{"dgram", "require('dgram')", "network"},
+		{"fetch", "fetch('http://127.0.0.1:1/')", "network"},
+		{"fs read /etc/passwd", "require('fs').readFileSync('/etc/passwd', 'utf8')", "fsWide"},
+		{"fs.promises read /etc/passwd", "require('fs').promises.readFile('/etc/passwd', 'utf8')", "fsWide"},
+		{"fs write own folder", "require('fs').writeFileSync(__dirname + '/x', 'x')", "fsWide"},
+		{"fs dot-dot escape", "require('fs').readFileSync(__dirname + '/../../storage/x/../../../../../../etc/passwd')", "fsWide"},
+		{"fs symlink escape", "require('fs').readFileSync(__dirname + '/passwd-link', 'utf8')", "fsWide"},
+		{"fs symlink escape, promises", "require('fs').promises.readFile(__dirname + '/passwd-link', 'utf8')", "fsWide"},
+		{"require outside", "require('/etc/passwd')", "fsWide"},
+		{"vm", "require('vm')", ""},
+		{"module.parent.require", "module.parent.require('child_process')", "spawn"},
+		{"Module._load", "module.constructor._load('net', null, false)", "network"},
+		{"process.mainModule", "process.mainModule === undefined && require('http')", "network"},
+		{"process.binding", "process.binding('fs')", ""},
+		{"process.exit", "process.exit(3)", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := h.ExecuteCommand(t.Context(), "a.gate.cmd", tc.js)
+			var ce *CommandError
+			if !errors.As(err, &ce) || ce.Kind != Threw {
+				t.Fatalf("err %v; want the command to throw", err)
+			}
+			want := "no capability allows it"
+			if tc.capability != "" {
+				want = `needs the "` + tc.capability + `" capability`
+			}
+			if !strings.Contains(err.Error(), "extension a.gate may not") || !strings.Contains(err.Error(), want) {
+				t.Errorf("err %q; want it to name a.gate and %q", err, want)
+			}
+			if !hasText(r.Events, KindDenied, "a.gate may not") {
+				t.Errorf("no denied event among %+v", r.Events)
+			}
+		})
+	}
+	for _, tc := range []struct{ specifier, want string }{
+		{"child_process", `import('child_process'): it needs the "spawn" capability`},
+		{"node:net", `import('node:net'): it needs the "network" capability`},
+		{"fs", `import('fs'): it needs the "fsWide" capability`},
+		{"/etc/passwd", "outside its own folder"},
+		{"vm", "import('vm'): no capability allows it"},
+	} {
+		t.Run("import "+tc.specifier, func(t *testing.T) {
+			_, err := h.ExecuteCommand(t.Context(), "a.imports.cmd", tc.specifier)
+			if err == nil || !strings.Contains(err.Error(), "extension a.imports may not") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err %v; want %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("import path", func(t *testing.T) {
+		if r := run(t, h, "a.imports.cmd", "node:path"); string(r.Value) != `"[object Module]"` {
+			t.Errorf("import('node:path') = %s", r.Value)
+		}
+	})
+	for _, tc := range []struct{ name, js, want string }{
+		{"own file", "require('fs').readFileSync(__dirname + '/data.txt', 'utf8')", `"mine"`},
+		{"own file, promises", "require('fs/promises').readFile(__dirname + '/data.txt', 'utf8')", `"mine"`},
+		{"safe built-ins", "require('path').join('a', require('util').format('%d', 1))", `"a/1"`},
+		{"storage write", "(() => { const p = require('path').join(__dirname, '../../storage/a.gate/global/f'); require('fs').writeFileSync(p, 'ok'); return require('fs').readFileSync(p, 'utf8'); })()", `"ok"`},
+	} {
+		t.Run("allowed "+tc.name, func(t *testing.T) {
+			if r := run(t, h, "a.gate.cmd", tc.js); string(r.Value) != tc.want {
+				t.Errorf("value %s, want %s", r.Value, tc.want)
+			}
+		})
+	}
+	t.Run("granted spawn", func(t *testing.T) {
+		if r := run(t, h, "a.spawner.cmd"); string(r.Value) != `"42"` {
+			t.Errorf("value %s, want \"42\"", r.Value)
+		}
+	})
+	if h.Err() != nil {
+		t.Fatalf("host ended: %v", h.Err())
+	}
+}
+
+// TestEnvironmentBuiltFromNothing: the launcher's environment, and
+// NODE_OPTIONS and NODE_PATH above all, never reach the host.
+func TestEnvironmentBuiltFromNothing(t *testing.T) {
+	t.Setenv("NODE_OPTIONS", "--require=/nonexistent/evil.js")
+	t.Setenv("NODE_PATH", "/nonexistent")
+	t.Setenv("AIRVSX_SECRET", "s3cret")
+	root := t.TempDir()
+	e := ext(t, root, "a.env", command("a.env", "return Object.keys(process.env).sort().join(' ');"))
+	h := launch(t, root, Options{}, e)
+	got := string(run(t, h, "a.env.cmd").Value)
+	want := `"HOME LANG PATH TMPDIR VSCODE_NLS_CONFIG"`
+	if got != want {
+		t.Errorf("environment %s; want %s", got, want)
+	}
+}

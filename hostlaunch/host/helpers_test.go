@@ -1,0 +1,105 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needNode skips without node, except in CI, where node must be there.
+func needNode(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("node is not on PATH in CI: %v", err)
+		}
+		t.Skip("node is not on PATH")
+	}
+}
+
+// ext writes an extension folder holding extension.js with js as its
+// body and returns its description; events default to onCommand:<id>.cmd.
+func ext(t testing.TB, root, id, js string, events ...string) Extension {
+	t.Helper()
+	dir := filepath.Join(root, "ext", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pkg, _ := json.Marshal(map[string]any{"name": id, "main": "./extension.js"})
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), pkg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "extension.js"), []byte("'use strict';\nconst vscode = require('vscode');\n"+js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if len(events) == 0 {
+		events = []string{"onCommand:" + id + ".cmd"}
+	}
+	return Extension{ID: id, Path: dir, Main: "./extension.js", ActivationEvents: events}
+}
+
+// command is extension.js registering <id>.cmd with body as its handler's
+// body (args in a).
+func command(id, body string) string {
+	return "exports.activate = (ctx) => { ctx.subscriptions.push(vscode.commands.registerCommand('" + id + ".cmd', async (...a) => { " + body + " })); };\n"
+}
+
+// launch starts a host for exts in a fresh temporary directory and closes
+// it at the end of the test.
+func launch(t testing.TB, root string, opts Options, exts ...Extension) *Host {
+	t.Helper()
+	needNode(t)
+	opts.Extensions = exts
+	if opts.StorageDir == "" {
+		opts.StorageDir = filepath.Join(root, "storage")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h, err := Launch(ctx, opts)
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+// run executes a command and fails the test on error.
+func run(t testing.TB, h *Host, id string, args ...any) *Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := h.ExecuteCommand(ctx, id, args...)
+	if err != nil {
+		t.Fatalf("ExecuteCommand %s: %v", id, err)
+	}
+	return r
+}
+
+// texts lists the events of kind, as "extension: text".
+func texts(events []Event, kind string) []string {
+	var out []string
+	for _, e := range events {
+		if e.Kind == kind {
+			out = append(out, e.Extension+": "+e.Text)
+		}
+	}
+	return out
+}
+
+func hasText(events []Event, kind, sub string) bool {
+	for _, s := range texts(events, kind) {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
+func contains(s, sub string) bool     { return strings.Contains(s, sub) }

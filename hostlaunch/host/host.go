@@ -1,0 +1,457 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Extension is one extension the host is to run.
+type Extension struct {
+	// ID is publisher.name; Path its unpacked folder (package.json at its
+	// top); Main package.json main relative to Path ("" for no code).
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	Main string `json:"main,omitempty"`
+	// ActivationEvents are those the host honours, explicit and implied.
+	ActivationEvents []string `json:"activationEvents"`
+	// Dependencies are activated first.
+	Dependencies []string `json:"dependencies,omitempty"`
+	// Capabilities are the effective ones: network, spawn, fsWide.
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// Options configure Launch. Extensions and StorageDir are required.
+type Options struct {
+	Extensions []Extension
+	// Workspace lists the workspace folders (absolute or relative).
+	Workspace []string
+	// Settings is the workspace's settings (a JSON object) for
+	// workspace.getConfiguration; nil for none.
+	Settings json.RawMessage
+	// StorageDir holds each extension's storage, global storage and log
+	// folders (STORAGE/<id>/{global,workspace,log}).
+	StorageDir string
+	// Node is the node executable; "" looks "node" up on PATH.
+	Node string
+	// Command builds the process; nil means Direct (no sandbox).
+	Command CommandFunc
+	// Logger receives the launcher's log; nil discards it.
+	Logger *slog.Logger
+	// APIVersion is vscode.version.
+	APIVersion string
+	// Heartbeat is the ping interval (default 5 s): a host that leaves
+	// two pings unanswered is hung and killed.
+	Heartbeat time.Duration
+	// StartTimeout bounds start and initialize (default 10 s);
+	// ActivateTimeout each activate() (default 10 s); DeactivateTimeout
+	// all of deactivation at Close (default 2.5 s).
+	StartTimeout, ActivateTimeout, DeactivateTimeout time.Duration
+	// EventRate caps each extension's events a second (default 100).
+	EventRate int
+}
+
+// ErrExited matches the error of every call on a host that has ended
+// (Host.Err says why).
+var ErrExited = errors.New("extension host ended")
+
+// StartError is a host that ended while it initialized; Activating names
+// the extensions whose activation was running ("*" or workspaceContains
+// ones), to blame.
+type StartError struct {
+	Activating []string
+	Err        error
+}
+
+// Error returns the launch error's text.
+func (e *StartError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the launch error.
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Info is what the host announced when ready.
+type Info struct {
+	Node string `json:"node"`
+	PID  int    `json:"pid"`
+}
+
+// Startup is what initialize activated: "*" and workspaceContains
+// extensions (onStartupFinished ones follow right after).
+type Startup struct {
+	Activated []string `json:"activated"`
+	Failed    []struct {
+		Extension string `json:"extension"`
+		Error     string `json:"error"`
+	} `json:"failed"`
+}
+
+// Host is a running extension host.
+type Host struct {
+	opts    Options
+	log     *slog.Logger
+	cmd     *exec.Cmd
+	conn    *conn
+	hostDir string
+	info    Info
+	startup Startup
+	limit   *limiter
+	events  chan Event
+	dropped atomic.Int64
+
+	done      chan struct{} // closed when the process has exited
+	exitErr   error
+	killOnce  sync.Once
+	reason    atomic.Pointer[string]
+	ready     chan Info
+	missed    atomic.Int32
+	closeOnce sync.Once
+	closing   atomic.Bool // Close closed the channel: read errors are expected
+
+	amu        sync.Mutex
+	activating map[string]bool // extensions whose activate() is running
+	activated  []string        // extensions activated, in order
+}
+
+// Launch starts a host, waits for its handshake and initializes it with
+// the extensions; "*" and workspaceContains extensions are activated
+// before it returns. The process outlives ctx: end it with Close.
+func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
+	opts = opts.withDefaults()
+	if opts.StorageDir == "" {
+		return nil, errors.New("launch host: no storage directory")
+	}
+	// The host runs elsewhere: every path it gets is absolute.
+	if opts.StorageDir, err = filepath.Abs(opts.StorageDir); err != nil {
+		return nil, fmt.Errorf("launch host: %w", err)
+	}
+	opts.Extensions = slices.Clone(opts.Extensions)
+	for i := range opts.Extensions {
+		if opts.Extensions[i].Path, err = filepath.Abs(opts.Extensions[i].Path); err != nil {
+			return nil, fmt.Errorf("launch host: %w", err)
+		}
+	}
+	opts.Workspace = slices.Clone(opts.Workspace)
+	for i := range opts.Workspace {
+		if opts.Workspace[i], err = filepath.Abs(opts.Workspace[i]); err != nil {
+			return nil, fmt.Errorf("launch host: %w", err)
+		}
+	}
+	node := opts.Node
+	if node == "" {
+		if node, err = exec.LookPath("node"); err != nil {
+			return nil, fmt.Errorf("launch host: %w", err)
+		}
+	}
+	h := &Host{opts: opts, log: opts.Logger, done: make(chan struct{}), ready: make(chan Info, 1),
+		events: make(chan Event, 4096), limit: &limiter{rate: opts.EventRate, now: time.Now, win: map[string]*window{}}}
+	if h.hostDir, err = writeHost(""); err != nil {
+		return nil, fmt.Errorf("launch host: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			h.kill("launch failed")
+			h.Close(context.Background())
+		}
+	}()
+	if err := h.start(ctx, node); err != nil {
+		return nil, fmt.Errorf("launch host: %w", err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	select {
+	case h.info = <-h.ready:
+	case <-h.done:
+		return nil, fmt.Errorf("launch host: %w", h.Err())
+	case <-sctx.Done():
+		return nil, fmt.Errorf("launch host: no handshake: %w", sctx.Err())
+	}
+	h.log.Debug("host ready", "node", h.info.Node, "pid", h.info.PID)
+	go h.heartbeat()
+	params := map[string]any{"extensions": opts.Extensions, "workspaceFolders": opts.Workspace, "storageDir": opts.StorageDir,
+		"settings": opts.Settings, "apiVersion": opts.APIVersion, "activateMs": opts.ActivateTimeout.Milliseconds()}
+	if _, err := h.call(sctx, "initialize", params, &h.startup); err != nil {
+		return nil, &StartError{Activating: h.Activating(), Err: fmt.Errorf("launch host: initialize: %w", err)}
+	}
+	return h, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Command == nil {
+		o.Command = Direct
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.Heartbeat, 5*time.Second)
+	def(&o.StartTimeout, 10*time.Second)
+	def(&o.ActivateTimeout, 10*time.Second)
+	def(&o.DeactivateTimeout, 2500*time.Millisecond)
+	if o.EventRate <= 0 {
+		o.EventRate = 100
+	}
+	if o.Settings == nil {
+		o.Settings = json.RawMessage("{}")
+	}
+	return o
+}
+
+// start runs node through the CommandFunc with the IPC channel on fd 3
+// and its output captured.
+func (h *Host) start(ctx context.Context, node string) error {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("socketpair: %w", err)
+	}
+	// The launcher's end is non-blocking, so it goes through Go's poller
+	// and Close interrupts a pending read (and really closes the socket,
+	// which the host sees as a disconnect).
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return fmt.Errorf("socketpair: %w", err)
+	}
+	parent, child := os.NewFile(uintptr(fds[0]), "ipc-launcher"), os.NewFile(uintptr(fds[1]), "ipc-host")
+	defer child.Close()
+	h.conn = &conn{f: parent, pending: map[int64]*call{}}
+	tmp := filepath.Join(h.opts.StorageDir, ".tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return err
+	}
+	dir := h.hostDir
+	if len(h.opts.Workspace) > 0 {
+		dir = h.opts.Workspace[0]
+	}
+	spec := Spec{Node: node, Args: []string{"--no-addons", "--unhandled-rejections=warn", filepath.Join(h.hostDir, "host.js")},
+		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir}
+	caps := map[string]bool{}
+	for _, e := range h.opts.Extensions {
+		spec.ExtensionDirs = append(spec.ExtensionDirs, e.Path)
+		for _, c := range e.Capabilities {
+			if !caps[c] {
+				caps[c] = true
+				spec.Capabilities = append(spec.Capabilities, c)
+			}
+		}
+	}
+	cmd, err := h.opts.Command(ctx, spec)
+	if err != nil {
+		return fmt.Errorf("host command: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = nil, outW, errW, []*os.File{child}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		parent.Close()
+		return fmt.Errorf("start %s: %w", node, err)
+	}
+	h.cmd = cmd
+	go h.output(outR, KindStdout)
+	go h.output(errR, KindStderr)
+	go func() {
+		err := h.conn.read(h.handle)
+		if err != nil && !h.closing.Load() {
+			h.kill(err.Error())
+		}
+	}()
+	go func() {
+		err := cmd.Wait()
+		if r := h.reason.Load(); r != nil {
+			err = fmt.Errorf("%w: killed: %s", ErrExited, *r)
+		} else if err == nil {
+			err = fmt.Errorf("%w: exited", ErrExited)
+		} else {
+			err = fmt.Errorf("%w: %w", ErrExited, err)
+		}
+		h.exitErr = err
+		close(h.done)
+		h.log.Debug("host ended", "err", err)
+	}()
+	return nil
+}
+
+// handle takes one message from the host.
+func (h *Host) handle(m incoming) {
+	switch {
+	case m.Method == "ready":
+		var info Info
+		if json.Unmarshal(m.Params, &info) == nil {
+			select {
+			case h.ready <- info:
+			default:
+			}
+		}
+	case m.Method == "event":
+		var ev wireEvent
+		if err := json.Unmarshal(m.Params, &ev); err != nil {
+			h.log.Warn("host sent a malformed event", "err", err)
+			return
+		}
+		ev.Time = time.Now()
+		if h.track(ev.Event) {
+			h.deliver(ev.Event, ev.Cause)
+		}
+	case m.ID != nil && m.Method == "":
+		if m.Error == nil && m.Result == nil {
+			m.Result = json.RawMessage("null")
+		}
+		h.conn.resolve(*m.ID, m.Result, m.Error)
+	default:
+		h.log.Warn("host sent an unexpected message", "method", m.Method)
+	}
+}
+
+// kindActivating is the host's notice that an extension's activate() is
+// about to run; the launcher keeps it to itself.
+const kindActivating = "activating"
+
+// track follows which extensions are activating; it says whether ev is
+// for the consumers.
+func (h *Host) track(ev Event) bool {
+	h.amu.Lock()
+	defer h.amu.Unlock()
+	if h.activating == nil {
+		h.activating = map[string]bool{}
+	}
+	switch ev.Kind {
+	case kindActivating:
+		h.activating[ev.Extension] = true
+		return false
+	case KindActivated:
+		delete(h.activating, ev.Extension)
+		h.activated = append(h.activated, ev.Extension)
+	case KindActivationFailed:
+		delete(h.activating, ev.Extension)
+	}
+	return true
+}
+
+// Activating lists the extensions whose activation was running: after
+// the host has ended, those its end is blamed on.
+func (h *Host) Activating() []string {
+	h.amu.Lock()
+	defer h.amu.Unlock()
+	out := make([]string, 0, len(h.activating))
+	for id := range h.activating {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Activated lists the extensions this host activated, in order.
+func (h *Host) Activated() []string {
+	h.amu.Lock()
+	defer h.amu.Unlock()
+	return slices.Clone(h.activated)
+}
+
+// deliver passes ev, within the rate cap, to its request and to Events.
+func (h *Host) deliver(ev Event, cause *int64) {
+	ok, warn := h.limit.allow(ev.Extension)
+	if !ok {
+		if warn == nil {
+			return
+		}
+		ev = *warn
+		h.log.Warn(warn.Text)
+	}
+	if cause != nil {
+		h.conn.attach(*cause, ev)
+	}
+	select {
+	case h.events <- ev:
+	default:
+		h.dropped.Add(1)
+	}
+}
+
+// output turns the lines the host writes on r into events.
+func (h *Host) output(r io.ReadCloser, kind string) {
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			text := string(line)
+			if n := len(text); text[n-1] == '\n' {
+				text = text[:n-1]
+			}
+			h.log.Debug("host output", "stream", kind, "text", text)
+			h.deliver(Event{Kind: kind, Text: text, Time: time.Now()}, nil)
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+// heartbeat pings the host; two pings unanswered mean it is hung.
+func (h *Host) heartbeat() {
+	t := time.NewTicker(h.opts.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-t.C:
+		}
+		if h.missed.Load() >= 2 {
+			h.log.Warn("extension host hung: killed", "pid", h.info.PID)
+			h.kill("hung: missed 2 heartbeats")
+			return
+		}
+		h.missed.Add(1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*h.opts.Heartbeat)
+			defer cancel()
+			if _, err := h.call(ctx, "ping", nil, nil); err == nil {
+				h.missed.Store(0)
+			}
+		}()
+	}
+}
+
+// kill ends the host's process group, once, recording why.
+func (h *Host) kill(reason string) {
+	h.killOnce.Do(func() {
+		if h.cmd == nil || h.cmd.Process == nil {
+			return
+		}
+		h.reason.Store(&reason)
+		syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL)
+	})
+}

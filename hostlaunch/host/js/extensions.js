@@ -1,0 +1,171 @@
+'use strict';
+// The extensions of one host: lazy activation (dependencies first),
+// commands, documents, and deactivation with a deadline.
+const fs = require('node:fs');
+const path = require('node:path');
+const createApi = require('./vscode.js');
+
+module.exports = function (host) {
+  const exts = new Map(); // lower-case id -> extension state
+  const order = []; // activated extensions, in activation order
+  const commands = new Map(); // command id -> {fn, thisArg, ext}
+  const listeners = { openDocument: new Set() };
+  const self = { exts, commands, listeners, host };
+  let opts = {};
+
+  // fail is an error the launcher sees with the extension it concerns.
+  function fail(kind, ext, message) {
+    const err = new Error(message);
+    err.rpcCode = -32001;
+    err.rpcData = { kind, extension: ext ? ext.id : undefined };
+    return err;
+  }
+
+  self.init = async function (p) {
+    opts = p;
+    self.opts = p;
+    for (const d of p.extensions || []) {
+      const dir = fs.realpathSync(d.path);
+      try { d.packageJSON = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')); } catch { d.packageJSON = {}; }
+      d.activationEvents = d.activationEvents || [];
+      const storage = path.join(p.storageDir, d.id);
+      const ext = {
+        id: d.id, desc: d, dir, caps: new Set(d.capabilities || []),
+        storage: { global: path.join(storage, 'global'), workspace: path.join(storage, 'workspace'), log: path.join(storage, 'log') },
+        state: 'inactive', promise: null, exports: undefined, module: null, context: null,
+      };
+      for (const s of Object.values(ext.storage)) fs.mkdirSync(s, { recursive: true, mode: 0o700 });
+      ext.api = createApi(ext, self);
+      exts.set(d.id.toLowerCase(), ext);
+    }
+  };
+
+  // startup activates "*" and workspaceContains extensions now, and
+  // onStartupFinished ones right after.
+  self.startup = async function () {
+    const now = [...exts.values()].filter((e) => has(e, '*') || e.desc.activationEvents.some((a) => a.startsWith('workspaceContains:') && workspaceContains(a.slice(18))));
+    const failed = [];
+    for (const e of now) await self.activate(e).catch((err) => failed.push({ extension: e.id, error: err.message }));
+    setImmediate(() => {
+      for (const e of exts.values()) if (has(e, 'onStartupFinished')) host.als.run({ ext: null, cause: undefined }, () => self.activate(e).catch(() => {}));
+    });
+    return { activated: order.map((e) => e.id), failed };
+  };
+
+  const has = (e, event) => (e.desc.activationEvents || []).includes(event);
+
+  // workspaceContains answers a simple glob ("**/name", "dir/*.ext", "name")
+  // on the workspace folders, looking at most 5 levels and 10000 entries deep.
+  function workspaceContains(glob) {
+    const re = new RegExp('^' + glob.split('**/').map((part) => part.split('*').map(escapeRe).join('[^/]*')).join('(?:.*/)?') + '$');
+    let budget = 10000;
+    const walk = (dir, rel, depth) => {
+      let names;
+      try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return false; }
+      for (const d of names) {
+        if (--budget < 0) return false;
+        const r = rel ? rel + '/' + d.name : d.name;
+        if (re.test(r)) return true;
+        if (d.isDirectory() && depth < 5 && d.name !== 'node_modules' && d.name !== '.git' && walk(path.join(dir, d.name), r, depth + 1)) return true;
+      }
+      return false;
+    };
+    return (opts.workspaceFolders || []).some((f) => walk(f, '', 0));
+  }
+  const escapeRe = (s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+
+  // activate loads ext once, its dependencies first, and runs its
+  // activate() within the deadline.
+  self.activate = function (ext) {
+    if (!ext.promise) ext.promise = doActivate(ext);
+    return ext.promise;
+  };
+
+  async function doActivate(ext) {
+    ext.state = 'activating';
+    try {
+      for (const dep of ext.desc.dependencies || []) {
+        const d = exts.get(dep.toLowerCase());
+        if (!d) throw fail('activationFailed', ext, `${ext.id}: dependency ${dep} is not installed or is disabled`);
+        try { await self.activate(d); } catch (err) { throw fail('activationFailed', ext, `${ext.id}: dependency ${dep} failed to activate: ${err.message}`); }
+      }
+      if (ext.desc.main) {
+        host.emit(ext, 'activating', {}); // the launcher blames ext if the host dies now
+        const main = require.resolve(path.resolve(ext.dir, ext.desc.main));
+        if (!main.startsWith(ext.dir + path.sep)) throw new Error(`main ${ext.desc.main} is outside the extension`);
+        ext.context = ext.api._context;
+        const store = host.als.getStore();
+        await host.als.run({ ext, cause: store && store.cause }, async () => {
+          ext.module = require(main);
+          if (typeof ext.module.activate === 'function') {
+            ext.exports = await deadline(Promise.resolve().then(() => ext.module.activate(ext.context)), opts.activateMs || 10000, `activate did not finish within ${opts.activateMs || 10000} ms`);
+          }
+        });
+      }
+      ext.state = 'active';
+      order.push(ext);
+      host.emit(ext, 'activated', {});
+      return ext.exports;
+    } catch (err) {
+      ext.state = 'failed';
+      const msg = err.rpcData ? err.message : `${ext.id} failed to activate: ${err && err.stack || err}`;
+      host.emit(ext, 'activationFailed', { text: msg });
+      throw err.rpcData ? err : fail('activationFailed', ext, msg);
+    }
+  }
+
+  function deadline(p, ms, what) {
+    let t;
+    return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(what)), ms); })]).finally(() => clearTimeout(t));
+  }
+
+  // executeCommand runs a command, first activating the extensions
+  // waiting for onCommand:<id>.
+  self.executeCommand = async function (id, args) {
+    if (!commands.has(id)) {
+      const waiting = [...exts.values()].filter((e) => e.state !== 'active' && has(e, 'onCommand:' + id));
+      for (const e of waiting) await self.activate(e);
+      if (!commands.has(id)) {
+        const who = waiting.map((e) => e.id).join(', ');
+        throw fail('notFound', waiting[0], who ? `command ${id} was not registered by ${who}, which activated on it` : `command ${id} not found`);
+      }
+    }
+    const c = commands.get(id);
+    const store = host.als.getStore();
+    return host.als.run({ ext: c.ext, cause: store && store.cause }, () => c.fn.apply(c.thisArg, args));
+  };
+
+  // openDocument activates the onLanguage:<language> extensions and tells
+  // listeners; it returns the extensions it activated.
+  self.openDocument = async function (language, file) {
+    const activated = [];
+    for (const e of exts.values()) {
+      if (e.state !== 'active' && has(e, 'onLanguage:' + language)) { await self.activate(e); activated.push(e.id); }
+    }
+    const doc = { languageId: language, fileName: file || '', uri: file ? { fsPath: file } : undefined };
+    for (const l of listeners.openDocument) {
+      try { l(doc); } catch (err) { host.emit(null, 'error', { text: `onDidOpenTextDocument listener: ${err && err.stack || err}` }); }
+    }
+    return activated;
+  };
+
+  // shutdown deactivates in reverse activation order, within ms in all.
+  self.shutdown = async function (ms) {
+    const end = Date.now() + ms;
+    const results = [];
+    for (const e of order.slice().reverse()) {
+      const left = end - Date.now();
+      if (left <= 0) { results.push({ extension: e.id, error: 'deadline passed' }); continue; }
+      try {
+        await host.als.run({ ext: e, cause: undefined }, () => deadline(Promise.resolve().then(() => e.module && typeof e.module.deactivate === 'function' && e.module.deactivate()), left, 'deactivate did not finish in time'));
+        for (const d of e.context ? e.context.subscriptions : []) try { d.dispose(); } catch { /* reported by nobody: shutting down */ }
+        results.push({ extension: e.id });
+      } catch (err) {
+        results.push({ extension: e.id, error: err.message });
+      }
+    }
+    return { deactivated: results };
+  };
+
+  return self;
+};

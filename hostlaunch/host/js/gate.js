@@ -1,0 +1,132 @@
+'use strict';
+// The JavaScript seat belt: what an extension may require and touch. The
+// kernel sandbox (a later layer) is what enforces; this gives early, clear
+// errors naming the capability an extension would need.
+const Module = require('node:module');
+const fs = require('node:fs');
+const path = require('node:path');
+const { fileURLToPath, pathToFileURL } = require('node:url');
+
+const { SAFE, NEEDS, message } = require('./policy.js');
+
+// denied is the error an extension gets; the launcher hears of it too.
+function denied(host, ext, what, cap) {
+  const err = new Error(message(ext && ext.id, what, cap));
+  err.code = 'ERR_AIRVSX_DENIED';
+  err.capability = cap;
+  host.emit(ext, 'denied', { text: err.message, capability: cap });
+  return err;
+}
+
+// install hooks require and the globals; call once, after initialize.
+exports.install = function (host, reg) {
+  const exts = [...reg.exts.values()];
+  const owner = (file) => file && exts.find((e) => file === e.dir || file.startsWith(e.dir + path.sep));
+  const current = () => { const s = host.als.getStore(); return s && s.ext; };
+  const load = Module._load;
+
+  // The extension is the one whose file requires, else the one whose code
+  // is running (module.parent.require, require.main.require and
+  // Module._load called directly all end here).
+  Module._load = function (request, parent, isMain) {
+    const ext = (parent && owner(parent.filename)) || current();
+    if (request === 'vscode') {
+      if (!ext) throw new Error('vscode is only available to extensions');
+      return ext.api;
+    }
+    if (!ext) return load.apply(this, arguments);
+    const name = request.startsWith('node:') ? request.slice(5) : request;
+    if (Module.isBuiltin(request)) {
+      if (SAFE.has(name)) return load.apply(this, arguments);
+      if ((name === 'fs' || name === 'fs/promises') && !ext.caps.has('fsWide')) {
+        ext.fs = ext.fs || wrapFs(host, ext, reg.opts);
+        return name === 'fs' ? ext.fs : ext.fs.promises;
+      }
+      if (NEEDS[name] && ext.caps.has(NEEDS[name])) return load.apply(this, arguments);
+      throw denied(host, ext, `require('${request}')`, NEEDS[name]);
+    }
+    const file = Module._resolveFilename(request, parent, isMain);
+    if (file.endsWith('.node')) throw denied(host, ext, `load the native addon ${file}`, null);
+    const real = fs.realpathSync(file);
+    if (!(real.startsWith(ext.dir + path.sep))) throw denied(host, ext, `require ${real}, outside its own folder`, 'fsWide');
+    return load.apply(this, arguments);
+  };
+
+  // import() goes through Node's ESM loader: a resolve hook gates it.
+  Module.register('./esm.mjs', pathToFileURL(__filename), { data: { extensions: exts.map((e) => ({ id: e.id, dir: e.dir, caps: [...e.caps] })) } });
+  process.mainModule = undefined; // its require would resolve as the host
+
+  // Globals that reach the network or native code.
+  const gated = (name, cap, real) => function (...a) {
+    const ext = current();
+    if (real && ext && ext.caps.has(cap)) return real.apply(this, a);
+    throw denied(host, ext, `use ${name}`, cap);
+  };
+  for (const g of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest']) {
+    if (g in globalThis || g === 'fetch') globalThis[g] = gated(g, 'network', globalThis[g]);
+  }
+  process.binding = gated('process.binding', null);
+  process._linkedBinding = gated('process._linkedBinding', null);
+  process.dlopen = gated('process.dlopen', null);
+  process.kill = gated('process.kill', 'spawn', process.kill);
+  process.chdir = gated('process.chdir', null);
+  process.abort = gated('process.abort', null);
+  process.exit = process.reallyExit = function (code) {
+    throw denied(host, current(), `call process.exit(${code === undefined ? '' : code})`, null);
+  };
+};
+
+// wrapFs returns the fs module an extension without fsWide gets: reads
+// inside its own folder, its storage and the workspace; writes inside its
+// storage and the workspace. Functions on file descriptors pass (a
+// descriptor comes from a checked open); anything unknown is refused.
+function wrapFs(host, ext, opts) {
+  const realRoots = (ds) => ds.map((d) => { try { return fs.realpathSync(d); } catch { return path.resolve(d); } });
+  const storage = Object.values(ext.storage);
+  const work = opts.workspaceFolders || [];
+  const roots = { read: realRoots([ext.dir, ...storage, ...work]), write: realRoots([...storage, ...work]) };
+
+  // check refuses p unless it is inside one of the roots for mode.
+  function check(fn, p, mode) {
+    if (typeof p === 'number') return; // a descriptor
+    if (p instanceof URL) p = fileURLToPath(p);
+    if (Buffer.isBuffer(p)) p = p.toString();
+    const abs = path.resolve(String(p));
+    let real = abs;
+    for (let dir = abs, rest = ''; ; rest = path.join(path.basename(dir), rest), dir = path.dirname(dir)) {
+      try { real = path.join(fs.realpathSync(dir), rest); break; } catch { if (dir === path.dirname(dir)) break; }
+    }
+    if (!roots[mode].some((r) => real === r || real.startsWith(r + path.sep))) throw denied(host, ext, `${mode} ${abs} (fs.${fn})`, 'fsWide');
+  }
+  const R = ['access', 'exists', 'readFile', 'readdir', 'stat', 'lstat', 'realpath', 'readlink', 'opendir', 'createReadStream', 'watch', 'watchFile', 'unwatchFile', 'statfs', 'ReadStream'];
+  const W = ['writeFile', 'appendFile', 'mkdir', 'mkdtemp', 'rm', 'rmdir', 'unlink', 'truncate', 'createWriteStream', 'utimes', 'lutimes', 'chmod', 'lchmod', 'chown', 'lchown', 'WriteStream'];
+  const W2 = ['copyFile', 'cp', 'rename', 'link', 'symlink']; // two paths, both checked for writing
+  const FD = ['read', 'write', 'close', 'fstat', 'fsync', 'fdatasync', 'ftruncate', 'futimes', 'fchmod', 'fchown', 'readv', 'writev'];
+  const kind = (k) => { const b = k.replace(/Sync$/, ''); return R.includes(b) ? 'r' : W.includes(b) ? 'w' : W2.includes(b) ? 'w2' : FD.includes(b) ? 'fd' : b === 'open' ? 'open' : null; };
+  const writing = (flags) => (typeof flags === 'string' ? /[wa+]/.test(flags) : typeof flags === 'number' && (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_TRUNC)) !== 0);
+
+  function wrap(src, prefix) {
+    const out = {};
+    for (const k of Object.keys(src)) {
+      const v = src[k];
+      if (typeof v !== 'function' || /^[A-Z]/.test(k) && !['ReadStream', 'WriteStream'].includes(k)) { out[k] = v; continue; }
+      const kd = kind(k);
+      const fn = prefix + k;
+      if (kd === 'fd') out[k] = v;
+      else if (!kd) out[k] = function () { throw denied(host, ext, `use fs.${fn}`, 'fsWide'); };
+      else {
+        out[k] = function (...a) {
+          if (kd === 'r') check(fn, a[0], 'read');
+          if (kd === 'w') check(fn, a[0], 'write');
+          if (kd === 'w2') { check(fn, k.startsWith('symlink') ? path.resolve(path.dirname(String(a[1])), String(a[0])) : a[0], k.startsWith('symlink') ? 'read' : 'write'); check(fn, a[1], 'write'); }
+          if (kd === 'open') check(fn, a[0], writing(a[1]) ? 'write' : 'read');
+          return new.target ? new v(...a) : v.apply(this, a);
+        };
+      }
+    }
+    return out;
+  }
+  const wrapped = wrap(fs, '');
+  wrapped.promises = wrap(fs.promises, 'promises.');
+  return wrapped;
+}

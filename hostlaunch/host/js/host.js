@@ -1,0 +1,110 @@
+'use strict';
+// The airvsx extension host: runs VS Code extensions for the Go launcher
+// (hostlaunch/host). The launcher opens Node's IPC channel (NODE_CHANNEL_FD,
+// 'json' serialization: one JSON message per line) and speaks JSON-RPC 2.0
+// over it. Handshake: host -> "ready" {node, pid}; launcher -> "initialize"
+// {extensions, workspace, ...}; then requests "executeCommand",
+// "openDocument", "ping", "shutdown". The host sends "event" notifications.
+const { AsyncLocalStorage } = require('node:async_hooks');
+
+const reallyExit = process.reallyExit.bind(process); // kept before gate.js replaces it
+const als = new AsyncLocalStorage(); // {ext, cause} of the code running now
+
+// send writes one JSON-RPC message; a closed channel means the launcher is gone.
+function send(msg) {
+  msg.jsonrpc = '2.0';
+  try {
+    process.send(msg);
+  } catch {
+    reallyExit(0);
+  }
+}
+
+// MAX_TEXT caps an event's text, MAX_RESULT a command's result (in JSON),
+// well under the launcher's 16 MiB message limit.
+const MAX_TEXT = 64 * 1024;
+const MAX_RESULT = 8 * 1024 * 1024;
+
+// emit sends an event attributed to ext (or to the extension running now)
+// and to the launcher request that caused it.
+function emit(ext, kind, fields) {
+  const store = als.getStore();
+  const e = ext || (store && store.ext);
+  if (typeof fields.text === 'string' && fields.text.length > MAX_TEXT) fields.text = fields.text.slice(0, MAX_TEXT) + '… (truncated)';
+  send({ method: 'event', params: Object.assign({ kind, extension: e ? e.id : undefined, cause: store ? store.cause : undefined }, fields) });
+}
+
+const host = { als, emit, reallyExit };
+const extensions = require('./extensions.js')(host);
+const gate = require('./gate.js');
+
+// handlers are the methods the launcher may call.
+const handlers = {
+  async initialize(p) {
+    await extensions.init(p);
+    gate.install(host, extensions);
+    captureConsole();
+    return extensions.startup();
+  },
+  ping: () => ({}),
+  executeCommand: async (p) => ({ value: jsonSafe(await extensions.executeCommand(p.command, p.args || [])) }),
+  openDocument: async (p) => ({ activated: await extensions.openDocument(p.language, p.path) }),
+  shutdown: async (p) => extensions.shutdown(p.deadlineMs || 2500),
+};
+
+// captureConsole sends an extension's console.* to the launcher as events
+// attributed to it; the host's own console stays on stdout/stderr.
+function captureConsole() {
+  const util = require('node:util');
+  for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+    const orig = console[level].bind(console);
+    console[level] = (...a) => {
+      const s = als.getStore();
+      if (s && s.ext) emit(null, 'console', { level, text: util.format(...a) });
+      else orig(...a);
+    };
+  }
+}
+
+// jsonSafe turns a command's result into something JSON can carry.
+function jsonSafe(v) {
+  if (v === undefined) return null;
+  let json;
+  try {
+    json = JSON.stringify(v); // undefined for a function or a symbol
+  } catch {
+    // a cycle, a BigInt: described below
+  }
+  if (json === undefined) {
+    try {
+      return String(v);
+    } catch {
+      return Object.prototype.toString.call(v); // e.g. a module namespace
+    }
+  }
+  if (json.length > MAX_RESULT) throw new Error(`the command's result is larger than ${MAX_RESULT} bytes of JSON`);
+  return JSON.parse(json);
+}
+
+process.on('message', (msg) => {
+  if (!msg || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') return;
+  const h = Object.prototype.hasOwnProperty.call(handlers, msg.method) && handlers[msg.method];
+  const reply = (r) => msg.id !== undefined && send(Object.assign({ id: msg.id }, r));
+  if (!h) return reply({ error: { code: -32601, message: `no method ${msg.method}` } });
+  als.run({ ext: null, cause: msg.id }, async () => {
+    try {
+      reply({ result: await h(msg.params || {}) });
+    } catch (err) {
+      const message = String(err && err.message || err).slice(0, MAX_TEXT);
+      reply({ error: { code: err && err.rpcCode || -32000, message, data: err && err.rpcData } });
+    }
+  });
+});
+
+// The launcher closing the channel ends the host.
+process.on('disconnect', () => reallyExit(0));
+// An extension's stray exception or rejection is reported, never fatal.
+process.on('uncaughtException', (err) => emit(null, 'error', { text: `uncaught exception: ${err && err.stack || err}` }));
+process.on('unhandledRejection', (err) => emit(null, 'error', { text: `unhandled rejection: ${err && err.stack || err}` }));
+
+send({ method: 'ready', params: { node: process.version, pid: process.pid } });

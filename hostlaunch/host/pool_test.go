@@ -1,0 +1,79 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestGroups(t *testing.T) {
+	e := func(id string, caps []string, deps ...string) Extension {
+		return Extension{ID: id, Capabilities: caps, Dependencies: deps}
+	}
+	for _, tc := range []struct {
+		name string
+		in   []Extension
+		want string
+	}{
+		{"none", nil, ""},
+		{"same capabilities", []Extension{e("a", nil), e("b", nil)}, "a b"},
+		{"by capability set", []Extension{e("net", []string{"network"}), e("plain", nil), e("net2", []string{"network"}), e("both", []string{"spawn", "network"}), e("both2", []string{"network", "spawn"})},
+			"plain | net net2 | both both2"},
+		{"dependencies together", []Extension{e("spawner", []string{"spawn"}), e("user", nil, "Spawner"), e("other", nil)}, "other | spawner user"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var parts []string
+			for _, g := range Groups(tc.in) {
+				var ids []string
+				for _, x := range g {
+					ids = append(ids, x.ID)
+				}
+				parts = append(parts, strings.Join(ids, " "))
+			}
+			if got := strings.Join(parts, " | "); got != tc.want {
+				t.Errorf("Groups = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPool: extensions with different capabilities run in different
+// processes; commands reach the right one.
+func TestPool(t *testing.T) {
+	needNode(t)
+	root := t.TempDir()
+	plain := ext(t, root, "a.plain", command("a.plain", "return process.pid;"))
+	net := ext(t, root, "a.net", command("a.net", "return process.pid;"))
+	net.Capabilities = []string{"network"}
+	// a.dyn registers a command no activation event names.
+	dyn := ext(t, root, "a.dyn", "exports.activate = () => { vscode.commands.registerCommand('dyn.late', () => process.pid); };\n", "*")
+	dyn.Capabilities = []string{"network"}
+	p, err := LaunchPool(t.Context(), Options{Extensions: []Extension{plain, net, dyn}, StorageDir: filepath.Join(root, "storage")}, SuperviseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if n := len(p.Hosts()); n != 2 {
+		t.Fatalf("%d hosts, want 2", n)
+	}
+	pid := func(cmd string) string {
+		r, err := p.ExecuteCommand(t.Context(), cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		return string(r.Value)
+	}
+	a, b, c := pid("a.plain.cmd"), pid("a.net.cmd"), pid("dyn.late")
+	if a == b || b != c {
+		t.Errorf("pids: a.plain %s, a.net %s, a.dyn %s; want a.net and a.dyn together, a.plain apart", a, b, c)
+	}
+	if got := p.Startup().Activated; !slices.Equal(got, []string{"a.dyn"}) {
+		t.Errorf("startup %q", got)
+	}
+	if _, err := p.ExecuteCommand(t.Context(), "none.such"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("none.such: %v", err)
+	}
+}

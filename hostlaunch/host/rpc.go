@@ -1,0 +1,216 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+)
+
+// maxMessage caps one JSON-RPC message from the host: 16 MiB. A longer
+// line is a protocol violation and ends the host.
+const maxMessage = 16 << 20
+
+// message is one JSON-RPC 2.0 message, either way.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      *int64          `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  any             `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// incoming is a message read from the host (params kept raw).
+type incoming struct {
+	message
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// rpcError is a JSON-RPC error; Data carries the extension it concerns.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    *struct {
+		Kind      string `json:"kind"`
+		Extension string `json:"extension"`
+	} `json:"data,omitempty"`
+}
+
+// call is one request waiting for its response, with the events it caused.
+type call struct {
+	done   chan struct{}
+	result json.RawMessage
+	err    *rpcError
+	events []Event
+}
+
+// conn is the launcher's end of the IPC channel.
+type conn struct {
+	f       *os.File
+	wmu     sync.Mutex
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]*call
+}
+
+// send writes one message as a line.
+func (c *conn) send(m message) error {
+	m.JSONRPC = "2.0"
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err = c.f.Write(append(b, '\n'))
+	return err
+}
+
+// request sends method and returns its pending call.
+func (c *conn) request(method string, params any) (int64, *call, error) {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	cl := &call{done: make(chan struct{})}
+	c.pending[id] = cl
+	c.mu.Unlock()
+	if err := c.send(message{ID: &id, Method: method, Params: params}); err != nil {
+		c.forget(id)
+		return 0, nil, fmt.Errorf("send %s: %w", method, err)
+	}
+	return id, cl, nil
+}
+
+func (c *conn) forget(id int64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// attach records ev on the pending request that caused it.
+func (c *conn) attach(cause int64, ev Event) {
+	c.mu.Lock()
+	if cl := c.pending[cause]; cl != nil {
+		cl.events = append(cl.events, ev)
+	}
+	c.mu.Unlock()
+}
+
+// resolve completes the request id.
+func (c *conn) resolve(id int64, result json.RawMessage, err *rpcError) {
+	c.mu.Lock()
+	cl := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if cl != nil {
+		cl.result, cl.err = result, err
+		close(cl.done)
+	}
+}
+
+// read calls handle for every message until the channel closes or a
+// message is malformed.
+func (c *conn) read(handle func(incoming)) error {
+	sc := bufio.NewScanner(c.f)
+	sc.Buffer(make([]byte, 64<<10), maxMessage)
+	for sc.Scan() {
+		var m incoming
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.JSONRPC != "2.0" {
+			return fmt.Errorf("host sent a malformed message: %.200q", sc.Text())
+		}
+		handle(m)
+	}
+	return sc.Err()
+}
+
+// wait waits for cl, the host's end or ctx, and decodes the result into v.
+func (h *Host) wait(ctx context.Context, id int64, cl *call, v any) error {
+	select {
+	case <-cl.done:
+	case <-h.done:
+		select {
+		case <-cl.done:
+		default:
+			return h.Err()
+		}
+	case <-ctx.Done():
+		h.conn.forget(id)
+		return ctx.Err()
+	}
+	if cl.err != nil {
+		return cl.err.asError()
+	}
+	if v == nil {
+		return nil
+	}
+	return json.Unmarshal(cl.result, v)
+}
+
+// call sends a request and waits for its result.
+func (h *Host) call(ctx context.Context, method string, params, v any) ([]Event, error) {
+	id, cl, err := h.conn.request(method, params)
+	if err != nil {
+		select {
+		case <-h.done:
+			return nil, h.Err()
+		default:
+			return nil, err
+		}
+	}
+	err = h.wait(ctx, id, cl, v)
+	h.conn.mu.Lock()
+	events := cl.events
+	h.conn.mu.Unlock()
+	return events, err
+}
+
+// Error kinds of a CommandError.
+const (
+	// NotFound: no extension registered the command or waits for it.
+	NotFound = "notFound"
+	// ActivationFailed: an extension (or its dependency) failed to
+	// activate.
+	ActivationFailed = "activationFailed"
+	// Threw: the command ran and threw.
+	Threw = "threw"
+)
+
+// ErrNotFound and ErrActivation match CommandErrors of kind NotFound and
+// ActivationFailed with errors.Is.
+var (
+	ErrNotFound   = errors.New("command not found")
+	ErrActivation = errors.New("activation failed")
+)
+
+// CommandError is a request the host answered with an error, with the
+// extension it concerns when known.
+type CommandError struct {
+	Kind      string
+	Extension string
+	Message   string
+}
+
+// Error returns the host's message, which names the extension.
+func (e *CommandError) Error() string { return e.Message }
+
+// Is matches ErrNotFound and ErrActivation by kind.
+func (e *CommandError) Is(target error) bool {
+	return target == ErrNotFound && e.Kind == NotFound || target == ErrActivation && e.Kind == ActivationFailed
+}
+
+func (e *rpcError) asError() error {
+	ce := &CommandError{Kind: Threw, Message: e.Message}
+	if e.Data != nil {
+		ce.Kind, ce.Extension = e.Data.Kind, e.Data.Extension
+	}
+	if ce.Kind == "" {
+		ce.Kind = Threw
+	}
+	ce.Message = strings.TrimSpace(ce.Message)
+	return ce
+}
