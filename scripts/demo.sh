@@ -6,7 +6,9 @@
 #   4. list the signed catalog;
 #   5. verify every byte of it offline against the public key;
 #   6. render the static HTML catalog (opens from file://);
-#   7. inspect one package.
+#   7. install one extension (and its dependency) from the registry and
+#      run its command in the extension host;
+#   8. inspect one package.
 # Nothing leaves the machine: the upstream is the fixture on 127.0.0.1.
 set -euo pipefail
 bin=${1:-bin/airvsx}
@@ -70,6 +72,12 @@ rm -rf demo-extensions
 "$bin" install airvsx-demo.uses-git --registry registry --key demo-key.pub --state registry-state \
 	--policy policies/examples/demo.yaml --extensions demo-extensions
 "$bin" list --extensions demo-extensions
+
+echo
+echo "== airvsx run --extensions demo-extensions --command usesGit.showGitVersion --wait 3s"
+# In a Node.js extension host: the command activates uses-git (and first
+# git-helper, which the policy lets spawn git); its messages are printed.
+"$bin" run --extensions demo-extensions --command usesGit.showGitVersion --wait 3s
 
 echo
 echo "== airvsx inspect (the package that declares and needs spawn)"
