@@ -10,11 +10,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/safefile"
 	"golang.org/x/time/rate"
 )
 
@@ -213,7 +213,7 @@ func newTransport(caFile string, proxy func(*http.Request) (*url.URL, error)) (*
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
+		pem, err := safefile.ReadFile(caFile, 4<<20)
 		if err != nil {
 			return nil, fmt.Errorf("CA file: %w", err)
 		}

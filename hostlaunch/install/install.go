@@ -18,6 +18,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // installer is one install run: the locked directory, the staging folder
@@ -329,7 +330,7 @@ func FromFile(ctx context.Context, file string, opts Options) (*Result, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("install %s: not a regular file", file)
 	}
-	f, err := os.Open(abs)
+	f, _, err := safefile.Open(abs, -1) // never blocks on a FIFO swapped in
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}
