@@ -64,7 +64,7 @@ func Describe(m fs.FileMode) string {
 func Open(path string, max int64) (*os.File, fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, err // *fs.PathError: "stat PATH: ..."
+		return nil, nil, asOpen(path, err)
 	}
 	return open(path, fi, max, func() (*os.File, error) {
 		return os.OpenFile(path, os.O_RDONLY|nonblock, 0)
@@ -77,7 +77,7 @@ func Open(path string, max int64) (*os.File, fs.FileInfo, error) {
 func OpenIn(root *os.Root, name string, max int64) (*os.File, fs.FileInfo, error) {
 	fi, err := root.Lstat(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, asOpen(name, err)
 	}
 	return open(name, fi, max, func() (*os.File, error) {
 		return root.OpenFile(name, os.O_RDONLY|nonblock, 0)
@@ -113,6 +113,16 @@ func open(path string, fi fs.FileInfo, max int64, openFile func() (*os.File, err
 		return nil, nil, err
 	}
 	return f, ofi, nil
+}
+
+// asOpen reports the failed type check as the open that did not happen:
+// "open PATH: no such file or directory", a *fs.PathError.
+func asOpen(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: "open", Path: path, Err: pe.Err}
+	}
+	return err
 }
 
 func checkSize(path string, size, max int64) error {
