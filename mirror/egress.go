@@ -145,9 +145,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	// Every hop gets HeaderTimeout (or Timeout, if less) for its response
-	// headers; a download's
-	// body then gets Timeout between bytes (an API call's body is bounded
-	// by the client's total Timeout).
+	// headers; a download's body then gets Timeout between bytes (an API
+	// call's body is bounded by the client's total Timeout).
 	idle := time.Duration(0)
 	if cl.kind == kindDownload {
 		idle = c.stall
