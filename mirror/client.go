@@ -10,11 +10,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/safefile"
 	"golang.org/x/time/rate"
 )
 
@@ -34,6 +34,8 @@ const (
 	DefaultRetryWaitMax = 30 * time.Second
 	// DefaultTimeout is ClientOptions.Timeout's default.
 	DefaultTimeout = 60 * time.Second
+	// DefaultHeaderTimeout is ClientOptions.HeaderTimeout's default.
+	DefaultHeaderTimeout = 30 * time.Second
 )
 
 // ClientOptions configures a Client. Only BaseURL is required.
@@ -66,9 +68,19 @@ type ClientOptions struct {
 	// the client NewClient builds (HTTPClient nil).
 	CAFile string
 	// Timeout bounds each API request and small-file fetch, body included.
-	// Downloads have no total timeout; they are abandoned (and retried)
-	// when no byte arrives for Timeout. Default 60s.
+	// Downloads have no total timeout (a large package over a slow link
+	// must still arrive); they are abandoned (and retried) when no body
+	// byte arrives for Timeout: "no body bytes from URL for 60s". Default
+	// 60s.
 	Timeout time.Duration
+	// HeaderTimeout bounds the wait for each request's response headers,
+	// from the moment it is sent (the connection and TLS handshake
+	// included; the transport NewClient builds also gives up connecting
+	// after 30s): an upstream that accepts the connection and never
+	// answers fails the attempt with "no response headers from URL within
+	// 30s", and the attempt is retried like a reset. Timeout, if less,
+	// bounds the headers instead. Default 30s.
+	HeaderTimeout time.Duration
 	// RedirectHosts, when set, lists the only hosts (besides the
 	// upstream's) a file URL may redirect to. Default: any host, as Open
 	// VSX moves its storage host. API requests never leave the upstream.
@@ -102,7 +114,8 @@ type Client struct {
 	waitMin       time.Duration
 	waitMax       time.Duration
 	maxHint       time.Duration
-	stall         time.Duration
+	stall         time.Duration // Timeout
+	headerTimeout time.Duration
 	redirectHosts []string
 	log           *slog.Logger
 	api, dl       *http.Client
@@ -138,20 +151,21 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	case u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
 		return nil, fmt.Errorf("upstream %q: query and fragment are not allowed", opts.BaseURL)
 	}
-	if opts.Rate < 0 || opts.Burst < 0 || opts.RetryWaitMin < 0 || opts.RetryWaitMax < 0 || opts.Timeout < 0 {
-		return nil, errors.New("client options: Rate, Burst, RetryWaitMin, RetryWaitMax and Timeout must not be negative")
+	if opts.Rate < 0 || opts.Burst < 0 || opts.RetryWaitMin < 0 || opts.RetryWaitMax < 0 || opts.Timeout < 0 || opts.HeaderTimeout < 0 {
+		return nil, errors.New("client options: Rate, Burst, RetryWaitMin, RetryWaitMax, Timeout and HeaderTimeout must not be negative")
 	}
 	c := &Client{
-		baseURL:    strings.TrimSuffix(u.String(), "/"),
-		origin:     originOf(u),
-		userAgent:  cmpOr(opts.UserAgent, DefaultUserAgent),
-		maxRetries: opts.MaxRetries,
-		waitMin:    cmpOr(opts.RetryWaitMin, DefaultRetryWaitMin),
-		waitMax:    cmpOr(opts.RetryWaitMax, DefaultRetryWaitMax),
-		stall:      cmpOr(opts.Timeout, DefaultTimeout),
-		log:        opts.Logger,
-		sleep:      opts.sleep,
-		now:        opts.now,
+		baseURL:       strings.TrimSuffix(u.String(), "/"),
+		origin:        originOf(u),
+		userAgent:     cmpOr(opts.UserAgent, DefaultUserAgent),
+		maxRetries:    opts.MaxRetries,
+		waitMin:       cmpOr(opts.RetryWaitMin, DefaultRetryWaitMin),
+		waitMax:       cmpOr(opts.RetryWaitMax, DefaultRetryWaitMax),
+		stall:         cmpOr(opts.Timeout, DefaultTimeout),
+		headerTimeout: cmpOr(opts.HeaderTimeout, DefaultHeaderTimeout),
+		log:           opts.Logger,
+		sleep:         opts.sleep,
+		now:           opts.now,
 	}
 	switch {
 	case opts.MaxRetries == 0:
@@ -213,7 +227,7 @@ func newTransport(caFile string, proxy func(*http.Request) (*url.URL, error)) (*
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
+		pem, err := safefile.ReadFile(caFile, 4<<20)
 		if err != nil {
 			return nil, fmt.Errorf("CA file: %w", err)
 		}

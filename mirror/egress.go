@@ -144,13 +144,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := c.waitTurn(req.Context()); err != nil {
 		return nil, err
 	}
-	ctx := req.Context()
-	var wd *watchdog
-	if cl.kind == kindDownload && c.stall > 0 {
-		wd = newWatchdog(ctx, c.stall)
-		ctx = wd.ctx
+	// Every hop gets HeaderTimeout (or Timeout, if less) for its response
+	// headers; a download's body then gets Timeout between bytes (an API
+	// call's body is bounded by the client's total Timeout).
+	idle := time.Duration(0)
+	if cl.kind == kindDownload {
+		idle = c.stall
 	}
-	out := req.Clone(ctx)
+	wd := newWatchdog(req.Context(), redact(req.URL), min(c.headerTimeout, c.stall), idle)
+	out := req.Clone(wd.ctx)
 	out.Header.Set("User-Agent", c.userAgent)
 	i := c.egress.add(EgressRecord{
 		Time:    c.now().UTC(),
@@ -160,14 +162,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	})
 	resp, err := t.base.RoundTrip(out)
 	if err != nil {
-		if wd != nil {
-			err = wd.explain(err)
-			wd.stop()
-		}
+		err = wd.explain(err)
+		wd.stop()
 		c.egress.update(i, func(r *EgressRecord) { r.Error = err.Error() })
 		c.log.Debug("request failed", "url", redact(req.URL), "attempt", cl.currentAttempt(), "err", err)
 		return nil, err
 	}
+	wd.headersArrived()
 	c.egress.update(i, func(r *EgressRecord) { r.Status = resp.StatusCode })
 	c.log.Debug("request", "url", redact(req.URL), "status", resp.StatusCode, "attempt", cl.currentAttempt())
 	if resp.StatusCode == http.StatusTooManyRequests {
@@ -192,14 +193,10 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if n > 0 {
 		b.log.update(b.rec, func(r *EgressRecord) { r.Bytes += int64(n) })
-		if b.wd != nil {
-			b.wd.kick()
-		}
+		b.wd.kick()
 	}
 	if err != nil && err != io.EOF {
-		if b.wd != nil {
-			err = b.wd.explain(err)
-		}
+		err = b.wd.explain(err)
 		b.log.update(b.rec, func(r *EgressRecord) {
 			if r.Error == "" {
 				r.Error = err.Error()
@@ -210,41 +207,77 @@ func (b *countingBody) Read(p []byte) (int, error) {
 }
 
 func (b *countingBody) Close() error {
-	if b.wd != nil {
-		b.wd.stop()
-	}
+	b.wd.stop()
 	return b.rc.Close()
 }
 
-// errStalled is why a download was abandoned: no bytes for the timeout.
-var errStalled = errors.New("stalled: no data within the timeout")
+// errStalled is wrapped by the error of a hop abandoned because the
+// upstream went quiet: no response headers within HeaderTimeout, or no
+// body bytes for Timeout.
+var errStalled = errors.New("stalled")
 
-// watchdog cancels a download hop when no byte arrives for d.
+// watchdog cancels a hop whose response headers do not arrive within its
+// header bound, or whose body then sends no byte for its idle bound (0:
+// none). The cause of the cancel says which bound and which URL.
 type watchdog struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	timer  *time.Timer
-	d      time.Duration
+	url    string
+	idle   time.Duration
+
+	mu    sync.Mutex
+	timer *time.Timer // nil when no bound runs
 }
 
-func newWatchdog(parent context.Context, d time.Duration) *watchdog {
+func newWatchdog(parent context.Context, url string, header, idle time.Duration) *watchdog {
 	ctx, cancel := context.WithCancelCause(parent)
-	w := &watchdog{ctx: ctx, cancel: cancel, d: d}
-	w.timer = time.AfterFunc(d, func() { cancel(errStalled) })
+	w := &watchdog{ctx: ctx, cancel: cancel, url: url, idle: idle}
+	if header > 0 {
+		w.timer = time.AfterFunc(header, func() {
+			cancel(fmt.Errorf("no response headers from %s within %s: %w", url, header, errStalled))
+		})
+	}
 	return w
 }
 
-func (w *watchdog) kick() { w.timer.Reset(w.d) }
+// headersArrived ends the header bound and starts the idle bound.
+func (w *watchdog) headersArrived() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if w.idle > 0 {
+		w.timer = time.AfterFunc(w.idle, func() {
+			w.cancel(fmt.Errorf("no body bytes from %s for %s: %w", w.url, w.idle, errStalled))
+		})
+	}
+}
+
+// kick restarts the idle bound: body bytes arrived.
+func (w *watchdog) kick() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Reset(w.idle)
+	}
+}
 
 func (w *watchdog) stop() {
-	w.timer.Stop()
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Unlock()
 	w.cancel(context.Canceled)
 }
 
-// explain turns the error of a hop the watchdog cancelled into errStalled.
+// explain turns the error of a hop the watchdog cancelled into the
+// bound's error (wrapping errStalled).
 func (w *watchdog) explain(err error) error {
-	if errors.Is(context.Cause(w.ctx), errStalled) {
-		return fmt.Errorf("no bytes for %s: %w", w.d, errStalled)
+	if cause := context.Cause(w.ctx); errors.Is(cause, errStalled) {
+		return cause
 	}
 	return err
 }

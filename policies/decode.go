@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/lexer"
@@ -27,9 +27,9 @@ var bom = []byte("\ufeff")
 
 // Load reads and parses the policy file at path (see Parse).
 func Load(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.Open(path, -1) // no FIFO or device; Parse reports the size
 	if err != nil {
-		return nil, err // *fs.PathError: "open PATH: ..."
+		return nil, err
 	}
 	defer f.Close()
 	// Read at most one byte more than allowed, so Parse sees an oversized

@@ -5,11 +5,11 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/airvsx/airvsx/policies"
 )
 
@@ -58,18 +58,11 @@ func Package(ctx context.Context, path string, opts PackageOptions) (*Report, er
 	if opts.Sigzip != nil && len(opts.UpstreamKey) != ed25519.PublicKeySize {
 		return nil, errors.New("verify: a sigzip needs the Open VSX public key it was made with")
 	}
-	f, err := os.Open(path)
+	f, fi, err := safefile.Open(path, -1)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("verify: %s: not a regular file", path)
-	}
 	rep := &Report{Schema: SchemaVersion, Kind: "package", Target: path, Summary: Summary{ReadData: true, Blobs: 1}}
 	name := filepath.Base(path)
 	var probs []Problem
@@ -86,27 +79,36 @@ func Package(ctx context.Context, path string, opts PackageOptions) (*Report, er
 			ed = vsix.NewUpstreamVerifier(opts.UpstreamKey, sig)
 		}
 	}
-	h := newHasher()
-	n, sum, err := h.file(ctx, f, fi.Size(), ed)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("verify: read %s: %w", path, err)
-	}
-	rep.Summary.Bytes = n
-	ps := &PackageSummary{SHA256: sum[len("sha256:"):], Size: fi.Size()}
-	rep.Package = ps
-	if ed != nil {
-		if ps.Signed = ed.Verify(); !ps.Signed {
-			add(Error, RuleSignatureInvalid, "", "Open VSX's Ed25519 signature in the sigzip does not verify over this file with the key given")
-		}
-	}
-
 	limits := opts.Limits
 	if opts.Policy != nil && limits.MaxArchiveBytes == 0 && opts.Policy.MaxVsixBytes > 0 {
 		limits.MaxArchiveBytes = opts.Policy.MaxVsixBytes
 	}
+	maxBytes := limits.MaxArchiveBytes
+	if maxBytes == 0 {
+		maxBytes = vsix.DefaultMaxArchiveBytes
+	}
+	ps := &PackageSummary{Size: fi.Size()}
+	rep.Package = ps
+	// A file over the limit is not hashed (a sparse 20 GiB file would take
+	// a minute): vsix.NewReader reports its size without reading it.
+	if fi.Size() <= maxBytes {
+		h := newHasher()
+		n, sum, err := h.file(ctx, f, fi.Size(), ed)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("verify: read %s: %w", path, err)
+		}
+		rep.Summary.Bytes = n
+		ps.SHA256 = sum[len("sha256:"):]
+		if ed != nil {
+			if ps.Signed = ed.Verify(); !ps.Signed {
+				add(Error, RuleSignatureInvalid, "", "Open VSX's Ed25519 signature in the sigzip does not verify over this file with the key given")
+			}
+		}
+	}
+
 	a, err := vsix.NewReader(f, fi.Size(), limits)
 	var pkg *vsix.Package
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // The upstream-signature cache: verdicts of earlier runs' Ed25519 checks,
@@ -102,30 +102,18 @@ const maxSigCacheBytes = int64(len(sigCacheHeader)+1) + maxSigCacheEntries*(3*64
 // key, and a last line "sha256 <hex>" of every byte before it. Any
 // deviation rejects the whole file.
 func readSigCache(path string) ([]sigKey, error) {
-	fi, err := os.Lstat(path)
+	// Inside its directory, so a final symlink is not followed.
+	root, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > maxSigCacheBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than %d", path, fi.Size(), maxSigCacheBytes)
-	}
-	f, err := os.Open(path)
+	defer root.Close()
+	data, err := safefile.ReadIn(root, filepath.Base(path), maxSigCacheBytes)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
-		return nil, fmt.Errorf("%s: replaced while opened", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSigCacheBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > maxSigCacheBytes {
-		return nil, fmt.Errorf("%s: more than %d bytes", path, maxSigCacheBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	damaged := func(why string) error { return fmt.Errorf("%s: damaged (%s)", path, why) }
 	body, sumLine, ok := cutLastLine(data)

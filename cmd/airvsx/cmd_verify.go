@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
+	"github.com/airvsx/airvsx/internal/safefile"
 
 	"github.com/spf13/cobra"
 
@@ -183,19 +183,12 @@ func writeVerifyReport(stdout io.Writer, output string, rep *verify.Report, f ve
 	return err
 }
 
-// verifyReadFile reads a small file, refusing more than max bytes.
+// verifyReadFile reads a small regular file, refusing more than max bytes
+// (and a FIFO or device, unread).
 func verifyReadFile(path string, max int64) ([]byte, error) {
-	fh, err := os.Open(path)
+	b, err := safefile.ReadFile(path, max)
 	if err != nil {
 		return nil, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
 	}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return nil, fmt.Errorf("%s: empty", path)

@@ -18,6 +18,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // installer is one install run: the locked directory, the staging folder
@@ -327,9 +328,15 @@ func FromFile(ctx context.Context, file string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("install: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("install %s: not a regular file", file)
+		return nil, fmt.Errorf("install: %w", &safefile.NotRegularError{Path: file, Mode: fi.Mode()})
 	}
-	f, err := os.Open(abs)
+	// Never blocks on a FIFO swapped in; an oversized file is refused
+	// before it is hashed.
+	maxBytes := opts.Archive.MaxArchiveBytes
+	if maxBytes <= 0 {
+		maxBytes = vsix.DefaultMaxArchiveBytes
+	}
+	f, _, err := safefile.Open(abs, maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("install: %w", err)
 	}

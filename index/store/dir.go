@@ -22,6 +22,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 
 	"github.com/airvsx/airvsx/internal/flock"
+	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/airvsx/airvsx/internal/strictjson"
 )
 
@@ -322,41 +323,19 @@ func (d *Dir) OpenBlob(ctx context.Context, repo, digest string, size int64) (io
 }
 
 // openRegular opens name for reading if it is a regular file; it never
-// opens a pipe or device, and never follows a final symlink.
+// opens a pipe or device, never blocks, and never follows a final symlink.
 func openRegular(root *os.Root, name string) (*os.File, error) {
-	fi, err := root.Lstat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s)", name, fi.Mode().Type())
-	}
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", name)
-	}
-	return f, nil
+	f, _, err := safefile.OpenIn(root, name, -1)
+	return f, err
 }
 
-// readRegular reads a regular file of at most max bytes.
+// readRegular reads a regular file of at most max bytes (see openRegular).
 func readRegular(root *os.Root, name string, max int64) ([]byte, error) {
-	f, err := openRegular(root, name)
-	if err != nil {
-		return nil, err
+	data, err := safefile.ReadIn(root, name, max)
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w (%w)", err, ErrTooLarge)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: more than %d bytes: %w", name, max, ErrTooLarge)
-	}
-	return data, nil
+	return data, err
 }
 
 // writeBytes writes data to dir/name crash-safely.

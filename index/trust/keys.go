@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
+	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -235,38 +236,13 @@ func readKeyFile(path string) ([]byte, error) {
 	return data, err
 }
 
-var errTooLarge = errors.New("too large")
+var errTooLarge = safefile.ErrTooLarge
 
 // readKeyFileCapped reads a user-named regular file of at most max bytes.
 // Anything that is not a regular file (a FIFO, a device, a directory) is
 // refused before it is opened for reading, so no read can block.
 func readKeyFileCapped(path string, max int64) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s: %d bytes, more than %d: %w", path, fi.Size(), max, errTooLarge)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: more than %d bytes: %w", path, max, errTooLarge)
-	}
-	return data, nil
+	return safefile.ReadFile(path, max)
 }
 
 // keyTypeName names a key's algorithm for error messages.

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
+
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // Options limits what Open accepts. The zero value uses the defaults.
@@ -74,18 +75,9 @@ type Archive struct {
 // Open opens the archive at path and checks it like NewReader. The
 // Archive keeps the file open until Close.
 func Open(path string, opts Options) (*Archive, error) {
-	f, err := os.Open(path)
+	f, fi, err := safefile.Open(path, -1) // newArchive checks the size
 	if err != nil {
-		return nil, err // *fs.PathError: "open path: ..."
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("open %s: not a regular file", path)
 	}
 	a, err := newArchive(f, fi.Size(), opts, path)
 	if err != nil {

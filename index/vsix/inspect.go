@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // Inspection is everything airvsx can say about one .vsix file without
@@ -92,7 +92,11 @@ func Inspect(ctx context.Context, path string, opts Options) (*Inspection, error
 		Files:         []InspectFile{},
 		Problems:      []Problem{},
 	}
-	size, sum, err := hashFile(path)
+	lim, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	size, sum, err := hashFile(ctx, path, lim.MaxArchiveBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -146,18 +150,34 @@ func Inspect(ctx context.Context, path string, opts Options) (*Inspection, error
 	return in, nil
 }
 
-// hashFile returns the size and lowercase hex sha256 of the file at path,
-// streaming it.
-func hashFile(path string) (int64, string, error) {
-	f, err := os.Open(path)
+// hashFile returns the size and lowercase hex sha256 of the regular file
+// at path, streaming it and stopping when ctx is done. A file of more than
+// max bytes is not read: its sum is "" (Open then reports its size).
+func hashFile(ctx context.Context, path string, max int64) (int64, string, error) {
+	f, fi, err := safefile.Open(path, -1)
 	if err != nil {
 		return 0, "", err
 	}
 	defer f.Close()
+	if fi.Size() > max {
+		return fi.Size(), "", nil
+	}
 	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return 0, "", fmt.Errorf("read %s: %w", path, err)
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, "", err
+		}
+		k, err := f.Read(buf)
+		h.Write(buf[:k])
+		n += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, "", fmt.Errorf("read %s: %w", path, err)
+		}
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }

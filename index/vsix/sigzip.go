@@ -8,7 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // Open VSX signs every package it publishes (since 2023) with Ed25519 over
@@ -84,7 +85,7 @@ func VerifyUpstreamSignature(sigzip []byte, pub ed25519.PublicKey, vsixPath stri
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(vsixPath)
+	f, _, err := safefile.Open(vsixPath, -1)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package trust
-
-const syscallNonblock = 0
