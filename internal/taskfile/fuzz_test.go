@@ -49,7 +49,7 @@ func TestFuzzTaskListsEveryTarget(t *testing.T) {
 		for _, m := range fuzzFunc.FindAllStringSubmatch(string(src), -1) {
 			found++
 			name := m[1]
-			if !regexp.MustCompile(`\b` + name + `\b`).MatchString(section) || !strings.Contains(section, dir) {
+			if !regexp.MustCompile(`\b`+name+`\b`).MatchString(section) || !strings.Contains(section, dir) {
 				t.Errorf("%s (in %s) is not run by task fuzz: add it with the package %s", name, p, dir)
 			}
 		}
