@@ -120,10 +120,20 @@ func open(path string, fi fs.FileInfo, max int64, openFile func() (*os.File, err
 func asOpen(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
+		// os.Root refuses a path that a symbolic link (or "..") leads out
+		// of the root with an unexported error, "path escapes from
+		// parent": say what it means and what to do.
+		if pe.Err.Error() == "path escapes from parent" {
+			return &fs.PathError{Op: "open", Path: path, Err: ErrEscapes}
+		}
 		return &fs.PathError{Op: "open", Path: path, Err: pe.Err}
 	}
 	return err
 }
+
+// ErrEscapes says a path inside a root leads out of it, through a
+// symbolic link.
+var ErrEscapes = errors.New("it leads out of the registry through a symbolic link, and is refused (replace the link with the real directory or file, or copy the registry again)")
 
 func checkSize(path string, size, max int64) error {
 	if max >= 0 && size > max {
