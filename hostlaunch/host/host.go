@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -61,6 +62,11 @@ type Options struct {
 	StartTimeout, ActivateTimeout, DeactivateTimeout time.Duration
 	// EventRate caps each extension's events a second (default 100).
 	EventRate int
+	// HeapMB caps the host's JavaScript heap, in MiB (node's
+	// --max-old-space-size; default 1024): an extension that allocates
+	// without end brings down its own host, which the supervisor
+	// restarts, not the machine. (The kernel sandbox adds an rlimit.)
+	HeapMB int
 }
 
 // ErrExited matches the error of every call on a host that has ended
@@ -206,6 +212,9 @@ func (o Options) withDefaults() Options {
 	if o.EventRate <= 0 {
 		o.EventRate = 100
 	}
+	if o.HeapMB <= 0 {
+		o.HeapMB = 1024
+	}
 	if o.Settings == nil {
 		o.Settings = json.RawMessage("{}")
 	}
@@ -238,7 +247,7 @@ func (h *Host) start(ctx context.Context, node string) error {
 	if len(h.opts.Workspace) > 0 {
 		dir = h.opts.Workspace[0]
 	}
-	spec := Spec{Node: node, Args: []string{"--no-addons", "--unhandled-rejections=warn", filepath.Join(h.hostDir, "host.js")},
+	spec := Spec{Node: node, Args: []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")},
 		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir}
 	caps := map[string]bool{}
 	for _, e := range h.opts.Extensions {

@@ -89,3 +89,33 @@ func TestEagerCrashLoop(t *testing.T) {
 		t.Errorf("a.eager.cmd: %v; want a DisabledError", err)
 	}
 }
+
+// TestOutOfMemoryContained: an extension that allocates until its host's
+// heap is exhausted brings down only that host; the supervisor restarts
+// it, the crash-loop rule disables the extension, and the others keep
+// answering.
+func TestOutOfMemoryContained(t *testing.T) {
+	needNode(t)
+	root := t.TempDir()
+	hog := ext(t, root, "a.hog", "exports.activate = () => { const keep = []; for (;;) keep.push(new Array(1 << 20).fill(keep.length)); };\n")
+	good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
+	var told []string
+	s, err := Supervise(t.Context(), Options{Extensions: []Extension{hog, good}, StorageDir: filepath.Join(root, "storage"), HeapMB: 48},
+		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }, Disable: func(_ context.Context, id, reason string) error {
+			told = append(told, id+": "+reason)
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	if _, err := s.ExecuteCommand(t.Context(), "a.hog.cmd"); err == nil || !strings.Contains(err.Error(), "a.hog") {
+		t.Fatalf("err %v; want the command refused, naming a.hog", err)
+	}
+	if want := []string{"a.hog: " + CrashLoopReason}; !slices.Equal(told, want) {
+		t.Errorf("Disable told %q, want %q", told, want)
+	}
+	if r, err := s.ExecuteCommand(t.Context(), "a.good.cmd"); err != nil || string(r.Value) != `"fine"` {
+		t.Errorf("a.good after the hog: %v, %v", r, err)
+	}
+}
