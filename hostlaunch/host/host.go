@@ -12,9 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
-	"strconv"
 	"syscall"
 	"time"
 )
