@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -128,6 +129,8 @@ type Host struct {
 	amu        sync.Mutex
 	activating map[string]bool // extensions whose activate() is running
 	activated  []string        // extensions activated, in order
+
+	wsfs *workspaceFS // the workspace.fs broker
 }
 
 // Launch starts a host, waits for its handshake and initializes it with
@@ -160,7 +163,7 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 			return nil, fmt.Errorf("launch host: %w", err)
 		}
 	}
-	h := &Host{opts: opts, log: opts.Logger, done: make(chan struct{}), ready: make(chan Info, 1),
+	h := &Host{opts: opts, log: opts.Logger, done: make(chan struct{}), ready: make(chan Info, 1), wsfs: newWorkspaceFS(opts.Workspace),
 		events: make(chan Event, 4096), limit: &limiter{rate: opts.EventRate, now: time.Now, win: map[string]*window{}}}
 	if h.hostDir, err = writeHost(""); err != nil {
 		return nil, fmt.Errorf("launch host: %w", err)
@@ -333,6 +336,8 @@ func (h *Host) handle(m incoming) {
 		if h.track(ev.Event) {
 			h.deliver(ev.Event, ev.Cause)
 		}
+	case m.ID != nil && strings.HasPrefix(m.Method, "fs/"):
+		go h.serveFS(*m.ID, m.Method, m.Params)
 	case m.ID != nil && m.Method == "":
 		if m.Error == nil && m.Result == nil {
 			m.Result = json.RawMessage("null")
@@ -340,6 +345,25 @@ func (h *Host) handle(m incoming) {
 		h.conn.resolve(*m.ID, m.Result, m.Error)
 	default:
 		h.log.Warn("host sent an unexpected message", "method", m.Method)
+	}
+}
+
+// serveFS answers the host's workspace.fs request id.
+func (h *Host) serveFS(id int64, method string, params json.RawMessage) {
+	res, err := h.wsfs.serve(method, params)
+	reply := message{ID: &id}
+	if err != nil {
+		reply.Error = &rpcError{Code: -32000, Message: fsError(err)}
+	} else {
+		b, merr := json.Marshal(res)
+		if merr != nil {
+			reply.Error = &rpcError{Code: -32603, Message: merr.Error()}
+		} else {
+			reply.Result = b
+		}
+	}
+	if err := h.conn.send(reply); err != nil {
+		h.log.Debug("workspace.fs reply not sent", "err", err)
 	}
 }
 

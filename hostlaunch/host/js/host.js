@@ -34,7 +34,19 @@ function emit(ext, kind, fields) {
   send({ method: 'event', params: Object.assign({ kind, extension: e ? e.id : undefined, cause: store ? store.cause : undefined }, fields) });
 }
 
-const host = { als, emit, reallyExit };
+// request asks the launcher (method, params) and resolves with its
+// result: how workspace.fs reaches files, through the launcher's broker.
+const asked = new Map();
+let lastAsk = 0;
+function request(method, params) {
+  const id = ++lastAsk;
+  return new Promise((resolve, reject) => {
+    asked.set(id, { resolve, reject });
+    send({ id, method, params });
+  });
+}
+
+const host = { als, emit, reallyExit, request };
 const extensions = require('./extensions.js')(host);
 const gate = require('./gate.js');
 
@@ -87,6 +99,12 @@ function jsonSafe(v) {
 }
 
 process.on('message', (msg) => {
+  if (msg && msg.jsonrpc === '2.0' && msg.method === undefined && asked.has(msg.id)) {
+    const a = asked.get(msg.id); // the launcher's answer to a request of ours
+    asked.delete(msg.id);
+    if (msg.error) a.reject(new Error(msg.error.message)); else a.resolve(msg.result);
+    return;
+  }
   if (!msg || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') return;
   const h = Object.prototype.hasOwnProperty.call(handlers, msg.method) && handlers[msg.method];
   const reply = (r) => msg.id !== undefined && send(Object.assign({ id: msg.id }, r));

@@ -27,6 +27,28 @@ class EventEmitter {
   dispose() { this._listeners.clear(); }
 }
 
+// FileType is vscode.FileType.
+const FileType = Object.freeze({ Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 });
+
+// workspaceFS is workspace.fs: every call is a request to the launcher,
+// which serves the workspace folders through os.Root (nothing outside
+// them: a path elsewhere needs the fsWide capability and is refused).
+function workspaceFS(ext, host) {
+  const ask = async (method, uri, extra) => {
+    const p = uri && (uri.fsPath || (typeof uri === 'string' ? uri : undefined));
+    if (typeof p !== 'string') throw new TypeError('workspace.fs: a file Uri is required');
+    return host.request('fs/' + method, Object.assign({ extension: ext.id, path: p }, extra));
+  };
+  return {
+    readFile: async (uri) => Buffer.from((await ask('readFile', uri)).data, 'base64'),
+    writeFile: async (uri, content) => { await ask('writeFile', uri, { data: Buffer.from(content).toString('base64') }); },
+    stat: (uri) => ask('stat', uri),
+    readDirectory: (uri) => ask('readDirectory', uri),
+    createDirectory: async (uri) => { await ask('createDirectory', uri); },
+    delete: async (uri, opts) => { await ask('delete', uri, { recursive: !!(opts && opts.recursive) }); },
+  };
+}
+
 // memento is globalState/workspaceState, kept in file (JSON) so it lasts
 // as long as the storage directory.
 function memento(file) {
@@ -142,7 +164,9 @@ module.exports = function createApi(ext, reg) {
       },
       textDocuments: [],
       isTrusted: true,
+      fs: workspaceFS(ext, host),
     },
+    FileType,
     extensions: {
       getExtension: (id) => { const e = reg.exts.get(String(id).toLowerCase()); return e && extension(e); },
       get all() { return [...reg.exts.values()].map(extension); },

@@ -1,0 +1,200 @@
+package host
+
+// The workspace file broker: workspace.fs in the host is a request to
+// the launcher, which serves the workspace folders through os.Root, so
+// no ".." and no symbolic link leads an extension out of them.
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// maxFSFile caps a file read or written through workspace.fs: its base64
+// must fit in one message.
+const maxFSFile = 8 << 20
+
+// fsRequest is the params of an "fs/…" request.
+type fsRequest struct {
+	Extension string `json:"extension"`
+	Path      string `json:"path"`
+	Data      string `json:"data,omitempty"` // base64, writeFile
+	Recursive bool   `json:"recursive,omitempty"`
+}
+
+// fsStat is vscode.FileStat.
+type fsStat struct {
+	Type  int   `json:"type"`
+	Size  int64 `json:"size"`
+	MTime int64 `json:"mtime"`
+	CTime int64 `json:"ctime"`
+}
+
+// vscode.FileType values.
+const (
+	fileTypeFile    = 1
+	fileTypeDir     = 2
+	fileTypeSymlink = 64
+)
+
+// workspaceFS serves the "fs/…" requests over the workspace folders.
+type workspaceFS struct {
+	folders []string // absolute, cleaned
+	mu      sync.Mutex
+	roots   map[string]*os.Root
+}
+
+func newWorkspaceFS(folders []string) *workspaceFS {
+	w := &workspaceFS{roots: map[string]*os.Root{}}
+	for _, f := range folders {
+		if abs, err := filepath.Abs(f); err == nil {
+			w.folders = append(w.folders, filepath.Clean(abs))
+		}
+	}
+	return w
+}
+
+// close releases the folders' roots.
+func (w *workspaceFS) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.roots {
+		r.Close()
+	}
+	w.roots = map[string]*os.Root{}
+}
+
+// resolve returns the root of the workspace folder that holds path, and
+// path relative to it.
+func (w *workspaceFS) resolve(ext, path string) (*os.Root, string, error) {
+	if !filepath.IsAbs(path) {
+		return nil, "", fmt.Errorf("workspace.fs: %q is not an absolute path", path)
+	}
+	path = filepath.Clean(path)
+	for _, f := range w.folders {
+		rel, err := filepath.Rel(f, path)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		r := w.roots[f]
+		if r == nil {
+			if r, err = os.OpenRoot(f); err != nil {
+				return nil, "", fmt.Errorf("workspace.fs: open workspace folder %s: %w", f, err)
+			}
+			w.roots[f] = r
+		}
+		return r, rel, nil
+	}
+	return nil, "", fmt.Errorf("workspace.fs: %s is outside the workspace folders; %s would need the fsWide capability, which the broker does not grant", path, ext)
+}
+
+// serve runs one request and returns its result.
+func (w *workspaceFS) serve(method string, raw json.RawMessage) (any, error) {
+	var req fsRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, fmt.Errorf("workspace.fs: bad request: %w", err)
+	}
+	root, rel, err := w.resolve(req.Extension, req.Path)
+	if err != nil {
+		return nil, err
+	}
+	switch method {
+	case "fs/readFile":
+		f, err := root.Open(rel)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("workspace.fs: %s is not a regular file", req.Path)
+		}
+		if fi.Size() > maxFSFile {
+			return nil, fmt.Errorf("workspace.fs: %s is %d bytes, more than the %d workspace.fs reads", req.Path, fi.Size(), maxFSFile)
+		}
+		b := make([]byte, fi.Size())
+		if _, err := f.ReadAt(b, 0); err != nil && fi.Size() > 0 {
+			return nil, err
+		}
+		return map[string]string{"data": base64.StdEncoding.EncodeToString(b)}, nil
+	case "fs/writeFile":
+		b, err := base64.StdEncoding.DecodeString(req.Data)
+		if err != nil {
+			return nil, fmt.Errorf("workspace.fs: bad content: %w", err)
+		}
+		if len(b) > maxFSFile {
+			return nil, fmt.Errorf("workspace.fs: %d bytes is more than the %d workspace.fs writes", len(b), maxFSFile)
+		}
+		return nil, root.WriteFile(rel, b, 0o644)
+	case "fs/stat":
+		fi, err := root.Lstat(rel)
+		if err != nil {
+			return nil, err
+		}
+		return statOf(fi), nil
+	case "fs/readDirectory":
+		d, err := root.Open(rel)
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		entries, err := d.ReadDir(-1)
+		if err != nil {
+			return nil, err
+		}
+		out := make([][2]any, 0, len(entries))
+		for _, e := range entries {
+			out = append(out, [2]any{e.Name(), fileType(e.Type())})
+		}
+		return out, nil
+	case "fs/createDirectory":
+		return nil, root.MkdirAll(rel, 0o755)
+	case "fs/delete":
+		if req.Recursive {
+			return nil, root.RemoveAll(rel)
+		}
+		return nil, root.Remove(rel)
+	}
+	return nil, fmt.Errorf("workspace.fs: no method %s", method)
+}
+
+func statOf(fi fs.FileInfo) fsStat {
+	ms := fi.ModTime().UnixMilli()
+	return fsStat{Type: fileType(fi.Mode().Type()), Size: fi.Size(), MTime: ms, CTime: ms}
+}
+
+func fileType(m fs.FileMode) int {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return fileTypeSymlink
+	case m.IsDir():
+		return fileTypeDir
+	case m.IsRegular(), m.Type() == 0:
+		return fileTypeFile
+	}
+	return 0
+}
+
+// fsError is the message an extension sees: the path as it gave it,
+// never the launcher's internals.
+func fsError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if pe.Err.Error() == "path escapes from parent" {
+			return "workspace.fs: " + pe.Path + " leads out of the workspace (a symbolic link or ..): refused; it would need the fsWide capability"
+		}
+		return "workspace.fs: " + pe.Op + " " + pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
