@@ -14,7 +14,7 @@ import (
 func TestBusyLoopKilled(t *testing.T) {
 	root := t.TempDir()
 	e := ext(t, root, "a.busy", command("a.busy", "for (;;) {}"))
-	h := launch(t, root, Options{Heartbeat: 100 * time.Millisecond}, e)
+	h := launch(t, root, Options{Heartbeat: testHeartbeat}, e)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	start := time.Now()

@@ -103,3 +103,9 @@ func hasText(events []Event, kind, sub string) bool {
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
 func contains(s, sub string) bool     { return strings.Contains(s, sub) }
+
+// testHeartbeat is the ping interval of the tests that wait for a hung
+// host to be killed: short enough to keep them quick, long enough that a
+// host starting on a loaded machine (go test runs packages in parallel,
+// under -race) is never taken for hung.
+const testHeartbeat = time.Second

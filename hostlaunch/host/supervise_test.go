@@ -20,7 +20,7 @@ func TestCrashLoopDisables(t *testing.T) {
 	bad := ext(t, root, "a.loops", "exports.activate = () => { for (;;) {} };\n")
 	good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
 	var told []string
-	s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: 100 * time.Millisecond},
+	s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat},
 		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }, Disable: func(_ context.Context, id, reason string) error {
 			told = append(told, id+": "+reason)
 			return nil
@@ -47,7 +47,7 @@ func TestRestartLimit(t *testing.T) {
 	needNode(t)
 	root := t.TempDir()
 	busy := ext(t, root, "a.busy", command("a.busy", "for (;;) {}"))
-	s, err := Supervise(t.Context(), Options{Extensions: []Extension{busy}, StorageDir: filepath.Join(root, "storage"), Heartbeat: 100 * time.Millisecond},
+	s, err := Supervise(t.Context(), Options{Extensions: []Extension{busy}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat},
 		SuperviseOptions{Backoff: func(int) time.Duration { return time.Millisecond }, MaxRestarts: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestEagerCrashLoop(t *testing.T) {
 	root := t.TempDir()
 	bad := ext(t, root, "a.eager", "exports.activate = () => { for (;;) {} };\n", "*", "onCommand:a.eager.cmd")
 	good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
-	s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: 100 * time.Millisecond},
+	s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat},
 		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
 	if err != nil {
 		t.Fatalf("Supervise: %v", err)
