@@ -10,34 +10,42 @@ import (
 	"time"
 )
 
-// TestCrashLoopDisables: an extension whose activation hangs the host is
-// blamed; the host is restarted and the command tried again; the second
-// crash in a row disables the extension (Disable is told), and the
-// others keep working.
+// TestCrashLoopDisables: an extension whose activation brings its host
+// down (a busy loop: hung, killed; an allocation without end: out of
+// its heap) is blamed; the host is restarted and the command tried again;
+// the second crash in a row disables the extension (Disable is told), and
+// the others keep working.
 func TestCrashLoopDisables(t *testing.T) {
 	needNode(t)
-	root := t.TempDir()
-	bad := ext(t, root, "a.loops", "exports.activate = () => { for (;;) {} };\n")
-	good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
-	var told []string
-	s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat},
-		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }, Disable: func(_ context.Context, id, reason string) error {
-			told = append(told, id+": "+reason)
-			return nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
-	_, err = s.ExecuteCommand(t.Context(), "a.loops.cmd")
-	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "a.loops provides it but was disabled: "+CrashLoopReason) {
-		t.Fatalf("err %v; want not found, naming a.loops disabled", err)
-	}
-	if want := []string{"a.loops: " + CrashLoopReason}; !slices.Equal(told, want) {
-		t.Errorf("Disable told %q, want %q", told, want)
-	}
-	if r, err := s.ExecuteCommand(t.Context(), "a.good.cmd"); err != nil || string(r.Value) != `"fine"` {
-		t.Errorf("a.good after the crash loop: %v, %v", r, err)
+	for _, tc := range []struct{ name, activate string }{
+		{"busy loop", "exports.activate = () => { for (;;) {} };\n"},
+		{"out of memory", "exports.activate = () => { const keep = []; for (;;) keep.push(new Array(1 << 20).fill(keep.length)); };\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			bad := ext(t, root, "a.bad", tc.activate)
+			good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
+			var told []string
+			s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat, HeapMB: 48},
+				SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }, Disable: func(_ context.Context, id, reason string) error {
+					told = append(told, id+": "+reason)
+					return nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(context.Background())
+			_, err = s.ExecuteCommand(t.Context(), "a.bad.cmd")
+			if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "a.bad provides it but was disabled: "+CrashLoopReason) {
+				t.Fatalf("err %v; want not found, naming a.bad disabled", err)
+			}
+			if want := []string{"a.bad: " + CrashLoopReason}; !slices.Equal(told, want) {
+				t.Errorf("Disable told %q, want %q", told, want)
+			}
+			if r, err := s.ExecuteCommand(t.Context(), "a.good.cmd"); err != nil || string(r.Value) != `"fine"` {
+				t.Errorf("a.good after the crash loop: %v, %v", r, err)
+			}
+		})
 	}
 }
 
@@ -87,35 +95,5 @@ func TestEagerCrashLoop(t *testing.T) {
 	var de *DisabledError
 	if !errors.As(err, &de) || de.Extension != "a.eager" {
 		t.Errorf("a.eager.cmd: %v; want a DisabledError", err)
-	}
-}
-
-// TestOutOfMemoryContained: an extension that allocates until its host's
-// heap is exhausted brings down only that host; the supervisor restarts
-// it, the crash-loop rule disables the extension, and the others keep
-// answering.
-func TestOutOfMemoryContained(t *testing.T) {
-	needNode(t)
-	root := t.TempDir()
-	hog := ext(t, root, "a.hog", "exports.activate = () => { const keep = []; for (;;) keep.push(new Array(1 << 20).fill(keep.length)); };\n")
-	good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
-	var told []string
-	s, err := Supervise(t.Context(), Options{Extensions: []Extension{hog, good}, StorageDir: filepath.Join(root, "storage"), HeapMB: 48},
-		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }, Disable: func(_ context.Context, id, reason string) error {
-			told = append(told, id+": "+reason)
-			return nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
-	if _, err := s.ExecuteCommand(t.Context(), "a.hog.cmd"); err == nil || !strings.Contains(err.Error(), "a.hog") {
-		t.Fatalf("err %v; want the command refused, naming a.hog", err)
-	}
-	if want := []string{"a.hog: " + CrashLoopReason}; !slices.Equal(told, want) {
-		t.Errorf("Disable told %q, want %q", told, want)
-	}
-	if r, err := s.ExecuteCommand(t.Context(), "a.good.cmd"); err != nil || string(r.Value) != `"fine"` {
-		t.Errorf("a.good after the hog: %v, %v", r, err)
 	}
 }

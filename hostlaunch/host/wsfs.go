@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // maxFSFile caps a file read or written through workspace.fs: its base64
@@ -108,24 +110,11 @@ func (w *workspaceFS) serve(method string, raw json.RawMessage) (any, error) {
 	}
 	switch method {
 	case "fs/readFile":
-		f, err := root.Open(rel)
+		// Never a FIFO or device (the broker must not block), never a
+		// final symbolic link, at most maxFSFile bytes.
+		b, err := safefile.ReadIn(root, rel, maxFSFile)
 		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("workspace.fs: %s is not a regular file", req.Path)
-		}
-		if fi.Size() > maxFSFile {
-			return nil, fmt.Errorf("workspace.fs: %s is %d bytes, more than the %d workspace.fs reads", req.Path, fi.Size(), maxFSFile)
-		}
-		b := make([]byte, fi.Size())
-		if _, err := f.ReadAt(b, 0); err != nil && fi.Size() > 0 {
-			return nil, err
+			return nil, fmt.Errorf("workspace.fs: %w", err)
 		}
 		return map[string]string{"data": base64.StdEncoding.EncodeToString(b)}, nil
 	case "fs/writeFile":
@@ -135,6 +124,11 @@ func (w *workspaceFS) serve(method string, raw json.RawMessage) (any, error) {
 		}
 		if len(b) > maxFSFile {
 			return nil, fmt.Errorf("workspace.fs: %d bytes is more than the %d workspace.fs writes", len(b), maxFSFile)
+		}
+		if fi, err := root.Lstat(rel); err == nil && !fi.Mode().IsRegular() {
+			// Never open a FIFO or device for writing (it could block the
+			// broker), nor write through a symbolic link.
+			return nil, fmt.Errorf("workspace.fs: %w", &safefile.NotRegularError{Path: rel, Mode: fi.Mode()})
 		}
 		return nil, root.WriteFile(rel, b, 0o644)
 	case "fs/stat":
@@ -190,6 +184,9 @@ func fileType(m fs.FileMode) int {
 // never the launcher's internals.
 func fsError(err error) string {
 	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, safefile.ErrEscapes) {
+		return "workspace.fs: " + pe.Path + " leads out of the workspace (a symbolic link): refused; it would need the fsWide capability"
+	}
 	if errors.As(err, &pe) {
 		if pe.Err.Error() == "path escapes from parent" {
 			return "workspace.fs: " + pe.Path + " leads out of the workspace (a symbolic link or ..): refused; it would need the fsWide capability"

@@ -24,6 +24,9 @@ func TestWorkspaceFS(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(ws, "link.txt")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(root, filepath.Join(ws, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
 	e := ext(t, root, "a.files", command("a.files", `
 const fs = vscode.workspace.fs, base = vscode.workspace.workspaceFolders[0].uri;
 const f = vscode.Uri.joinPath(base, 'sub', 'note.txt');
@@ -51,7 +54,8 @@ try { await fs.readFile(vscode.Uri.file(a[1])); return 'read'; } catch (err) { r
 	for _, tc := range []struct{ name, path, want string }{
 		{"outside the workspace", outside, "outside the workspace folders; a.files would need the fsWide capability"},
 		{"dot dot", ws + "/../secret.txt", "outside the workspace folders"},
-		{"symbolic link out", filepath.Join(ws, "link.txt"), "leads out of the workspace"},
+		{"symbolic link out", filepath.Join(ws, "link.txt"), "link.txt is a symbolic link, not a regular file"},
+		{"through a linked directory", filepath.Join(ws, "linkdir", "secret.txt"), "leads out of the workspace"},
 		{"system file", "/etc/passwd", "fsWide"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
