@@ -152,8 +152,10 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 
 	rep, err := mirror.Sync(ctx, so)
 	prog.Finish()
-	if err != nil && ctx.Err() != nil && cmd.Context().Err() == nil {
-		err = context.Cause(ctx) // the key was unusable: that stopped the sync
+	if err != nil && signer != nil {
+		if kerr := signer.Failed(); kerr != nil {
+			err = kerr // the key was unusable: that stopped the sync, or its signing
+		}
 	}
 	if rep != nil && opts.report != "" {
 		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {

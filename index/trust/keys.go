@@ -303,6 +303,18 @@ func (p *PendingSigner) Wait(ctx context.Context) (signature.SignerVerifier, err
 	}
 }
 
+// Failed returns why the key could not be used, once its decryption has
+// ended with an error; nil while it runs or when it succeeded. It never
+// waits.
+func (p *PendingSigner) Failed() error {
+	select {
+	case <-p.done:
+		return p.err
+	default:
+		return nil
+	}
+}
+
 // PublicKey returns the key's public half, after waiting for it.
 func (p *PendingSigner) PublicKey(opts ...signature.PublicKeyOption) (crypto.PublicKey, error) {
 	sv, err := p.Wait(context.Background())
