@@ -147,19 +147,16 @@ func undeclaredDeps(it *Item, pkg *vsix.Package) string {
 	upPack, _ := it.Meta.PackIDs()
 	var missing []string
 	for _, l := range []struct {
-		field    string
-		declared []string
-		listed   []index.ID
+		field            string
+		declared, listed []index.ID
 	}{
-		{"extensionDependencies", pkg.Manifest.ExtensionDependencies, upDeps},
-		{"extensionPack", pkg.Manifest.ExtensionPack, upPack},
+		{"extensionDependencies", pkg.Manifest.DependencyIDs(), upDeps},
+		{"extensionPack", pkg.Manifest.PackIDs(), upPack},
 	} {
-		for _, s := range l.declared {
-			id, err := index.ParseID(s)
-			if err != nil || slices.ContainsFunc(l.listed, id.Equal) {
-				continue // a bad ID is a manifest problem, reported as such
+		for _, id := range l.declared {
+			if !slices.ContainsFunc(l.listed, id.Equal) {
+				missing = append(missing, l.field+" "+id.String())
 			}
-			missing = append(missing, l.field+" "+id.String())
 		}
 	}
 	if len(missing) == 0 {
@@ -190,16 +187,7 @@ func entryFor(it *Item, pkg *vsix.Package, files *itemFiles, manifestDigest stri
 		e.Engine = m.Engines["vscode"]
 		e.License, e.Repository, e.Homepage = m.License, m.Repository, m.Homepage
 		e.ExtensionKind = m.ExtensionKind
-		for _, s := range m.ExtensionDependencies {
-			if id, err := index.ParseID(s); err == nil {
-				e.Dependencies = append(e.Dependencies, id)
-			}
-		}
-		for _, s := range m.ExtensionPack {
-			if id, err := index.ParseID(s); err == nil {
-				e.ExtensionPack = append(e.ExtensionPack, id)
-			}
-		}
+		e.Dependencies, e.ExtensionPack = m.DependencyIDs(), m.PackIDs()
 	}
 	return e
 }

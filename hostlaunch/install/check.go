@@ -162,11 +162,11 @@ func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []st
 		}
 	}
 	for _, list := range []struct {
-		in  []string
+		in  []index.ID
 		out *[]index.ID
-	}{{m.ExtensionDependencies, &c.deps}, {m.ExtensionPack, &c.pack}} {
-		for _, s := range list.in {
-			if id, err := index.ParseID(s); err == nil && !id.Equal(c.id) && !slices.ContainsFunc(*list.out, id.Equal) {
+	}{{m.DependencyIDs(), &c.deps}, {m.PackIDs(), &c.pack}} {
+		for _, id := range list.in {
+			if !id.Equal(c.id) && !slices.ContainsFunc(*list.out, id.Equal) {
 				*list.out = append(*list.out, id)
 			}
 		}
