@@ -184,14 +184,11 @@ func fileType(m fs.FileMode) int {
 // never the launcher's internals.
 func fsError(err error) string {
 	var pe *fs.PathError
-	if errors.As(err, &pe) && errors.Is(err, safefile.ErrEscapes) {
-		return "workspace.fs: " + pe.Path + " leads out of the workspace (a symbolic link): refused; it would need the fsWide capability"
+	if !errors.As(err, &pe) {
+		return err.Error()
 	}
-	if errors.As(err, &pe) {
-		if pe.Err.Error() == "path escapes from parent" {
-			return "workspace.fs: " + pe.Path + " leads out of the workspace (a symbolic link or ..): refused; it would need the fsWide capability"
-		}
-		return "workspace.fs: " + pe.Op + " " + pe.Path + ": " + pe.Err.Error()
+	if safefile.Escapes(err) {
+		return "workspace.fs: " + pe.Path + " leads out of the workspace (a symbolic link or ..): refused; it would need the fsWide capability"
 	}
-	return err.Error()
+	return "workspace.fs: " + pe.Op + " " + pe.Path + ": " + pe.Err.Error()
 }

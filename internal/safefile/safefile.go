@@ -120,15 +120,21 @@ func open(path string, fi fs.FileInfo, max int64, openFile func() (*os.File, err
 func asOpen(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		// os.Root refuses a path that a symbolic link (or "..") leads out
-		// of the root with an unexported error, "path escapes from
-		// parent": say what it means and what to do.
-		if pe.Err.Error() == "path escapes from parent" {
+		if Escapes(err) {
 			return &fs.PathError{Op: "open", Path: path, Err: ErrEscapes}
 		}
 		return &fs.PathError{Op: "open", Path: path, Err: pe.Err}
 	}
 	return err
+}
+
+// Escapes reports whether err is os.Root refusing a path that a symbolic
+// link (or "..") leads out of the root: os.Root says so with an unexported
+// error, "path escapes from parent", that callers should not match
+// themselves.
+func Escapes(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && (pe.Err == ErrEscapes || pe.Err.Error() == "path escapes from parent")
 }
 
 // ErrEscapes says a path inside a root leads out of it, through a
