@@ -30,6 +30,38 @@ type Spec struct {
 	// Capabilities is the union of the effective capabilities of the
 	// extensions this host runs.
 	Capabilities []string
+	// NoNodePermission: node runs without its permission flags
+	// (Options.InsecureNoSeatBelt, for tests of the kernel layers).
+	NoNodePermission bool
+}
+
+// SpawnSpec is a program a spawn-granted extension asked to run, once the
+// broker allowed it.
+type SpawnSpec struct {
+	// Program is the program's absolute path, Args its arguments (not
+	// including the program), Env its whole environment, Dir its working
+	// directory.
+	Program string
+	Args    []string
+	Env     []string
+	Dir     string
+	// Workspace are the workspace folders (a sandbox lets the program
+	// read and write them); ExtensionDir is the asking extension's
+	// folder (read only).
+	Workspace    []string
+	ExtensionDir string
+}
+
+// SpawnFunc builds the command that runs a SpawnSpec; the broker sets its
+// standard streams and process group.
+type SpawnFunc func(ctx context.Context, s SpawnSpec) (*exec.Cmd, error)
+
+// DirectSpawn is the SpawnFunc without a sandbox.
+func DirectSpawn(_ context.Context, s SpawnSpec) (*exec.Cmd, error) {
+	cmd := exec.Command(s.Program, s.Args...)
+	cmd.Env = s.Env
+	cmd.Dir = s.Dir
+	return cmd, nil
 }
 
 // CommandFunc builds the command that runs a Spec. The launcher then sets

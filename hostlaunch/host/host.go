@@ -66,8 +66,20 @@ type Options struct {
 	// HeapMB caps the host's JavaScript heap, in MiB (node's
 	// --max-old-space-size; default 1024): an extension that allocates
 	// without end brings down its own host, which the supervisor
-	// restarts, not the machine. (The kernel sandbox adds an rlimit.)
+	// restarts, not the machine.
 	HeapMB int
+	// MemoryMB caps the host's resident memory, in MiB (default 2048):
+	// the launcher watches it and kills a host that goes over, which
+	// catches what the heap limit does not (buffers, native memory).
+	MemoryMB int
+	// Spawn builds the processes the spawn broker starts; nil means
+	// DirectSpawn (no sandbox).
+	Spawn SpawnFunc
+	// InsecureNoSeatBelt switches off the JavaScript seat belt (the
+	// require gate) and node's permission flags, leaving only what
+	// Command enforces. For tests that prove the kernel layers hold on
+	// their own; never for users.
+	InsecureNoSeatBelt bool
 }
 
 // ErrExited matches the error of every call on a host that has ended

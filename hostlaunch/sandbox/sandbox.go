@@ -1,0 +1,91 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"strings"
+
+	"github.com/airvsx/airvsx/hostlaunch/host"
+)
+
+// Options configure New.
+type Options struct {
+	// AllowDegraded runs without the layers the machine lacks instead of
+	// refusing (--insecure-degraded-isolation): the choice is logged.
+	AllowDegraded bool
+	// Logger receives the sandbox's log; nil discards it.
+	Logger *slog.Logger
+}
+
+// Layers is what the kernel offers, as probed by New.
+type Layers struct {
+	// Namespaces: new user, network, mount, IPC and UTS namespaces
+	// (nil: available; else why not).
+	Namespaces error
+	// LandlockABI is Landlock's ABI version (0: none), LandlockErr why
+	// it is unusable (absent, or older than ABI 4).
+	LandlockABI int
+	LandlockErr error
+	// Seccomp: seccomp filters (nil: available).
+	Seccomp error
+}
+
+// Missing names the layers that are not available, with why.
+func (l Layers) Missing() []string {
+	var m []string
+	if l.Namespaces != nil {
+		m = append(m, "user and network namespaces ("+l.Namespaces.Error()+")")
+	}
+	if l.LandlockErr != nil {
+		m = append(m, "Landlock ("+l.LandlockErr.Error()+")")
+	}
+	if l.Seccomp != nil {
+		m = append(m, "seccomp ("+l.Seccomp.Error()+")")
+	}
+	return m
+}
+
+// String describes the layers in one line.
+func (l Layers) String() string {
+	if m := l.Missing(); len(m) > 0 {
+		return "missing: " + strings.Join(m, "; ")
+	}
+	return fmt.Sprintf("user+network+mount namespaces, Landlock ABI %d, seccomp", l.LandlockABI)
+}
+
+// ErrMissingLayer matches New's error when a layer is missing and
+// degraded isolation was not allowed.
+var ErrMissingLayer = errors.New("kernel sandbox layer missing")
+
+// Sandbox starts processes inside the kernel sandbox.
+type Sandbox struct {
+	opts   Options
+	layers Layers
+	log    *slog.Logger
+}
+
+// Layers returns what New probed.
+func (s *Sandbox) Layers() Layers { return s.layers }
+
+// Degraded reports whether the sandbox runs without a missing layer.
+func (s *Sandbox) Degraded() bool { return len(s.layers.Missing()) > 0 }
+
+var (
+	_ host.CommandFunc = (*Sandbox)(nil).Command
+	_ host.SpawnFunc   = (*Sandbox)(nil).Spawn
+)
+
+// Command is a host.CommandFunc: the host's node started through the
+// sandbox helper.
+func (s *Sandbox) Command(ctx context.Context, spec host.Spec) (*exec.Cmd, error) {
+	return s.command(ctx, helperSpec{Host: &spec})
+}
+
+// Spawn is a host.SpawnFunc: a program the broker allowed, started
+// through its own sandbox helper with the host's limits.
+func (s *Sandbox) Spawn(ctx context.Context, spec host.SpawnSpec) (*exec.Cmd, error) {
+	return s.command(ctx, helperSpec{Spawn: &spec})
+}
