@@ -200,8 +200,10 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	}
 	h.log.Debug("host ready", "node", h.info.Node, "pid", h.info.PID)
 	go h.heartbeat()
+	go h.watchMemory()
 	params := map[string]any{"extensions": opts.Extensions, "workspaceFolders": opts.Workspace, "storageDir": opts.StorageDir,
-		"settings": opts.Settings, "apiVersion": opts.APIVersion, "activateMs": opts.ActivateTimeout.Milliseconds()}
+		"settings": opts.Settings, "apiVersion": opts.APIVersion, "activateMs": opts.ActivateTimeout.Milliseconds(),
+		"noSeatBelt": opts.InsecureNoSeatBelt}
 	if _, err := h.call(sctx, "initialize", params, &h.startup); err != nil {
 		return nil, &StartError{Activating: h.Activating(), Err: fmt.Errorf("launch host: initialize: %w", err)}
 	}
@@ -229,6 +231,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HeapMB <= 0 {
 		o.HeapMB = 1024
+	}
+	if o.MemoryMB <= 0 {
+		o.MemoryMB = 2048
 	}
 	if o.Settings == nil {
 		o.Settings = json.RawMessage("{}")
@@ -263,7 +268,8 @@ func (h *Host) start(ctx context.Context, node string) error {
 		dir = h.opts.Workspace[0]
 	}
 	spec := Spec{Node: node, Args: []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")},
-		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir}
+		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir,
+		NoNodePermission: h.opts.InsecureNoSeatBelt}
 	caps := map[string]bool{}
 	for _, e := range h.opts.Extensions {
 		spec.ExtensionDirs = append(spec.ExtensionDirs, e.Path)
