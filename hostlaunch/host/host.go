@@ -143,6 +143,8 @@ type Host struct {
 	activated  []string        // extensions activated, in order
 
 	wsfs *workspaceFS // the workspace.fs broker
+
+	lastStderr atomic.Pointer[string] // the host's last line on stderr
 }
 
 // Launch starts a host, waits for its handshake and initializes it with
@@ -269,7 +271,7 @@ func (h *Host) start(ctx context.Context, node string) error {
 	}
 	spec := Spec{Node: node, Args: []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")},
 		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir,
-		NoNodePermission: h.opts.InsecureNoSeatBelt}
+		NoNodePermission: h.opts.InsecureNoSeatBelt, MemoryMB: h.opts.MemoryMB}
 	caps := map[string]bool{}
 	for _, e := range h.opts.Extensions {
 		spec.ExtensionDirs = append(spec.ExtensionDirs, e.Path)
@@ -309,8 +311,12 @@ func (h *Host) start(ctx context.Context, node string) error {
 		return fmt.Errorf("start %s: %w", node, err)
 	}
 	h.cmd = cmd
+	errDone := make(chan struct{})
 	go h.output(outR, KindStdout)
-	go h.output(errR, KindStderr)
+	go func() {
+		defer close(errDone)
+		h.output(errR, KindStderr)
+	}()
 	go func() {
 		err := h.conn.read(h.handle)
 		if err != nil && !h.closing.Load() {
@@ -324,7 +330,17 @@ func (h *Host) start(ctx context.Context, node string) error {
 		} else if err == nil {
 			err = fmt.Errorf("%w: exited", ErrExited)
 		} else {
-			err = fmt.Errorf("%w: %w", ErrExited, err)
+			// Why it failed is usually its last words (the sandbox
+			// helper's reason, node's fatal error).
+			select {
+			case <-errDone:
+			case <-time.After(200 * time.Millisecond):
+			}
+			if last := h.lastStderr.Load(); last != nil {
+				err = fmt.Errorf("%w: %w: %s", ErrExited, err, *last)
+			} else {
+				err = fmt.Errorf("%w: %w", ErrExited, err)
+			}
 		}
 		h.exitErr = err
 		close(h.done)
@@ -462,6 +478,10 @@ func (h *Host) output(r io.ReadCloser, kind string) {
 				text = text[:n-1]
 			}
 			h.log.Debug("host output", "stream", kind, "text", text)
+			if kind == KindStderr && strings.TrimSpace(text) != "" {
+				last := text[:min(len(text), 1000)]
+				h.lastStderr.Store(&last)
+			}
 			h.deliver(Event{Kind: kind, Text: text, Time: time.Now()}, nil)
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {

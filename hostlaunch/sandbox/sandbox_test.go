@@ -1,0 +1,125 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airvsx/airvsx/hostlaunch/host"
+)
+
+// newSandbox is a Sandbox for tests; a machine without a layer fails the
+// test, naming the layer (this machine kind has them all).
+func newSandbox(t testing.TB) *Sandbox {
+	t.Helper()
+	sb, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb
+}
+
+// testExt writes an extension whose command a.b.cmd runs body (with
+// vscode and the arguments a in scope) and returns it.
+func testExt(t testing.TB, root, id, body string) host.Extension {
+	t.Helper()
+	dir := filepath.Join(root, "ext", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "const vscode = require('vscode');\nexports.activate = () => { vscode.commands.registerCommand('" + id + ".cmd', async (...a) => {\n" + body + "\n}); };\n"
+	if err := os.WriteFile(filepath.Join(dir, "extension.js"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkg, _ := json.Marshal(map[string]any{"name": id, "main": "./extension.js"})
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), pkg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return host.Extension{ID: id, Path: dir, Main: "extension.js", ActivationEvents: []string{"onCommand:" + id + ".cmd"}}
+}
+
+// launchIn starts a host for exts through the sandbox, with a workspace
+// of its own, closed at the end of the test.
+func launchIn(t testing.TB, sb *Sandbox, opts host.Options, exts ...host.Extension) (*host.Host, string) {
+	t.Helper()
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts.Extensions = exts
+	opts.Workspace = []string{ws}
+	opts.StorageDir = filepath.Join(root, "storage")
+	opts.Command = sb.Command
+	opts.Spawn = sb.Spawn
+	h, err := host.Launch(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(t.Context()) })
+	return h, ws
+}
+
+// TestHostRunsSandboxed: a host starts in the sandbox, runs a command
+// that uses the workspace, and is denied what is outside it.
+func TestHostRunsSandboxed(t *testing.T) {
+	sb := newSandbox(t)
+	root := t.TempDir()
+	e := testExt(t, root, "a.b", `
+const fs = require('fs'), path = require('path');
+const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
+fs.writeFileSync(path.join(ws, 'out.txt'), 'written');
+let passwd;
+try { fs.readFileSync('/etc/passwd'); passwd = 'read'; } catch (e) { passwd = e.code; }
+return { out: fs.readFileSync(path.join(ws, 'out.txt'), 'utf8'), passwd, uid: process.getuid(), node: process.version };`)
+	for _, tc := range []struct {
+		name   string
+		belted bool
+		passwd string // who refuses /etc/passwd
+	}{
+		{"kernel alone", false, "EACCES"},                             // Landlock
+		{"seat belt and permission flags", true, "ERR_AIRVSX_DENIED"}, // the gate, first
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, ws := launchIn(t, sb, host.Options{InsecureNoSeatBelt: !tc.belted}, e)
+			r, err := h.ExecuteCommand(t.Context(), "a.b.cmd")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Out, Passwd, Node string
+				UID               int
+			}
+			if err := json.Unmarshal(r.Value, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Out != "written" || got.Passwd != tc.passwd || got.UID != insideID {
+				t.Errorf("got %+v; want the workspace written, /etc/passwd %s, uid %d", got, tc.passwd, insideID)
+			}
+			if b, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(b) != "written" {
+				t.Errorf("workspace file from outside: %q, %v", b, err)
+			}
+		})
+	}
+}
+
+// TestHelperRefusesToRunUnconfined: a helper whose layer fails does not
+// exec anything (status 125, the reason on stderr).
+func TestHelperRefusesToRunUnconfined(t *testing.T) {
+	hs := helperSpec{Host: &host.Spec{HostDir: "/nonexistent-airvsx", StorageDir: t.TempDir()}, Exec: []string{"/bin/true"}, LandlockABI: 7}
+	cmd, err := helperCommand(hs, nil, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !(errorsAs(err, &ee) && ee.ExitCode() == helperExit) || !strings.Contains(string(out), "airvsx sandbox: bind /nonexistent-airvsx") {
+		t.Fatalf("helper: %v, %q; want exit %d naming the failed bind", err, out, helperExit)
+	}
+}
+
+func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }
