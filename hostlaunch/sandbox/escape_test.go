@@ -80,6 +80,7 @@ var escapeCases = []escapeCase{
 	{name: "exec-script"},
 	{name: "exec-int80"},
 	{name: "binding-spawn"},
+	{name: "getbuiltin-fs"},
 	{name: "binding-fs"},
 	{name: "addon-own"},
 	{name: "addon-workspace"},
@@ -296,6 +297,29 @@ func installEscape(t *testing.T) host.Extension {
 		if err := os.Chmod(filepath.Join(e.Path, f), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Every command the extension contributes is a case here, and back.
+	b, err := os.ReadFile(filepath.Join(e.Path, "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Contributes struct {
+			Commands []struct{ Command string }
+		}
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	var have, want []string
+	for _, c := range pkg.Contributes.Commands {
+		have = append(have, strings.TrimPrefix(c.Command, "escape."))
+	}
+	for _, c := range escapeCases {
+		want = append(want, c.name)
+	}
+	if !slices.Equal(have, want) {
+		t.Fatalf("the extension's commands %q; the test's cases %q", have, want)
 	}
 	return e
 }
