@@ -28,11 +28,16 @@ const minLandlockABI = 4
 // New probes the kernel's layers and returns a Sandbox, or an error
 // wrapping ErrMissingLayer that names what is missing.
 func New(opts Options) (*Sandbox, error) {
+	return newWith(opts, probe())
+}
+
+// newWith is New on layers already probed.
+func newWith(opts Options, layers Layers) (*Sandbox, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Sandbox{opts: opts, log: log, layers: probe(), nodes: map[string]int{}}
+	s := &Sandbox{opts: opts, log: log, layers: layers, nodes: map[string]int{}}
 	if m := s.layers.Missing(); len(m) > 0 {
 		if !opts.AllowDegraded {
 			return nil, fmt.Errorf("%w: %s", ErrMissingLayer, strings.Join(m, "; "))
