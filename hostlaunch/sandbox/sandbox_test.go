@@ -118,8 +118,8 @@ func TestHelperRefusesToRunUnconfined(t *testing.T) {
 	}
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
-	if !(errorsAs(err, &ee) && ee.ExitCode() == helperExit) || !strings.Contains(string(out), "airvsx sandbox: bind /nonexistent-airvsx") {
-		t.Fatalf("helper: %v, %q; want exit %d naming the failed bind", err, out, helperExit)
+	if !(errorsAs(err, &ee) && ee.ExitCode() == helperExit) || !strings.Contains(string(out), "airvsx sandbox: lstat /nonexistent-airvsx: no such file") {
+		t.Fatalf("helper: %v, %q; want exit %d naming the missing directory", err, out, helperExit)
 	}
 }
 
@@ -167,3 +167,20 @@ func TestMissingLayer(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestWorkspaceHoldingRuntime: a workspace that holds node (or the
+// libraries) is refused with a reason, not mounted noexec under node.
+func TestWorkspaceHoldingRuntime(t *testing.T) {
+	sb := newSandbox(t)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH")
+	}
+	node, _ = filepath.EvalSymlinks(node)
+	root := t.TempDir()
+	e := testExt(t, root, "a.b", "return 1;")
+	_, err = host.Launch(t.Context(), host.Options{Extensions: []host.Extension{e}, Workspace: []string{filepath.Dir(node)}, StorageDir: filepath.Join(root, "s"), Command: sb.Command})
+	if err == nil || !strings.Contains(err.Error(), "which the sandbox must execute or load, but it mounts "+filepath.Dir(node)+" noexec") {
+		t.Fatalf("launch with the workspace %s: %v", filepath.Dir(node), err)
+	}
+}
