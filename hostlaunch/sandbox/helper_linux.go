@@ -73,7 +73,14 @@ func confine(hs *helperSpec) error {
 		return nil
 	}
 	paths := pathsOf(hs)
+	exe, err := executables(hs.Exec[0])
+	if err != nil {
+		return err
+	}
 	if !hs.SkipNamespaces {
+		if err := checkRuntimeOutside(paths, exe); err != nil {
+			return err
+		}
 		if err := remount(paths); err != nil {
 			return err
 		}
@@ -82,7 +89,7 @@ func confine(hs *helperSpec) error {
 		return err
 	}
 	if !hs.SkipLandlock {
-		if err := restrictPaths(hs.LandlockABI, paths, hs.Exec[0]); err != nil {
+		if err := restrictPaths(hs.LandlockABI, paths, exe); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
 	}
@@ -137,6 +144,26 @@ func pathsOf(hs *helperSpec) access {
 		a.write = slices.Clone(hs.Spawn.Workspace)
 	}
 	return a
+}
+
+// checkRuntimeOutside refuses a workspace (or extension, storage or host
+// directory) that holds the program, its interpreter or the system's
+// libraries: remounted noexec, they could not run, and exempting them
+// would let an extension run what it writes there.
+func checkRuntimeOutside(a access, exe []string) error {
+	runtime := append(slices.Clone(exe), libDirs...)
+	for _, p := range append(slices.Clone(a.read), a.write...) {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return err
+		}
+		for _, r := range runtime {
+			if rr, err := filepath.EvalSymlinks(r); err == nil && (rr == real || strings.HasPrefix(rr, real+string(filepath.Separator)) || real == "/") {
+				return fmt.Errorf("%s holds %s, which the sandbox must execute or load, but it mounts %s noexec: choose a workspace (and storage) that does not contain the node runtime or the system libraries", p, r, p)
+			}
+		}
+	}
+	return nil
 }
 
 // remount makes the process's mounts private, then bind-mounts every
@@ -245,7 +272,7 @@ var systemFiles = []string{"/etc/ld.so.cache", "/etc/ssl", "/etc/localtime", "/u
 // executed and read; the libraries and system files read; a.read read;
 // a.write read and written (no execute anywhere else); no TCP bind or
 // connect; no signals or abstract Unix sockets outside the sandbox.
-func restrictPaths(abi int, a access, prog string) error {
+func restrictPaths(abi int, a access, exe []string) error {
 	cfg, err := landlockConfig(abi)
 	if err != nil {
 		return err
@@ -255,10 +282,6 @@ func restrictPaths(abi int, a access, prog string) error {
 		write = read | llsys.AccessFSWriteFile | llsys.AccessFSTruncate | llsys.AccessFSMakeReg | llsys.AccessFSMakeDir |
 			llsys.AccessFSRemoveFile | llsys.AccessFSRemoveDir
 	)
-	exe, err := executables(prog)
-	if err != nil {
-		return err
-	}
 	nodeDir := filepath.Dir(exe[0])
 	rules := []landlock.Rule{landlock.PathAccess(llsys.AccessFSExecute|llsys.AccessFSReadFile, exe...)}
 	add := func(acc landlock.AccessFSSet, optional bool, paths ...string) error {

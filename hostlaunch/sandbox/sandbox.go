@@ -68,7 +68,7 @@ type Sandbox struct {
 	log    *slog.Logger
 
 	mu    sync.Mutex
-	nodes map[string]int // node's major version by path
+	nodes map[string][2]int // node's major and minor version by path
 }
 
 // Layers returns what New probed.

@@ -28,11 +28,16 @@ const minLandlockABI = 4
 // New probes the kernel's layers and returns a Sandbox, or an error
 // wrapping ErrMissingLayer that names what is missing.
 func New(opts Options) (*Sandbox, error) {
+	return newWith(opts, probe())
+}
+
+// newWith is New on layers already probed.
+func newWith(opts Options, layers Layers) (*Sandbox, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Sandbox{opts: opts, log: log, layers: probe(), nodes: map[string]int{}}
+	s := &Sandbox{opts: opts, log: log, layers: layers, nodes: map[string][2]int{}}
 	if m := s.layers.Missing(); len(m) > 0 {
 		if !opts.AllowDegraded {
 			return nil, fmt.Errorf("%w: %s", ErrMissingLayer, strings.Join(m, "; "))
@@ -143,15 +148,19 @@ func (s *Sandbox) command(_ context.Context, hs helperSpec) (*exec.Cmd, error) {
 // workspace and the storage; nothing else (no child processes, workers,
 // addons or network).
 func (s *Sandbox) permissionFlags(spec *host.Spec) ([]string, error) {
-	major, err := s.nodeMajor(spec.Node)
+	v, err := s.nodeVersion(spec.Node)
 	if err != nil {
 		return nil, err
 	}
 	enable := "--permission"
-	if major < 22 {
+	if v[0] < 22 {
 		enable = "--experimental-permission"
 	}
 	flags := []string{enable}
+	if v[0] > 20 || v[1] >= 11 {
+		// Node 20 warns that the model is experimental on every start.
+		flags = append(flags, "--disable-warning=ExperimentalWarning")
+	}
 	read := append(append([]string{spec.HostDir}, spec.ExtensionDirs...), spec.Workspace...)
 	write := append([]string{spec.StorageDir}, spec.Workspace...)
 	for _, p := range append(read, spec.StorageDir) {
@@ -163,8 +172,8 @@ func (s *Sandbox) permissionFlags(spec *host.Spec) ([]string, error) {
 	return flags, nil
 }
 
-// nodeMajor is the major version of node, asked once per path.
-func (s *Sandbox) nodeMajor(node string) (int, error) {
+// nodeVersion is node's major and minor version, asked once per path.
+func (s *Sandbox) nodeVersion(node string) ([2]int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if v, ok := s.nodes[node]; ok {
@@ -172,13 +181,18 @@ func (s *Sandbox) nodeMajor(node string) (int, error) {
 	}
 	out, err := exec.Command(node, "--version").Output()
 	if err != nil {
-		return 0, fmt.Errorf("%s --version: %w", node, err)
+		return [2]int{}, fmt.Errorf("%s --version: %w", node, err)
 	}
-	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
-	major, err := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
-	if err != nil {
-		return 0, fmt.Errorf("%s --version: unexpected %q", node, out)
+	var v [2]int
+	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 3)
+	for i := range v {
+		if i >= len(parts) {
+			return v, fmt.Errorf("%s --version: unexpected %q", node, out)
+		}
+		if v[i], err = strconv.Atoi(parts[i]); err != nil {
+			return v, fmt.Errorf("%s --version: unexpected %q", node, out)
+		}
 	}
-	s.nodes[node] = major
-	return major, nil
+	s.nodes[node] = v
+	return v, nil
 }

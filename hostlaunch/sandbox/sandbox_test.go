@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,9 +118,69 @@ func TestHelperRefusesToRunUnconfined(t *testing.T) {
 	}
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
-	if !(errorsAs(err, &ee) && ee.ExitCode() == helperExit) || !strings.Contains(string(out), "airvsx sandbox: bind /nonexistent-airvsx") {
-		t.Fatalf("helper: %v, %q; want exit %d naming the failed bind", err, out, helperExit)
+	if !(errorsAs(err, &ee) && ee.ExitCode() == helperExit) || !strings.Contains(string(out), "airvsx sandbox: lstat /nonexistent-airvsx: no such file") {
+		t.Fatalf("helper: %v, %q; want exit %d naming the missing directory", err, out, helperExit)
 	}
 }
 
 func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }
+
+// TestMissingLayer: a missing layer stops New, naming it; with degraded
+// isolation allowed the host runs without that layer, and says so.
+func TestMissingLayer(t *testing.T) {
+	full := newSandbox(t).Layers()
+	noLandlock := full
+	noLandlock.LandlockABI, noLandlock.LandlockErr = 0, errors.New("not available: function not implemented")
+	_, err := newWith(Options{}, noLandlock)
+	if !errors.Is(err, ErrMissingLayer) || !strings.Contains(err.Error(), "Landlock (not available: function not implemented)") {
+		t.Fatalf("New without Landlock: %v", err)
+	}
+	var logged strings.Builder
+	sb, err := newWith(Options{AllowDegraded: true, Logger: slog.New(slog.NewTextHandler(&logged, nil))}, noLandlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sb.Degraded() || !strings.Contains(logged.String(), "DEGRADED isolation") || !strings.Contains(logged.String(), "Landlock") {
+		t.Errorf("degraded %v, log %q", sb.Degraded(), logged.String())
+	}
+	// Without Landlock, the workspace's neighbour is readable: proof the
+	// layer really was skipped, and that Landlock is what guards it.
+	root := t.TempDir()
+	secret := filepath.Join(root, "secret")
+	if err := os.WriteFile(secret, []byte("s3cret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := testExt(t, root, "a.b", "try { return require('fs').readFileSync("+strconvQuote(secret)+", 'utf8'); } catch (e) { return e.code; }")
+	for _, tc := range []struct {
+		sb   *Sandbox
+		want string
+	}{{sb, `"s3cret"`}, {newSandbox(t), `"EACCES"`}} {
+		h, _ := launchIn(t, tc.sb, host.Options{InsecureNoSeatBelt: true}, e)
+		r, err := h.ExecuteCommand(t.Context(), "a.b.cmd")
+		if err != nil {
+			t.Fatalf("degraded=%v: %v", tc.sb.Degraded(), err)
+		}
+		if string(r.Value) != tc.want {
+			t.Errorf("degraded=%v: %s; want %s", tc.sb.Degraded(), r.Value, tc.want)
+		}
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestWorkspaceHoldingRuntime: a workspace that holds node (or the
+// libraries) is refused with a reason, not mounted noexec under node.
+func TestWorkspaceHoldingRuntime(t *testing.T) {
+	sb := newSandbox(t)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH")
+	}
+	node, _ = filepath.EvalSymlinks(node)
+	root := t.TempDir()
+	e := testExt(t, root, "a.b", "return 1;")
+	_, err = host.Launch(t.Context(), host.Options{Extensions: []host.Extension{e}, Workspace: []string{filepath.Dir(node)}, StorageDir: filepath.Join(root, "s"), Command: sb.Command})
+	if err == nil || !strings.Contains(err.Error(), "which the sandbox must execute or load, but it mounts "+filepath.Dir(node)+" noexec") {
+		t.Fatalf("launch with the workspace %s: %v", filepath.Dir(node), err)
+	}
+}
