@@ -75,9 +75,12 @@ var escapeCases = []escapeCase{
 	{name: "dns-lookup"},
 	{name: "dns-resolve"},
 	{name: "unix-connect"},
+	{name: "unix-abstract"}, // network namespaces and Landlock's scope each stop it
 	{name: "spawn-sh"},
 	{name: "execfile-sh"},
 	{name: "exec-script"},
+	{name: "exec-workspace-copy"},
+	{name: "exec-via-ld-so"},
 	{name: "exec-int80"},
 	{name: "binding-spawn"},
 	{name: "getbuiltin-fs"},
@@ -200,18 +203,19 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ul.Close() })
-	go func() {
-		for {
-			c, err := ul.Accept()
-			if err != nil {
-				return
-			}
-			r.unix.Add(1)
-			c.Close()
-		}
-	}()
+	r.acceptUnix(t, ul)
 	r.args["sock"] = sock
+
+	// An abstract socket, under its exact name and padded with NULs to
+	// the whole sun_path (what node 20's libuv binds and connects to).
+	abstract := "airvsx-escape-" + randomHex(t)
+	al, err := net.Listen("unix", "@"+abstract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.acceptUnix(t, al)
+	r.acceptUnix(t, listenPadded(t, abstract))
+	r.args["abstract"] = abstract
 
 	// The launcher's secrets: one in its Go environment (the host's
 	// process.env must not have it), and a line of its initial
@@ -246,6 +250,46 @@ func newRig(t *testing.T) *rig {
 	}()
 	t.Cleanup(func() { signal.Stop(sigc); close(done) })
 	return r
+}
+
+// acceptUnix counts and closes the connections l accepts until the test
+// ends.
+func (r *rig) acceptUnix(t *testing.T, l net.Listener) {
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			r.unix.Add(1)
+			c.Close()
+		}
+	}()
+}
+
+// listenPadded listens on the abstract Unix socket name padded with NULs
+// to the length of sun_path.
+func listenPadded(t *testing.T, name string) net.Listener {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "abstract")
+	defer f.Close()
+	// 108 bytes of name, starting with '@': the whole sun_path.
+	sa := &syscall.SockaddrUnix{Name: "@" + name + strings.Repeat("\x00", 107-len(name))}
+	if err := syscall.Bind(fd, sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 8); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.FileListener(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // environNeedle is a line of this process's initial environment (what

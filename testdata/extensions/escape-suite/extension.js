@@ -6,8 +6,8 @@
 //   {escaped: bool, error: "<code>: <message>", detail: ...}
 //
 // Its one argument comes from the test: {mode, ws, outside, secret,
-// outsideDir, port, udpPort, dnsPort, dnsName, sock, envName, envSecret,
-// environNeedle, marker}.
+// outsideDir, port, udpPort, dnsPort, dnsName, sock, abstract, envName,
+// envSecret, environNeedle, marker}.
 // mode "probe" bounds the bombs so they cannot harm an unconfined run;
 // "attack" goes on until something stops it (within a last bound).
 const vscode = require("vscode");
@@ -178,12 +178,28 @@ const cases = {
     return r.resolve4("escape.airvsx.test").then((addrs) => escaped(addrs));
   },
   "unix-connect": (a) => connect({ path: a.sock }),
+  "unix-abstract": (a) => connect({ path: "\0" + a.abstract }),
   "spawn-sh": () => spawnResult(req("child_process").spawnSync("/bin/sh", ["-c", "echo escaped"], { timeout: WAIT_MS }), "escaped"),
   "execfile-sh": () => new Promise((resolve) => {
     req("child_process").execFile("/bin/sh", ["-c", "echo escaped"], { timeout: WAIT_MS }, (e, stdout) =>
       resolve(e ? denied(e) : String(stdout).includes("escaped") ? escaped(String(stdout).trim()) : denied("EUNEXPECTED: " + stdout)));
   }),
   "exec-script": () => spawnResult(req("child_process").spawnSync(path.join(__dirname, "bin", "run.sh"), [], { timeout: WAIT_MS }), "escaped"),
+  "exec-workspace-copy": (a) => {
+    // A program copied into the (writable) workspace and made executable.
+    const fs = req("fs");
+    const copy = path.join(a.ws, "sh-copy");
+    fs.copyFileSync("/bin/sh", copy);
+    fs.chmodSync(copy, 0o755);
+    return spawnResult(req("child_process").spawnSync(copy, ["-c", "echo escaped"], { timeout: WAIT_MS }), "escaped");
+  },
+  "exec-via-ld-so": () => {
+    // The ELF interpreter, which node needs, runs any program it is given
+    // by mapping it itself: an execute rule on the interpreter alone does
+    // not stop that.
+    const ld = process.arch === "arm64" ? "/lib/ld-linux-aarch64.so.1" : "/lib64/ld-linux-x86-64.so.2";
+    return spawnResult(req("child_process").spawnSync(ld, ["/bin/sh", "-c", "echo escaped"], { timeout: WAIT_MS }), "escaped");
+  },
   "exec-int80": (a) => {
     // Running at all is the escape (execution outside node); whether the
     // i386 connect worked is in the detail (and the test's server counts
