@@ -127,6 +127,9 @@ func actionName(a uint32) string {
 	return fmt.Sprintf("%#x", a)
 }
 
+// TestSeccompProgramOtherArch checks that an architecture without a
+// filter gets an error naming it, which the caller reports as the seccomp
+// layer missing (never an empty or wrong-numbered filter).
 func TestSeccompProgramOtherArch(t *testing.T) {
 	if seccompTestSpec() != nil {
 		t.Skipf("GOARCH %s has a filter", runtime.GOARCH)
@@ -137,6 +140,10 @@ func TestSeccompProgramOtherArch(t *testing.T) {
 	}
 }
 
+// TestSeccompFilter runs the assembled filter in x/net/bpf's VM over
+// hand-built seccomp_data: allowed and denied calls, clone with the flags
+// threads and processes are created with, socket in every domain, foreign
+// architectures and x32 numbers.
 func TestSeccompFilter(t *testing.T) {
 	spec := seccompTestSpec()
 	if spec == nil {
@@ -251,6 +258,7 @@ const (
 	noFilterEnv = "AIRVSX_TEST_NO_FILTER"
 )
 
+// init registers the seccomp children with TestMain's dispatcher.
 func init() {
 	children[childSeccompProbes] = runSeccompProbes
 	children[childSeccompExec] = func() { execArgv(true) }
@@ -480,6 +488,8 @@ func probeChild(t *testing.T, env ...string) map[string]string {
 	return got
 }
 
+// requireSeccomp skips a real-kernel test where seccompAvailable says the
+// filter cannot be installed (TestSeccompAvailable fails there instead).
 func requireSeccomp(t *testing.T) {
 	t.Helper()
 	if err := seccompAvailable(); err != nil {
@@ -487,6 +497,8 @@ func requireSeccomp(t *testing.T) {
 	}
 }
 
+// TestSeccompAvailable checks the probe's answer: usable on the
+// architectures with a filter, not on the others.
 func TestSeccompAvailable(t *testing.T) {
 	err := seccompAvailable()
 	if seccompTestSpec() == nil {
