@@ -23,9 +23,10 @@ import (
 // check the architecture: on x86-64 a process can enter the kernel through
 // the i386 "int 0x80" gate, where socket is number 359 (and socketcall
 // 102), which a list of x86-64 numbers never matches. That bypass was
-// measured on the machines we target: a native binary created and connected
-// a TCP socket under a blocklist without the guard, and died by SIGSYS with
-// it. The x32 ABI (x86-64 numbers with bit 30 set) is killed the same way.
+// measured on an x86-64 Linux host with IA32 emulation: a native binary
+// created and connected a TCP socket under a blocklist without the guard,
+// and died by SIGSYS with it. The x32 ABI (x86-64 numbers with bit 30 set)
+// is killed the same way.
 
 // Offsets into struct seccomp_data (linux/seccomp.h), which the kernel
 // lays out in the native byte order: int nr at 0, __u32 arch at 4, __u64

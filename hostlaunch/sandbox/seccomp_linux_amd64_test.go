@@ -28,3 +28,6 @@ func seccompTestSpec() *seccompSpec {
 		cloneFlags: 0,
 	}
 }
+
+// forkNr is the fork system call's number (-1: none).
+const forkNr = unix.SYS_FORK

@@ -16,3 +16,7 @@ func seccompTestSpec() *seccompSpec {
 		cloneFlags: 0,
 	}
 }
+
+// forkNr is the fork system call's number (-1: none; arm64 forks with
+// clone).
+const forkNr = -1
