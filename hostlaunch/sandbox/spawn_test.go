@@ -11,7 +11,7 @@ import (
 
 // TestSpawnSandboxed: a program the broker starts runs under its own
 // helper with the host's limits: it may read and write the workspace, and
-// nothing else; it may execute nothing but itself.
+// nothing else; it may execute nothing but itself, and start no process.
 func TestSpawnSandboxed(t *testing.T) {
 	sb := newSandbox(t)
 	ws := t.TempDir()
@@ -32,7 +32,11 @@ func TestSpawnSandboxed(t *testing.T) {
 		{"read outside", "/bin/cat", []string{outside}, false, "Permission denied", ""},
 		{"read /etc/passwd", "/bin/cat", []string{"/etc/passwd"}, false, "Permission denied", ""},
 		{"write outside", "/bin/sh", []string{"-c", "echo x > " + outside}, false, "Permission denied", ""},
-		{"execute another program", "/bin/sh", []string{"-c", "/bin/true"}, false, "Permission denied", ""},
+		// exec, not fork: Landlock refuses the program (execute is
+		// granted on the spawned program only).
+		{"execute another program", "/bin/sh", []string{"-c", "exec /bin/true"}, false, "Permission denied", ""},
+		// seccomp refuses the fork before the program is looked at.
+		{"start a process", "/bin/sh", []string{"-c", "/bin/echo child; echo parent"}, false, "Cannot fork", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd, err := sb.Spawn(t.Context(), host.SpawnSpec{Program: tc.prog, Args: tc.args, Env: []string{"PATH=/usr/bin:/bin", "LANG=C"}, Dir: ws, Workspace: []string{ws}})
