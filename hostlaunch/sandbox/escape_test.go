@@ -80,7 +80,8 @@ var escapeCases = []escapeCase{
 	{name: "execfile-sh"},
 	{name: "exec-script"},
 	{name: "exec-workspace-copy"},
-	{name: "exec-via-ld-so"},
+	{name: "ldso-sh"},
+	{name: "ldso-own"},
 	{name: "exec-int80"},
 	{name: "binding-spawn"},
 	{name: "getbuiltin-fs"},
@@ -337,7 +338,7 @@ func installEscape(t *testing.T) host.Extension {
 	// stores them) and install unpacks every file 0644: give the shipped
 	// programs their exec bits, so that what stops them is the sandbox,
 	// not a missing bit.
-	for _, f := range []string{"bin/int80", "bin/run.sh"} {
+	for _, f := range []string{"bin/int80", "bin/hello", "bin/run.sh"} {
 		if err := os.Chmod(filepath.Join(e.Path, f), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -53,12 +53,19 @@ function readSecret(file, a) {
   return got === a.secret ? escaped("read the secret through " + file) : denied("EUNEXPECTED: read " + JSON.stringify(got.slice(0, 40)));
 }
 
-// spawnResult turns a spawnSync result into a case result: ran is what
-// the program printed when it ran.
+const ldso = () => (process.arch === "arm64" ? "/lib/ld-linux-aarch64.so.1" : "/lib64/ld-linux-x86-64.so.2");
+
+// spawnResult turns a spawnSync result into a case result: want is what
+// the program prints when it ran. A program that started but was refused
+// what it needed (the interpreter could not map its program) reports the
+// errno in its message.
 function spawnResult(r, want) {
   if (r.error) return denied(r.error);
   const out = String(r.stdout || "");
   if (out.includes(want)) return escaped({ status: r.status, stdout: out.trim() });
+  const errs = String(r.stderr || "").trim();
+  const errno = /Permission denied/.test(errs) ? "EACCES" : /Operation not permitted/.test(errs) ? "EPERM" : "";
+  if (errno) return denied(errno + ": it started, then: " + errs);
   return denied("EUNEXPECTED: status " + r.status + " signal " + r.signal + " stdout " + JSON.stringify(out) + " stderr " + JSON.stringify(String(r.stderr || "")));
 }
 
@@ -186,20 +193,19 @@ const cases = {
   }),
   "exec-script": () => spawnResult(req("child_process").spawnSync(path.join(__dirname, "bin", "run.sh"), [], { timeout: WAIT_MS }), "escaped"),
   "exec-workspace-copy": (a) => {
-    // A program copied into the (writable) workspace and made executable.
+    // The extension's own program copied into the (writable) workspace
+    // and made executable there.
     const fs = req("fs");
-    const copy = path.join(a.ws, "sh-copy");
-    fs.copyFileSync("/bin/sh", copy);
+    const copy = path.join(a.ws, "hello-copy");
+    fs.copyFileSync(path.join(__dirname, "bin", "hello"), copy);
     fs.chmodSync(copy, 0o755);
-    return spawnResult(req("child_process").spawnSync(copy, ["-c", "echo escaped"], { timeout: WAIT_MS }), "escaped");
+    return spawnResult(req("child_process").spawnSync(copy, [], { timeout: WAIT_MS }), "escaped");
   },
-  "exec-via-ld-so": () => {
-    // The ELF interpreter, which node needs, runs any program it is given
-    // by mapping it itself: an execute rule on the interpreter alone does
-    // not stop that.
-    const ld = process.arch === "arm64" ? "/lib/ld-linux-aarch64.so.1" : "/lib64/ld-linux-x86-64.so.2";
-    return spawnResult(req("child_process").spawnSync(ld, ["/bin/sh", "-c", "echo escaped"], { timeout: WAIT_MS }), "escaped");
-  },
+  // The ELF interpreter, which node needs, runs a program it is given by
+  // mapping it itself, without an execve of the program: an execute rule
+  // on the interpreter alone does not stop that.
+  "ldso-sh": () => spawnResult(req("child_process").spawnSync(ldso(), ["/bin/sh", "-c", "echo escaped"], { timeout: WAIT_MS }), "escaped"),
+  "ldso-own": () => spawnResult(req("child_process").spawnSync(ldso(), [path.join(__dirname, "bin", "hello")], { timeout: WAIT_MS }), "escaped"),
   "exec-int80": (a) => {
     // Running at all is the escape (execution outside node); whether the
     // i386 connect worked is in the detail (and the test's server counts
