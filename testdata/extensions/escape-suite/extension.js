@@ -64,7 +64,9 @@ function spawnResult(r, want) {
   const out = String(r.stdout || "");
   if (out.includes(want)) return escaped({ status: r.status, stdout: out.trim() });
   const errs = String(r.stderr || "").trim();
-  const errno = /Permission denied/.test(errs) ? "EACCES" : /Operation not permitted/.test(errs) ? "EPERM" : "";
+  // ld.so says "failed to map segment" when mmap(PROT_EXEC) fails: EPERM
+  // on a noexec mount.
+  const errno = /Permission denied/.test(errs) ? "EACCES" : /Operation not permitted|failed to map segment/.test(errs) ? "EPERM" : "";
   if (errno) return denied(errno + ": it started, then: " + errs);
   return denied("EUNEXPECTED: status " + r.status + " signal " + r.signal + " stdout " + JSON.stringify(out) + " stderr " + JSON.stringify(String(r.stderr || "")));
 }
