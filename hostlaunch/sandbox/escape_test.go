@@ -604,4 +604,3 @@ func launcherAlive(t *testing.T, r *rig, opts host.Options) {
 		t.Errorf("after the suite, a new host: %v", o)
 	}
 }
-
