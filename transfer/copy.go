@@ -165,10 +165,16 @@ type copier struct {
 }
 
 func (c *copier) run(ctx context.Context) error {
+	step := time.Now()
+	done := func(what string, args ...any) {
+		c.opts.Logger.Debug(what, append(args, "took", time.Since(step))...)
+		step = time.Now()
+	}
 	checked, err := c.checkSource(ctx)
 	if err != nil {
 		return err
 	}
+	done("checked the source", "serial", c.rep.Serial)
 	if err := c.checkDest(ctx, checked); err != nil {
 		return err
 	}
@@ -181,18 +187,22 @@ func (c *copier) run(ctx context.Context) error {
 	if err := c.makePlan(ctx, checked); err != nil {
 		return err
 	}
+	done("planned", "blobs", c.rep.Blobs, "bytes", c.rep.Bytes, "present", c.rep.Present)
 	if c.opts.DryRun {
 		return nil
 	}
 	if err := c.copyBlobs(ctx); err != nil {
 		return err
 	}
+	done("copied the blobs", "blobs", c.rep.Blobs, "bytes", c.rep.Bytes)
 	if err := c.writeTags(ctx); err != nil {
 		return err
 	}
+	done("wrote the tags", "tags", c.rep.Tags)
 	if err := c.writeMetadata(ctx); err != nil {
 		return err
 	}
+	done("wrote the metadata", "files", len(c.rep.Metadata))
 	msg := fmt.Sprintf("airvsx copy: catalog serial %d (%s) from %s", c.rep.Serial, c.rep.Digest, c.opts.Source)
 	if err := store.Commit(ctx, c.dst, msg); err != nil {
 		return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)

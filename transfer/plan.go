@@ -130,6 +130,15 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 	if len(bad) > 0 {
 		return fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, errors.Join(bad...))
 	}
+	// The config blob ("{}", two bytes) of each repository first: the
+	// first blob of a repository makes its layout (oci-layout,
+	// index.json), written durably, and on file systems that order data
+	// (ext4) each such fsync also waits for every blob written before
+	// it. Done first, they wait for nothing; then the large blobs stream
+	// with no fsync until the first tag.
+	slices.SortStableFunc(p.blobs, func(a, b blobItem) int {
+		return cmp.Compare(boolInt(a.digest != store.EmptyConfigDigest), boolInt(b.digest != store.EmptyConfigDigest))
+	})
 	for _, r := range repos {
 		c.rep.Repositories = append(c.rep.Repositories, *r)
 	}
@@ -232,6 +241,13 @@ func metaRank(name string) int {
 	case name == trust.RootFile:
 		return 2
 	case rootFile.MatchString(name):
+		return 1
+	}
+	return 0
+}
+
+func boolInt(b bool) int {
+	if b {
 		return 1
 	}
 	return 0

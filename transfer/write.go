@@ -32,10 +32,8 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
-		next   atomic.Int64
 		mu     sync.Mutex // bad, progress calls
 		bad    []error
-		wg     sync.WaitGroup
 		done   int
 		nbytes atomic.Int64
 	)
@@ -48,34 +46,50 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 		c.progress(p)
 	}
 	c.progress(p)
-	items := c.plan.blobs
-	for range min(c.opts.Workers, max(len(items), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]byte, 1<<20)
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(items) || ctx.Err() != nil {
-					return
+	// pool copies items on workers goroutines.
+	pool := func(items []blobItem, workers int) {
+		var (
+			next atomic.Int64
+			wg   sync.WaitGroup
+		)
+		for range min(workers, max(len(items), 1)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(items) || ctx.Err() != nil {
+						return
+					}
+					err := c.copyBlob(ctx, items[i], &nbytes)
+					switch {
+					case err == nil:
+						report()
+					case isSourceFault(err):
+						mu.Lock()
+						bad = append(bad, err)
+						mu.Unlock()
+					default:
+						cancel(err)
+						return
+					}
 				}
-				b := items[i]
-				err := c.copyBlob(ctx, b, buf, &nbytes)
-				switch {
-				case err == nil:
-					report()
-				case isSourceFault(err):
-					mu.Lock()
-					bad = append(bad, err)
-					mu.Unlock()
-				default:
-					cancel(err)
-					return
-				}
-			}
-		}()
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	// The config blobs first, each making its repository's layout with
+	// a few small fsyncs (see makePlan): waits for the disk, not the
+	// CPU, so more at once, whose fsyncs the file system can group.
+	items := c.plan.blobs
+	n := 0
+	for n < len(items) && items[n].digest == store.EmptyConfigDigest {
+		n++
+	}
+	pool(items[:n], max(c.opts.Workers, layoutWorkers))
+	if ctx.Err() == nil {
+		pool(items[n:], c.opts.Workers)
+	}
 	if err := context.Cause(ctx); err != nil {
 		if parent.Err() != nil {
 			return parent.Err()
@@ -95,6 +109,10 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 	return nil
 }
 
+// layoutWorkers is how many config blobs (each making a repository's
+// layout) are put at once, at least.
+const layoutWorkers = 8
+
 // isSourceFault reports whether err says the source's blob is not what
 // the catalog pins: another content, or missing.
 func isSourceFault(err error) bool {
@@ -105,7 +123,7 @@ func isSourceFault(err error) bool {
 // hashes it while writing. A directory source gives the blob's own file,
 // which PutBlob's hash checks; any other source reads through its
 // verifying reader, rewound by reopening it.
-func (c *copier) copyBlob(ctx context.Context, b blobItem, buf []byte, n *atomic.Int64) error {
+func (c *copier) copyBlob(ctx context.Context, b blobItem, n *atomic.Int64) error {
 	var content store.Content
 	if bf, ok := c.rawSrc.(blobFiler); ok {
 		f, err := bf.OpenBlobFile(ctx, b.repo, b.digest)
