@@ -490,6 +490,11 @@ func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, chec
 		if err := f.Sync(); err != nil {
 			return err
 		}
+	} else {
+		// Start writing the file back now, without waiting, so that the
+		// fsync that comes before anything names it (syncDirty) finds
+		// most of it on disk.
+		startWriteback(f)
 	}
 	err, f = f.Close(), nil
 	if err != nil {

@@ -16,3 +16,10 @@ func syncFS(root *os.Root) error {
 	defer f.Close()
 	return unix.Syncfs(int(f.Fd()))
 }
+
+// startWriteback starts writing f's dirty pages to disk and returns
+// without waiting (sync_file_range with SYNC_FILE_RANGE_WRITE). It is a
+// hint: durability still comes from an fsync or syncfs.
+func startWriteback(f *os.File) {
+	_ = unix.SyncFileRange(int(f.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+}
