@@ -174,39 +174,64 @@ func TestCopyIncremental(t *testing.T) {
 }
 
 // TestCopyTamperedSource: a source blob that is not what its digest says
-// stops the copy, naming it, and the destination keeps its catalog.
+// stops the copy, naming it, and the destination keeps its catalog, from
+// a store whose reader verifies (Mem) and from a directory, whose blob
+// file only the destination's PutBlob hashes.
 func TestCopyTamperedSource(t *testing.T) {
 	reg := demoreg.Get(t)
-	src := storetest.MemFromDir(t, reg.Dir)
-	dir, e := partial(t, reg)
-	_, digest1 := demoreg.ReadCatalog(t, reg.Dir1)
-	repo, digest := store.Repo(e.ID), store.VsixDigest(&e)
-	data, ok := src.RawBlob(repo, digest)
-	if !ok {
-		t.Fatal("no vsix blob")
-	}
-	data[len(data)/2] ^= 1
-	src.SetRawBlob(repo, digest, data)
-
-	before := filetest.Files(t, filepath.Join(dir, "metadata"))
-	dst := openDir(t, dir)
-	_, err := transfer.Copy(t.Context(), src, dst, options(reg))
-	if !errors.Is(err, transfer.ErrSource) || !errors.Is(err, store.ErrMismatch) {
-		t.Fatalf("Copy = %v; want ErrSource and ErrMismatch", err)
-	}
-	for _, want := range []string{repo, digest} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the error does not name %s: %v", want, err)
-		}
-	}
-	if diff := gocmp.Diff(before, filetest.Files(t, filepath.Join(dir, "metadata"))); diff != "" {
-		t.Errorf("the destination's metadata changed:\n%s", diff)
-	}
-	if _, d := demoreg.ReadCatalog(t, dir); d != digest1 {
-		t.Errorf("destination catalog %s; want %s", d, digest1)
-	}
-	if tags, _ := dst.Tags(t.Context(), repo); len(tags) != 0 {
-		t.Errorf("tags written in %s: %v", repo, tags)
+	for _, tc := range []struct {
+		name   string
+		tamper func(t *testing.T, repo, digest string) store.Store
+	}{
+		{"mem", func(t *testing.T, repo, digest string) store.Store {
+			src := storetest.MemFromDir(t, reg.Dir)
+			data, ok := src.RawBlob(repo, digest)
+			if !ok {
+				t.Fatal("no vsix blob")
+			}
+			data[len(data)/2] ^= 1
+			src.SetRawBlob(repo, digest, data)
+			return src
+		}},
+		{"dir", func(t *testing.T, repo, digest string) store.Store {
+			dir := filepath.Join(t.TempDir(), "src")
+			filetest.CopyDir(t, reg.Dir, dir)
+			name := filepath.Join(dir, filepath.FromSlash(store.BlobName(repo, digest)))
+			data := filetest.ReadFile(t, name)
+			data[len(data)/2] ^= 1
+			filetest.WriteFile(t, name, data)
+			return readOnly(t, dir)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, e := partial(t, reg)
+			_, digest1 := demoreg.ReadCatalog(t, reg.Dir1)
+			repo, digest := store.Repo(e.ID), store.VsixDigest(&e)
+			src := tc.tamper(t, repo, digest)
+			before := filetest.Files(t, filepath.Join(dir, "metadata"))
+			dst := openDir(t, dir)
+			_, err := transfer.Copy(t.Context(), src, dst, options(reg))
+			if !errors.Is(err, transfer.ErrSource) || !errors.Is(err, store.ErrMismatch) {
+				t.Fatalf("Copy = %v; want ErrSource and ErrMismatch", err)
+			}
+			for _, want := range []string{repo, digest} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error does not name %s: %v", want, err)
+				}
+			}
+			if diff := gocmp.Diff(before, filetest.Files(t, filepath.Join(dir, "metadata"))); diff != "" {
+				t.Errorf("the destination's metadata changed:\n%s", diff)
+			}
+			if _, d := demoreg.ReadCatalog(t, dir); d != digest1 {
+				t.Errorf("destination catalog %s; want %s", d, digest1)
+			}
+			if tags, _ := dst.Tags(t.Context(), repo); len(tags) != 0 {
+				t.Errorf("tags written in %s: %v", repo, tags)
+			}
+			if _, err := dst.StatBlob(t.Context(), repo, digest); err == nil {
+				t.Errorf("the tampered blob %s is in the destination", digest)
+			}
+		})
 	}
 }
 

@@ -46,7 +46,8 @@
 // catalog pins that the source points elsewhere (the same entry mirrored
 // as another manifest), and a source whose root was rotated to new
 // timestamp keys (the new root must be written before the timestamp it
-// signs, and the old timestamp does not verify under it).
+// signs, and the old timestamp does not verify under it). A copy forced
+// over another operator's registry has the second window too.
 //
 // Copy never reads or writes the quarantine: quarantined files are never
 // signed, and stay where they were rejected.
