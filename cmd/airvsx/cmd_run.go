@@ -263,6 +263,7 @@ func extensionOf(dir string, r install.Record) host.Extension {
 	for _, c := range r.Capabilities {
 		e.Capabilities = append(e.Capabilities, string(c.Capability))
 	}
+	e.AllowedHosts, e.Programs = r.AllowedHosts, r.Programs
 	return e
 }
 

@@ -33,6 +33,12 @@ type Extension struct {
 	Dependencies []string `json:"dependencies,omitempty"`
 	// Capabilities are the effective ones: network, spawn, fsWide.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// AllowedHosts are the hosts the network broker lets it fetch from
+	// ("host", "host:port", "*.domain"; see policies.ParseHost) and
+	// Programs the absolute paths of the programs the spawn broker lets
+	// it start; both need their capability among Capabilities.
+	AllowedHosts []string `json:"-"`
+	Programs     []string `json:"-"`
 }
 
 // Options configure Launch. Extensions and StorageDir are required.
