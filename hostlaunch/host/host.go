@@ -81,6 +81,15 @@ type Options struct {
 	// Spawn builds the processes the spawn broker starts; nil means
 	// DirectSpawn (no sandbox).
 	Spawn SpawnFunc
+	// Fetch makes the requests the network broker allows; nil refuses
+	// every fetch (this package links no HTTP client: the binary passes
+	// hostlaunch/netbroker).
+	Fetch Fetcher
+	// Audit receives every brokered request and broker refusal, never
+	// dropped (the events of kind KindAudit are rate-capped); nil for
+	// none. It is called from the brokers' goroutines, one at a time
+	// per request: it must be safe for concurrent use.
+	Audit func(Audit)
 	// InsecureNoSeatBelt switches off the JavaScript seat belt (the
 	// require gate) and node's permission flags, leaving only what
 	// Command enforces. For tests that prove the kernel layers hold on
@@ -148,7 +157,8 @@ type Host struct {
 	activating map[string]bool // extensions whose activate() is running
 	activated  []string        // extensions activated, in order
 
-	wsfs *workspaceFS // the workspace.fs broker
+	wsfs   *workspaceFS // the workspace.fs broker
+	spawns spawner      // the spawn broker's running programs
 }
 
 // Launch starts a host, waits for its handshake and initializes it with
@@ -351,11 +361,19 @@ func (h *Host) handle(m incoming) {
 			return
 		}
 		ev.Time = time.Now()
+		if ev.Kind == KindAudit || ev.Audit != nil { // only the brokers audit
+			h.log.Warn("host sent an audit event: dropped", "ext", ev.Extension)
+			return
+		}
 		if h.track(ev.Event) {
 			h.deliver(ev.Event, ev.Cause)
 		}
 	case m.ID != nil && strings.HasPrefix(m.Method, "fs/"):
 		go h.serveFS(*m.ID, m.Method, m.Params)
+	case m.ID != nil && m.Method == "spawn/run":
+		go h.serveBroker(*m.ID, m.Params, h.serveSpawn)
+	case m.ID != nil && m.Method == "net/fetch":
+		go h.serveBroker(*m.ID, m.Params, h.serveFetch)
 	case m.ID != nil && m.Method == "":
 		if m.Error == nil && m.Result == nil {
 			m.Result = json.RawMessage("null")
