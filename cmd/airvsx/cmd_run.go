@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/hostlaunch/netbroker"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/strictjson"
 	"github.com/airvsx/airvsx/internal/termtext"
@@ -33,6 +34,7 @@ type runOptions struct {
 	heartbeat  time.Duration
 	open       []string
 	json       bool
+	auditLog   string
 }
 
 func newRunCommand(g *globals) *cobra.Command {
@@ -61,6 +63,17 @@ limited to its own files, "vscode" and harmless built-ins: fs outside its
 folder, storage and the workspace, child_process, the network modules and
 fetch are refused unless its effective capabilities (fsWide, spawn, network)
 grant them. This is a seat belt in JavaScript; the kernel sandbox comes later.
+
+Spawn and network go through the launcher's brokers, never node's own:
+child_process (execFile, exec, spawn; asynchronous only) starts only the
+programs the policy lists for the extension (programs, in installed.json),
+in the workspace, with an environment built from nothing, output capped at
+1 MiB a stream and a deadline (30 s by default, at most 5 min); fetch reaches
+only the hosts the policy lists (hosts; redirects included), within 30 s and
+16 MiB. http, https, net and the other network modules are refused even with
+network: fetch is the way. Every brokered request and every refusal is an
+"audit" event and an INFO log line, and with --audit-log a JSON line
+(time, extension, kind, allowed, details).
 
 Events an extension reports after its command has returned (from a timer or
 a child process it started) are printed only with --wait.
@@ -93,6 +106,7 @@ installed.json).`,
 	f.StringSliceVar(&opts.open, "open", nil, "open a document, as LANGUAGE or LANGUAGE:FILE, before the command (activates onLanguage extensions; repeat for more)")
 	f.DurationVar(&opts.heartbeat, "heartbeat", 5*time.Second, "how often each host must answer a ping; one that leaves two unanswered is killed")
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
+	f.StringVar(&opts.auditLog, "audit-log", "", "append one JSON line per brokered spawn or fetch, and per broker refusal, to this file")
 	return cmd
 }
 
@@ -114,6 +128,21 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		log.Warn(w)
 	}
 	hopts := host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage, Heartbeat: opts.heartbeat}
+	// The brokers: fetch through the network broker (the only HTTP client
+	// the host's extensions reach); every request audited.
+	hopts.Fetch = netbroker.New(netbroker.Options{})
+	if opts.auditLog != "" {
+		al, aerr := openAuditLog(opts.auditLog)
+		if aerr != nil {
+			return fmt.Errorf("run: %w", aerr)
+		}
+		defer func() {
+			if cerr := al.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("run: %w", cerr)
+			}
+		}()
+		hopts.Audit = al.record
+	}
 	var disabled []install.Record
 	for _, r := range l.Extensions {
 		if !r.Enabled {

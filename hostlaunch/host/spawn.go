@@ -107,10 +107,12 @@ func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
 	}
 	a.Extension = e.ID
 	prog, err := resolveProgram(e, req.File)
+	if prog != "" {
+		a.Details.Program = prog
+	}
 	if err != nil {
 		return deny(err)
 	}
-	a.Details.Program = prog
 	dir, err := h.spawnDir(e, req.Cwd)
 	if err != nil {
 		return deny(err)
@@ -139,7 +141,8 @@ func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
 
 // resolveProgram finds file (a bare name on the host's PATH, else an
 // absolute path) and allows it when it is, symbolic links resolved, one
-// of e's Programs, resolved the same way.
+// of e's Programs, resolved the same way. A refused program found on
+// the PATH is returned with the refusal.
 func resolveProgram(e *Extension, file string) (string, error) {
 	listed := fmt.Sprintf("[%s]", strings.Join(e.Programs, " "))
 	change := fmt.Sprintf("add it to programs in the policy's capabilities rule that grants %s spawn", e.ID)
@@ -172,9 +175,9 @@ func resolveProgram(e *Extension, file string) (string, error) {
 		}
 	}
 	if len(e.Programs) == 0 {
-		return "", denyf("spawn: %s may not run %s: its policy lists no programs (programs is empty); %s", e.ID, prog, change)
+		return prog, denyf("spawn: %s may not run %s: its policy lists no programs; %s", e.ID, prog, change)
 	}
-	return "", denyf("spawn: %s may not run %s: it is not among the programs its policy lists, %s; %s", e.ID, prog, listed, change)
+	return prog, denyf("spawn: %s may not run %s: it is not among the programs its policy lists, %s; %s", e.ID, prog, listed, change)
 }
 
 // spawnDir is the working directory of a spawn: cwd when it is inside a
