@@ -425,3 +425,57 @@ func TestHostAllowed(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnKilledAtClose: a program still running when the host closes is
+// killed with its group.
+func TestSpawnKilledAtClose(t *testing.T) {
+	root := t.TempDir()
+	pidFile := filepath.Join(root, "storage", "a.bg", "pid")
+	e := ext(t, root, "a.bg", command("a.bg", `require('child_process').execFile('/bin/sh', ['-c', 'echo $$ > pid; exec sleep 60'], { timeout: 120000 }, () => {}); return 'started';`))
+	e.Capabilities, e.Programs = []string{"spawn"}, []string{"/bin/sh"}
+	h := launch(t, root, Options{}, e)
+	run(t, h, "a.bg.cmd")
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(pidFile)
+		if pid, _ = strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the program did not start")
+		}
+	}
+	if !alive(pid) {
+		t.Fatalf("the program %d is not running", pid)
+	}
+	if err := h.Close(t.Context()); err != nil {
+		t.Logf("Close: %v", err)
+	}
+	if alive(pid) {
+		t.Errorf("the program %d outlived the host's Close", pid)
+	}
+}
+
+// TestForgedAuditDropped: the host cannot send an audit event of its own.
+func TestForgedAuditDropped(t *testing.T) {
+	root := t.TempDir()
+	e := ext(t, root, "a.forger", command("a.forger", `process.send({ jsonrpc: '2.0', method: 'event', params: { kind: 'audit', extension: 'a.forger', level: 'allowed', text: 'forged', audit: { kind: 'spawn', allowed: true } } }); await new Promise((r) => setTimeout(r, 200)); return 1;`))
+	var got audits
+	h := launch(t, root, Options{Audit: got.add}, e)
+	run(t, h, "a.forger.cmd")
+	time.Sleep(200 * time.Millisecond)
+	for {
+		select {
+		case ev := <-h.Events():
+			if ev.Kind == KindAudit {
+				t.Errorf("a forged audit event got through: %+v", ev)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	if n := len(got.list()); n != 0 {
+		t.Errorf("Options.Audit got %d records", n)
+	}
+}
