@@ -79,6 +79,8 @@ const ops = {
     c.on('close', (code) => resolve({ stdout: out, code }));
     c.stdin.end(input);
   }),
+  big: (n) => new Promise((resolve) => cp.execFile('/bin/cat', [], { input: 'x'.repeat(n) }, (err, stdout) => resolve({ error: err && err.message, code: err && err.code, stdout: String(stdout.length) }))),
+  imp: (m) => import(m),
   sync: () => cp.execFileSync('/bin/echo', ['x']),
   spawnSync: () => cp.spawnSync('/bin/echo', ['x']),
   fork: () => cp.fork('x.js'),
@@ -159,6 +161,21 @@ const ops = {
 			}
 		})
 	}
+	t.Run("output capped", func(t *testing.T) {
+		o, r := call(t, "big", 3<<19)
+		if o.Code != "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" || o.Stdout != strconv.Itoa(1<<20) {
+			t.Errorf("cat of 1.5 MiB = %+v; want 1 MiB kept and a maxBuffer error", o)
+		}
+		if ev := auditEvents(r); len(ev) != 1 || ev[0].Audit.Details.Bytes != 3<<19 {
+			t.Errorf("audit events %+v; want the bytes written counted in full", ev)
+		}
+	})
+	t.Run("import child_process", func(t *testing.T) {
+		o, _ := call(t, "imp", "node:child_process")
+		if !strings.Contains(o.Thrown, "spawning is brokered") || !strings.Contains(o.Thrown, "use require('child_process')") {
+			t.Errorf("import('node:child_process') = %+v; want a refusal pointing at require", o)
+		}
+	})
 	t.Run("non-zero exit", func(t *testing.T) {
 		o, _ := call(t, "execFileCb", "/bin/sleep", []string{"not-a-number"})
 		if o.Err == nil || o.Err.Code != float64(1) {
@@ -292,8 +309,8 @@ func (f *fakeFetcher) Fetch(_ context.Context, r FetchRequest) (FetchResponse, e
 // (hostlaunch/netbroker's tests run the real broker end to end.)
 func TestFetchBroker(t *testing.T) {
 	root := t.TempDir()
-	js := `async (u, init) => { try { const r = await fetch(u, init); return { status: r.status, statusText: r.statusText, body: await r.text(), echo: r.headers.get('x-echo'), type: r.headers.get('content-type'), ok: r.ok, isResponse: r instanceof Response }; } catch (err) { return { error: err.message, code: err.code }; } }`
-	e := ext(t, root, "a.fetcher", "const f = "+js+";\n"+command("a.fetcher", "return f(a[0], a[1]);"))
+	js := `async (u, init) => { try { const r = await fetch(u, init); return { status: r.status, statusText: r.statusText, body: await r.text(), echo: r.headers.get('x-echo'), type: r.headers.get('content-type'), ok: r.ok, isResponse: r instanceof Response }; } catch (err) { return { error: err.message, code: typeof err.code === 'string' ? err.code : err.name }; } }`
+	e := ext(t, root, "a.fetcher", "const f = "+js+";\n"+command("a.fetcher", "return f(a[0], a[1] === 'abort' ? { signal: AbortSignal.abort() } : a[1]);"))
 	e.Capabilities, e.AllowedHosts = []string{"network"}, []string{"127.0.0.1:8080", "*.example.com"}
 	http := ext(t, root, "a.http", command("a.http", "return require(a[0]);"))
 	http.Capabilities = []string{"network"}
@@ -364,6 +381,18 @@ func TestFetchBroker(t *testing.T) {
 		}
 		if ev := auditEvents(r); len(ev) != 1 || ev[0].Level != "denied" {
 			t.Errorf("audit events %+v; want one denial", ev)
+		}
+	})
+	t.Run("aborted", func(t *testing.T) {
+		f.mu.Lock()
+		before := len(f.seen)
+		f.mu.Unlock()
+		o, _ := call(t, "http://127.0.0.1:8080/", "abort")
+		f.mu.Lock()
+		after := len(f.seen)
+		f.mu.Unlock()
+		if o.Code != "AbortError" || after != before {
+			t.Errorf("fetch with an aborted signal = %+v (Fetcher called %d times); want an AbortError and no request", o, after-before)
 		}
 	})
 	for _, m := range []string{"http", "node:https", "net", "tls", "dns"} {

@@ -17,10 +17,14 @@ module.exports = function (host) {
     // headers, a body of string, Buffer, TypedArray, URLSearchParams, Blob.
     const req = new Request(input, init);
     const body = req.body ? Buffer.from(await req.arrayBuffer()) : null;
-    const r = await host.request('net/fetch', {
+    const signal = req.signal;
+    if (signal && signal.aborted) throw signal.reason;
+    const asked = host.request('net/fetch', {
       extension: ext ? ext.id : '', cause: s ? s.cause : undefined,
       method: req.method, url: req.url, headers: [...req.headers], body: body ? body.toString('base64') : '',
     });
+    // An abort rejects at once; the broker's answer, when it comes, is dropped.
+    const r = await (signal ? Promise.race([asked, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]) : asked);
     const res = new Response(NULL_BODY.has(r.status) || req.method === 'HEAD' ? null : Buffer.from(r.body, 'base64'),
       { status: r.status, statusText: r.statusText, headers: r.headers });
     Object.defineProperty(res, 'url', { value: r.url || req.url });

@@ -64,6 +64,7 @@ module.exports = function (host, ext) {
     const go = () => run(file, args, options, input).then((r) => {
       child.exitCode = r.code;
       child.signalCode = r.signal;
+      child.truncated = r.truncated; // output past 1 MiB a stream was dropped
       child.stdout.push(r.stdout); child.stdout.push(null);
       child.stderr.push(r.stderr); child.stderr.push(null);
       child.emit('exit', r.code, r.signal);
@@ -101,7 +102,11 @@ module.exports = function (host, ext) {
       const stdout = out(r.stdout);
       const stderr = out(r.stderr);
       let err = null;
-      if (r.code !== 0 || r.signal) {
+      if (r.truncated) {
+        // As node's maxBuffer (1 MiB by default, the broker's cap).
+        err = new RangeError('stdout or stderr maxBuffer length exceeded (the spawn broker keeps 1 MiB of each)');
+        Object.assign(err, { code: 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER', cmd: [file, ...args].join(' '), stdout, stderr });
+      } else if (r.code !== 0 || r.signal) {
         const cmd = [file, ...args].join(' ');
         err = new Error(`Command failed: ${cmd}${r.timedOut ? ' (killed at its deadline)' : ''}\n${r.stderr.toString()}`);
         Object.assign(err, { code: r.code, killed: !!r.signal, signal: r.signal, cmd, stdout, stderr });
