@@ -81,6 +81,11 @@ const ops = {
   }),
   big: (n) => new Promise((resolve) => cp.execFile('/bin/cat', [], { input: 'x'.repeat(n) }, (err, stdout) => resolve({ error: err && err.message, code: err && err.code, stdout: String(stdout.length) }))),
   imp: (m) => import(m),
+  kill: () => new Promise((resolve) => {
+    const c = cp.spawn('/bin/sleep', ['60']);
+    c.on('close', (code, signal) => resolve({ code, signal, killed: c.killed }));
+    setTimeout(() => c.kill(), 300);
+  }),
   sync: () => cp.execFileSync('/bin/echo', ['x']),
   spawnSync: () => cp.spawnSync('/bin/echo', ['x']),
   fork: () => cp.fork('x.js'),
@@ -174,6 +179,13 @@ const ops = {
 		o, _ := call(t, "imp", "node:child_process")
 		if !strings.Contains(o.Thrown, "spawning is brokered") || !strings.Contains(o.Thrown, "use require('child_process')") {
 			t.Errorf("import('node:child_process') = %+v; want a refusal pointing at require", o)
+		}
+	})
+	t.Run("kill", func(t *testing.T) {
+		start := time.Now()
+		o, _ := call(t, "kill")
+		if o.Signal == nil || *o.Signal != "SIGTERM" || o.Code != nil || time.Since(start) > 10*time.Second {
+			t.Errorf("spawn sleep 60, then kill() = %+v after %v; want it ended by SIGTERM", o, time.Since(start))
 		}
 	})
 	t.Run("non-zero exit", func(t *testing.T) {

@@ -372,6 +372,8 @@ func (h *Host) handle(m incoming) {
 		go h.serveFS(*m.ID, m.Method, m.Params)
 	case m.ID != nil && m.Method == "spawn/run":
 		go h.serveBroker(*m.ID, m.Params, h.serveSpawn)
+	case m.ID != nil && m.Method == "spawn/kill":
+		go h.serveBroker(*m.ID, m.Params, h.serveSpawnKill)
 	case m.ID != nil && m.Method == "net/fetch":
 		go h.serveBroker(*m.ID, m.Params, h.serveFetch)
 	case m.ID != nil && m.Method == "":

@@ -42,6 +42,16 @@ type spawnRequest struct {
 	Cwd       string   `json:"cwd"`
 	TimeoutMs int64    `json:"timeoutMs"`
 	Input     string   `json:"input"` // base64
+	// Token names the run for "spawn/kill" (ChildProcess.kill).
+	Token string `json:"token"`
+}
+
+// killRequest is the params of "spawn/kill": the run of Extension named
+// Token gets Signal (default SIGTERM).
+type killRequest struct {
+	brokerRequest
+	Token  string `json:"token"`
+	Signal string `json:"signal"`
 }
 
 // spawnResult is the answer: Code is nil when the program did not exit
@@ -61,6 +71,7 @@ type spawnResult struct {
 type spawner struct {
 	mu     sync.Mutex
 	groups map[int]bool
+	tokens map[string]int // extension NUL token -> process group
 	wg     sync.WaitGroup
 }
 
@@ -74,19 +85,51 @@ func (s *spawner) close() {
 	s.wg.Wait()
 }
 
-func (s *spawner) add(pg int) {
+func (s *spawner) add(pg int, key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.groups == nil {
-		s.groups = map[int]bool{}
+		s.groups, s.tokens = map[int]bool{}, map[string]int{}
 	}
 	s.groups[pg] = true
+	if key != "" {
+		s.tokens[key] = pg
+	}
 }
 
-func (s *spawner) remove(pg int) {
+func (s *spawner) remove(pg int, key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.groups, pg)
+	if key != "" && s.tokens[key] == pg {
+		delete(s.tokens, key)
+	}
+}
+
+// signal sends sig to the group of the run key, if it runs.
+func (s *spawner) signal(key string, sig syscall.Signal) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pg, ok := s.tokens[key]
+	return ok && syscall.Kill(-pg, sig) == nil
+}
+
+// serveSpawnKill answers "spawn/kill": the extension signals a run of its
+// own (its group), nothing else.
+func (h *Host) serveSpawnKill(raw json.RawMessage) (any, error) {
+	var req killRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, fmt.Errorf("spawn: bad request: %w", err)
+	}
+	e, err := h.extension(req.Extension, "spawn")
+	if err != nil {
+		return nil, err
+	}
+	sig := map[string]syscall.Signal{"": syscall.SIGTERM, "SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL, "SIGINT": syscall.SIGINT, "SIGHUP": syscall.SIGHUP}[req.Signal]
+	if sig == 0 || req.Token == "" {
+		return nil, fmt.Errorf("spawn: kill: unsupported signal %q", req.Signal)
+	}
+	return map[string]bool{"killed": h.spawns.signal(e.ID+"\x00"+req.Token, sig)}, nil
 }
 
 // serveSpawn runs one "spawn/run" request.
@@ -127,7 +170,11 @@ func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
 		timeout = min(time.Duration(req.TimeoutMs)*time.Millisecond, MaxSpawnTimeout)
 	}
 	a.Allowed = true
-	res, n, err := h.runProgram(SpawnSpec{Program: prog, Args: req.Args, Env: h.spawnEnv(), Dir: dir, Workspace: h.opts.Workspace, ExtensionDir: e.Path}, input, timeout)
+	key := ""
+	if req.Token != "" {
+		key = e.ID + "\x00" + req.Token
+	}
+	res, n, err := h.runProgram(SpawnSpec{Program: prog, Args: req.Args, Env: h.spawnEnv(), Dir: dir, Workspace: h.opts.Workspace, ExtensionDir: e.Path}, input, timeout, key)
 	a.Details.Bytes = n
 	if err != nil {
 		a.Details.Reason = err.Error()
@@ -216,8 +263,9 @@ func (h *Host) spawnEnv() []string {
 }
 
 // runProgram runs s in a process group of its own, killed at the
-// deadline or when the host ends; n is what it wrote in all.
-func (h *Host) runProgram(s SpawnSpec, input []byte, timeout time.Duration) (_ *spawnResult, n int64, _ error) {
+// deadline or when the host ends; n is what it wrote in all; key names
+// it for spawn/kill ("" for none).
+func (h *Host) runProgram(s SpawnSpec, input []byte, timeout time.Duration, key string) (_ *spawnResult, n int64, _ error) {
 	h.spawns.wg.Add(1)
 	defer h.spawns.wg.Done()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -246,8 +294,8 @@ func (h *Host) runProgram(s SpawnSpec, input []byte, timeout time.Duration) (_ *
 		return nil, 0, err
 	}
 	pg := cmd.Process.Pid
-	h.spawns.add(pg)
-	defer h.spawns.remove(pg)
+	h.spawns.add(pg, key)
+	defer h.spawns.remove(pg, key)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	timedOut := false

@@ -8,7 +8,10 @@
 // default 30 s, at most 5 min). The program's output arrives when it has
 // ended; options.env is ignored; stdin is what was written to it before
 // the request leaves (the end of the tick, or stdin.end() if writing
-// started by then). The *Sync variants and fork cannot be brokered.
+// started by then); kill() signals the program's process group through
+// the broker ("spawn/kill"). The *Sync variants and fork cannot be
+// brokered.
+const crypto = require('node:crypto');
 const { EventEmitter } = require('node:events');
 const path = require('node:path');
 const { Readable, Writable } = require('node:stream');
@@ -29,7 +32,7 @@ module.exports = function (host, ext) {
 
   // run asks the broker; it resolves with {code, signal, stdout, stderr
   // (Buffers), truncated, timedOut}.
-  async function run(file, args, options, input) {
+  async function run(file, args, options, input, token) {
     if (typeof file !== 'string' || file === '') throw new TypeError('The "file" argument must be a non-empty string');
     args = Array.from(args || [], String);
     if (options.shell) {
@@ -42,6 +45,7 @@ module.exports = function (host, ext) {
       extension: ext.id, cause: cause(), file, args, cwd: cwd ? path.resolve(String(cwd)) : '',
       timeoutMs: options.timeout > 0 ? Math.floor(options.timeout) : 0,
       input: input && input.length ? Buffer.concat(input.map((c) => Buffer.from(c))).toString('base64') : '',
+      token: token || '',
     });
     return Object.assign(r, { stdout: Buffer.from(r.stdout, 'base64'), stderr: Buffer.from(r.stderr, 'base64'), signal: r.signal || null });
   }
@@ -59,9 +63,21 @@ module.exports = function (host, ext) {
     child.stdout = new Readable({ read() {} });
     child.stderr = new Readable({ read() {} });
     child.stdio = [child.stdin, child.stdout, child.stderr];
-    child.kill = () => false; // the broker ends it at its deadline (options.timeout)
+    const token = crypto.randomUUID();
+    let state = 'waiting'; // 'running', 'done'; or the signal it was killed with before it ran
+    // kill signals the program's process group through the broker.
+    child.kill = (sig) => {
+      sig = typeof sig === 'string' ? sig : 'SIGTERM';
+      if (state === 'done') return false;
+      child.killed = true;
+      if (state !== 'running') { state = sig; return true; }
+      host.request('spawn/kill', { extension: ext.id, cause: cause(), token, signal: sig }).catch(() => {});
+      return true;
+    };
     child.ref = child.unref = () => {};
-    const go = () => run(file, args, options, input).then((r) => {
+    const go = () => (state !== 'waiting' ? Promise.resolve({ code: null, signal: state, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), truncated: false, timedOut: false })
+      : (state = 'running', run(file, args, options, input, token))).then((r) => {
+      state = 'done';
       child.exitCode = r.code;
       child.signalCode = r.signal;
       child.truncated = r.truncated; // output past 1 MiB a stream was dropped
@@ -71,6 +87,7 @@ module.exports = function (host, ext) {
       setImmediate(() => child.emit('close', r.code, r.signal));
       return r;
     }, (err) => {
+      state = 'done';
       child.stdout.push(null);
       child.stderr.push(null);
       child.emit('error', err);
