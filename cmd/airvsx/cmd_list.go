@@ -20,7 +20,9 @@ func newListCommand(g *globals) *cobra.Command {
 		Short: "List the installed extensions and their state",
 		Long: `List shows every extension recorded in DIR/installed.json: version, platform,
 state, source, effective capabilities with the policy rule that grants each,
-eager ("*") activation and the time of its last activation. Every enabled
+eager ("*") activation and the time of its last activation, and how the
+last run isolated the extensions (the kernel sandbox's layers, or DEGRADED
+when it ran with --insecure-degraded-isolation). Every enabled
 extension's files are checked against the tree hash recorded at install: one
 that changed is shown disabled, with a warning naming the changed file.
 
@@ -43,10 +45,11 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 					warnings = []string{}
 				}
 				return g.printJSON(struct {
-					Dir        string            `json:"dir"`
-					Extensions []install.Listing `json:"extensions"`
-					Warnings   []string          `json:"warnings"`
-				}{l.Dir, l.List(), warnings})
+					Dir        string             `json:"dir"`
+					Extensions []install.Listing  `json:"extensions"`
+					Warnings   []string           `json:"warnings"`
+					Isolation  *install.Isolation `json:"isolation"`
+				}{l.Dir, l.List(), warnings, l.Isolation})
 			}
 			return l.WriteText(g.stdout)
 		},

@@ -18,6 +18,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/hostlaunch/netbroker"
+	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/strictjson"
 	"github.com/airvsx/airvsx/internal/termtext"
@@ -35,6 +36,7 @@ type runOptions struct {
 	open       []string
 	json       bool
 	auditLog   string
+	degraded   bool
 }
 
 func newRunCommand(g *globals) *cobra.Command {
@@ -62,7 +64,14 @@ The host's environment is built from nothing, and an extension's require is
 limited to its own files, "vscode" and harmless built-ins: fs outside its
 folder, storage and the workspace, child_process, the network modules and
 fetch are refused unless its effective capabilities (fsWide, spawn, network)
-grant them. This is a seat belt in JavaScript; the kernel sandbox comes later.
+grant them. That is a seat belt in JavaScript; the kernel enforces: each
+host runs in its own user, network and mount namespaces (no network at all),
+under Landlock (read the extensions and the runtime, write only the workspace
+and the storage, execute only node), a seccomp filter (no sockets, no new
+processes, no namespace, mount or ptrace calls, foreign-architecture system
+calls kill the process) and rlimits, with node's permission flags on top. A
+missing layer stops run before any extension starts, unless
+--insecure-degraded-isolation is given (logged, and shown by list).
 
 Spawn and network go through the launcher's brokers, never node's own:
 child_process (execFile, exec, spawn; asynchronous only) starts only the
@@ -107,6 +116,7 @@ installed.json).`,
 	f.DurationVar(&opts.heartbeat, "heartbeat", 5*time.Second, "how often each host must answer a ping; one that leaves two unanswered is killed")
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
 	f.StringVar(&opts.auditLog, "audit-log", "", "append one JSON line per brokered spawn or fetch, and per broker refusal, to this file")
+	f.BoolVar(&opts.degraded, "insecure-degraded-isolation", false, "run even where a kernel sandbox layer is missing (logged, and shown by list)")
 	return cmd
 }
 
@@ -127,7 +137,16 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	for _, w := range l.Warnings {
 		log.Warn(w)
 	}
-	hopts := host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage, Heartbeat: opts.heartbeat}
+	sb, err := sandbox.New(sandbox.Options{AllowDegraded: opts.degraded, Logger: log})
+	if err != nil {
+		return fmt.Errorf("run: %w; no extension was started (run on a Linux kernel with unprivileged user namespaces, Landlock ABI 4 or newer and seccomp, or accept the risk with --insecure-degraded-isolation)", err)
+	}
+	iso := install.Isolation{Time: time.Now().UTC(), Layers: sb.Layers().String(), Degraded: sb.Degraded(), Missing: sb.Layers().Missing()}
+	if err := install.RecordIsolation(ctx, l.Dir, iso); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	hopts := host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage, Heartbeat: opts.heartbeat,
+		Command: sb.Command, Spawn: sb.Spawn}
 	// The brokers: fetch through the network broker (the only HTTP client
 	// the host's extensions reach); every request audited.
 	hopts.Fetch = netbroker.New(netbroker.Options{})

@@ -17,9 +17,14 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 )
 
-func main() { os.Exit(Main()) }
+func main() {
+	sandbox.Helper() // the extension host's sandbox helper: never returns when selected
+	os.Exit(Main())
+}
 
 // stopGrace is how long a command has, after SIGINT or SIGTERM cancelled
 // its context, to stop and remove its temporary files before the process

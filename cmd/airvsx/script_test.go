@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"net"
 	"os"
 	"os/exec"
@@ -23,6 +24,9 @@ import (
 var upstreams sync.Map
 
 func TestMain(m *testing.M) {
+	// run starts extension hosts through the sandbox helper, which is this
+	// binary again (/proc/self/exe).
+	sandbox.Helper()
 	// Tests that start airvsx as a child process of their own (to kill it)
 	// re-run this binary with AIRVSX_TEST_MAIN=1.
 	if os.Getenv("AIRVSX_TEST_MAIN") == "1" {

@@ -30,6 +30,9 @@ type Spec struct {
 	// Capabilities is the union of the effective capabilities of the
 	// extensions this host runs.
 	Capabilities []string
+	// MemoryMB is the host's memory limit (Options.MemoryMB): a sandbox
+	// may enforce it in the kernel too.
+	MemoryMB int
 	// NoNodePermission: node runs without its permission flags
 	// (Options.InsecureNoSeatBelt, for tests of the kernel layers).
 	NoNodePermission bool

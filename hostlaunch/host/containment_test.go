@@ -95,3 +95,40 @@ func TestContainment(t *testing.T) {
 		t.Fatalf("host after all that: %s, %v", r.Value, h.Err())
 	}
 }
+
+// TestMemoryBombKilled: Buffers live outside the JavaScript heap, so the
+// heap limit does not stop them; the launcher's watch of the host's
+// resident memory does.
+func TestMemoryBombKilled(t *testing.T) {
+	root := t.TempDir()
+	e := ext(t, root, "a.bomb", command("a.bomb", "const keep = []; for (;;) { const b = Buffer.alloc(16 << 20); b.fill(1); keep.push(b); }"))
+	h := launch(t, root, Options{MemoryMB: 256}, e)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	_, err := h.ExecuteCommand(ctx, "a.bomb.cmd")
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "killed: memory: resident") || !strings.Contains(err.Error(), "over the limit of 256 MiB") {
+		t.Fatalf("err %v; want the host killed over its memory limit", err)
+	}
+}
+
+// TestNoSeatBelt: InsecureNoSeatBelt really removes the JavaScript gate
+// (what the kernel sandbox's escape suite relies on to test the kernel
+// alone).
+func TestNoSeatBelt(t *testing.T) {
+	root := t.TempDir()
+	e := ext(t, root, "a.free", command("a.free", "return typeof require('child_process').execFileSync;"))
+	for _, tc := range []struct {
+		off  bool
+		want string
+	}{{false, `it needs the "spawn" capability`}, {true, `"function"`}} {
+		h := launch(t, root, Options{InsecureNoSeatBelt: tc.off}, e)
+		r, err := h.ExecuteCommand(t.Context(), "a.free.cmd")
+		got := fmt.Sprint(err)
+		if err == nil {
+			got = string(r.Value)
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("seat belt off=%v: %s, want %q", tc.off, got, tc.want)
+		}
+	}
+}

@@ -159,6 +159,8 @@ type Host struct {
 
 	wsfs   *workspaceFS // the workspace.fs broker
 	spawns spawner      // the spawn broker's running programs
+
+	lastStderr atomic.Pointer[string] // the host's last line on stderr
 }
 
 // Launch starts a host, waits for its handshake and initializes it with
@@ -216,8 +218,10 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	}
 	h.log.Debug("host ready", "node", h.info.Node, "pid", h.info.PID)
 	go h.heartbeat()
+	go h.watchMemory()
 	params := map[string]any{"extensions": opts.Extensions, "workspaceFolders": opts.Workspace, "storageDir": opts.StorageDir,
-		"settings": opts.Settings, "apiVersion": opts.APIVersion, "activateMs": opts.ActivateTimeout.Milliseconds()}
+		"settings": opts.Settings, "apiVersion": opts.APIVersion, "activateMs": opts.ActivateTimeout.Milliseconds(),
+		"noSeatBelt": opts.InsecureNoSeatBelt}
 	if _, err := h.call(sctx, "initialize", params, &h.startup); err != nil {
 		return nil, &StartError{Activating: h.Activating(), Err: fmt.Errorf("launch host: initialize: %w", err)}
 	}
@@ -245,6 +249,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HeapMB <= 0 {
 		o.HeapMB = 1024
+	}
+	if o.MemoryMB <= 0 {
+		o.MemoryMB = 2048
 	}
 	if o.Settings == nil {
 		o.Settings = json.RawMessage("{}")
@@ -279,7 +286,8 @@ func (h *Host) start(ctx context.Context, node string) error {
 		dir = h.opts.Workspace[0]
 	}
 	spec := Spec{Node: node, Args: []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")},
-		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir}
+		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir,
+		NoNodePermission: h.opts.InsecureNoSeatBelt, MemoryMB: h.opts.MemoryMB}
 	caps := map[string]bool{}
 	for _, e := range h.opts.Extensions {
 		spec.ExtensionDirs = append(spec.ExtensionDirs, e.Path)
@@ -319,8 +327,12 @@ func (h *Host) start(ctx context.Context, node string) error {
 		return fmt.Errorf("start %s: %w", node, err)
 	}
 	h.cmd = cmd
+	errDone := make(chan struct{})
 	go h.output(outR, KindStdout)
-	go h.output(errR, KindStderr)
+	go func() {
+		defer close(errDone)
+		h.output(errR, KindStderr)
+	}()
 	go func() {
 		err := h.conn.read(h.handle)
 		if err != nil && !h.closing.Load() {
@@ -334,7 +346,17 @@ func (h *Host) start(ctx context.Context, node string) error {
 		} else if err == nil {
 			err = fmt.Errorf("%w: exited", ErrExited)
 		} else {
-			err = fmt.Errorf("%w: %w", ErrExited, err)
+			// Why it failed is usually its last words (the sandbox
+			// helper's reason, node's fatal error).
+			select {
+			case <-errDone:
+			case <-time.After(200 * time.Millisecond):
+			}
+			if last := h.lastStderr.Load(); last != nil {
+				err = fmt.Errorf("%w: %w: %s", ErrExited, err, *last)
+			} else {
+				err = fmt.Errorf("%w: %w", ErrExited, err)
+			}
 		}
 		h.exitErr = err
 		close(h.done)
@@ -482,6 +504,10 @@ func (h *Host) output(r io.ReadCloser, kind string) {
 				text = text[:n-1]
 			}
 			h.log.Debug("host output", "stream", kind, "text", text)
+			if kind == KindStderr && strings.TrimSpace(text) != "" {
+				last := text[:min(len(text), 1000)]
+				h.lastStderr.Store(&last)
+			}
 			h.deliver(Event{Kind: kind, Text: text, Time: time.Now()}, nil)
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {

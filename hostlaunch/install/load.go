@@ -22,6 +22,9 @@ type Loaded struct {
 	Extensions []Record
 	// Warnings says, for each extension Load disabled, which file changed.
 	Warnings []string
+	// Isolation is how the last run isolated the extensions (nil: no
+	// run recorded one).
+	Isolation *Isolation
 }
 
 // Load reads DIR/installed.json (strictly: a damaged file is an error
@@ -43,7 +46,11 @@ func Load(ctx context.Context, dir string) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{Dir: dir, Extensions: x.Extensions}
+	iso, err := readIsolation(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loaded{Dir: dir, Extensions: x.Extensions, Isolation: iso}
 	for i := range l.Extensions {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -165,6 +172,11 @@ func (l *Loaded) WriteText(w io.Writer) error {
 			if _, err := fmt.Fprintf(w, "%s disabled: %s\n", e.ID, e.Reason); err != nil {
 				return err
 			}
+		}
+	}
+	if l.Isolation != nil {
+		if _, err := fmt.Fprintf(w, "isolation: %s\n", l.Isolation); err != nil {
+			return err
 		}
 	}
 	return nil

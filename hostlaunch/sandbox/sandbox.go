@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os/exec"
 	"strings"
+	"sync"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 )
@@ -65,6 +66,9 @@ type Sandbox struct {
 	opts   Options
 	layers Layers
 	log    *slog.Logger
+
+	mu    sync.Mutex
+	nodes map[string][2]int // node's major and minor version by path
 }
 
 // Layers returns what New probed.

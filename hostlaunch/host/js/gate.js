@@ -31,7 +31,8 @@ function brokered(host, ext, what, cap, instead) {
 }
 
 // install hooks require and the globals; call once, after initialize.
-exports.install = function (host, reg) {
+// Unbelted, it only provides require('vscode').
+exports.install = function (host, reg, belted) {
   const exts = [...reg.exts.values()];
   const owner = (file) => file && exts.find((e) => file === e.dir || file.startsWith(e.dir + path.sep));
   const current = () => { const s = host.als.getStore(); return s && s.ext; };
@@ -46,7 +47,7 @@ exports.install = function (host, reg) {
       if (!ext) throw new Error('vscode is only available to extensions');
       return ext.api;
     }
-    if (!ext) return load.apply(this, arguments);
+    if (!ext || !belted) return load.apply(this, arguments);
     const name = request.startsWith('node:') ? request.slice(5) : request;
     if (Module.isBuiltin(request)) {
       if (SAFE.has(name)) return load.apply(this, arguments);
@@ -69,8 +70,18 @@ exports.install = function (host, reg) {
     return load.apply(this, arguments);
   };
 
+  if (!belted) return;
   // import() goes through Node's ESM loader: a resolve hook gates it.
-  Module.register('./esm.mjs', pathToFileURL(__filename), { data: { extensions: exts.map((e) => ({ id: e.id, dir: e.dir, caps: [...e.caps] })) } });
+  // Module.register runs hooks on a worker thread, which node's permission
+  // model (on in the sandbox) refuses; there, import() is fenced by the
+  // permission model and the kernel instead (node 22.15+ has in-thread
+  // registerHooks, used when present).
+  const data = { extensions: exts.map((e) => ({ id: e.id, dir: e.dir, caps: [...e.caps] })) };
+  if (typeof Module.registerHooks === 'function') {
+    Module.registerHooks({ resolve: (specifier, context, next) => resolveGate(host, owner, specifier, context, next) });
+  } else if (!process.permission) {
+    Module.register('./esm.mjs', pathToFileURL(__filename), { data });
+  }
   process.mainModule = undefined; // its require would resolve as the host
 
   // Globals that reach the network or native code.
@@ -105,6 +116,28 @@ exports.install = function (host, reg) {
     throw denied(host, current(), `call process.exit(${code === undefined ? '' : code})`, null);
   };
 };
+
+// resolveGate is esm.mjs's resolve hook, in-thread and synchronous (for
+// Module.registerHooks).
+function resolveGate(host, owner, specifier, context, next) {
+  const parent = context.parentURL && context.parentURL.startsWith('file:') ? fileURLToPath(context.parentURL) : '';
+  const ext = parent && owner(parent);
+  if (!ext) return next(specifier, context);
+  if (specifier === 'vscode') throw denied(host, ext, "import('vscode') (use require)", null);
+  if (Module.isBuiltin(specifier)) {
+    const name = specifier.replace(/^node:/, '');
+    if (NEEDS[name] && ext.caps.has(NEEDS[name]) && (BROKERED[name] || name === 'child_process')) {
+      throw brokered(host, ext, `import('${specifier}')`, NEEDS[name], BROKERED[name] || "require('child_process')");
+    }
+    if (SAFE.has(name) || (NEEDS[name] && ext.caps.has(NEEDS[name]))) return next(specifier, context);
+    throw denied(host, ext, `import('${specifier}')`, NEEDS[name]);
+  }
+  const r = next(specifier, context);
+  if (!r.url.startsWith('file:')) throw denied(host, ext, `import ${r.url}`, null);
+  const real = fs.realpathSync(fileURLToPath(r.url));
+  if (!real.startsWith(ext.dir + path.sep)) throw denied(host, ext, `import ${real}, outside its own folder`, 'fsWide');
+  return r;
+}
 
 // wrapFs returns the fs module an extension without fsWide gets: reads
 // inside its own folder, its storage and the workspace; writes inside its

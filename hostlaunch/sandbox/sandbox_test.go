@@ -1,0 +1,186 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airvsx/airvsx/hostlaunch/host"
+)
+
+// newSandbox is a Sandbox for tests; a machine without a layer fails the
+// test, naming the layer (this machine kind has them all).
+func newSandbox(t testing.TB) *Sandbox {
+	t.Helper()
+	sb, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb
+}
+
+// testExt writes an extension whose command a.b.cmd runs body (with
+// vscode and the arguments a in scope) and returns it.
+func testExt(t testing.TB, root, id, body string) host.Extension {
+	t.Helper()
+	dir := filepath.Join(root, "ext", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "const vscode = require('vscode');\nexports.activate = () => { vscode.commands.registerCommand('" + id + ".cmd', async (...a) => {\n" + body + "\n}); };\n"
+	if err := os.WriteFile(filepath.Join(dir, "extension.js"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkg, _ := json.Marshal(map[string]any{"name": id, "main": "./extension.js"})
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), pkg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return host.Extension{ID: id, Path: dir, Main: "extension.js", ActivationEvents: []string{"onCommand:" + id + ".cmd"}}
+}
+
+// launchIn starts a host for exts through the sandbox, with a workspace
+// of its own, closed at the end of the test.
+func launchIn(t testing.TB, sb *Sandbox, opts host.Options, exts ...host.Extension) (*host.Host, string) {
+	t.Helper()
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts.Extensions = exts
+	opts.Workspace = []string{ws}
+	opts.StorageDir = filepath.Join(root, "storage")
+	opts.Command = sb.Command
+	opts.Spawn = sb.Spawn
+	h, err := host.Launch(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(t.Context()) })
+	return h, ws
+}
+
+// TestHostRunsSandboxed: a host starts in the sandbox, runs a command
+// that uses the workspace, and is denied what is outside it.
+func TestHostRunsSandboxed(t *testing.T) {
+	sb := newSandbox(t)
+	root := t.TempDir()
+	e := testExt(t, root, "a.b", `
+const fs = require('fs'), path = require('path');
+const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
+fs.writeFileSync(path.join(ws, 'out.txt'), 'written');
+let passwd;
+try { fs.readFileSync('/etc/passwd'); passwd = 'read'; } catch (e) { passwd = e.code; }
+return { out: fs.readFileSync(path.join(ws, 'out.txt'), 'utf8'), passwd, uid: process.getuid(), node: process.version };`)
+	for _, tc := range []struct {
+		name   string
+		belted bool
+		passwd string // who refuses /etc/passwd
+	}{
+		{"kernel alone", false, "EACCES"},                             // Landlock
+		{"seat belt and permission flags", true, "ERR_AIRVSX_DENIED"}, // the gate, first
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, ws := launchIn(t, sb, host.Options{InsecureNoSeatBelt: !tc.belted}, e)
+			r, err := h.ExecuteCommand(t.Context(), "a.b.cmd")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Out, Passwd, Node string
+				UID               int
+			}
+			if err := json.Unmarshal(r.Value, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Out != "written" || got.Passwd != tc.passwd || got.UID != insideID {
+				t.Errorf("got %+v; want the workspace written, /etc/passwd %s, uid %d", got, tc.passwd, insideID)
+			}
+			if b, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(b) != "written" {
+				t.Errorf("workspace file from outside: %q, %v", b, err)
+			}
+		})
+	}
+}
+
+// TestHelperRefusesToRunUnconfined: a helper whose layer fails does not
+// exec anything (status 125, the reason on stderr).
+func TestHelperRefusesToRunUnconfined(t *testing.T) {
+	hs := helperSpec{Host: &host.Spec{HostDir: "/nonexistent-airvsx", StorageDir: t.TempDir()}, Exec: []string{"/bin/true"}, LandlockABI: 7}
+	cmd, err := helperCommand(hs, nil, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !(errorsAs(err, &ee) && ee.ExitCode() == helperExit) || !strings.Contains(string(out), "airvsx sandbox: lstat /nonexistent-airvsx: no such file") {
+		t.Fatalf("helper: %v, %q; want exit %d naming the missing directory", err, out, helperExit)
+	}
+}
+
+func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }
+
+// TestMissingLayer: a missing layer stops New, naming it; with degraded
+// isolation allowed the host runs without that layer, and says so.
+func TestMissingLayer(t *testing.T) {
+	full := newSandbox(t).Layers()
+	noLandlock := full
+	noLandlock.LandlockABI, noLandlock.LandlockErr = 0, errors.New("not available: function not implemented")
+	_, err := newWith(Options{}, noLandlock)
+	if !errors.Is(err, ErrMissingLayer) || !strings.Contains(err.Error(), "Landlock (not available: function not implemented)") {
+		t.Fatalf("New without Landlock: %v", err)
+	}
+	var logged strings.Builder
+	sb, err := newWith(Options{AllowDegraded: true, Logger: slog.New(slog.NewTextHandler(&logged, nil))}, noLandlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sb.Degraded() || !strings.Contains(logged.String(), "DEGRADED isolation") || !strings.Contains(logged.String(), "Landlock") {
+		t.Errorf("degraded %v, log %q", sb.Degraded(), logged.String())
+	}
+	// Without Landlock, the workspace's neighbour is readable: proof the
+	// layer really was skipped, and that Landlock is what guards it.
+	root := t.TempDir()
+	secret := filepath.Join(root, "secret")
+	if err := os.WriteFile(secret, []byte("s3cret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := testExt(t, root, "a.b", "try { return require('fs').readFileSync("+strconvQuote(secret)+", 'utf8'); } catch (e) { return e.code; }")
+	for _, tc := range []struct {
+		sb   *Sandbox
+		want string
+	}{{sb, `"s3cret"`}, {newSandbox(t), `"EACCES"`}} {
+		h, _ := launchIn(t, tc.sb, host.Options{InsecureNoSeatBelt: true}, e)
+		r, err := h.ExecuteCommand(t.Context(), "a.b.cmd")
+		if err != nil {
+			t.Fatalf("degraded=%v: %v", tc.sb.Degraded(), err)
+		}
+		if string(r.Value) != tc.want {
+			t.Errorf("degraded=%v: %s; want %s", tc.sb.Degraded(), r.Value, tc.want)
+		}
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestWorkspaceHoldingRuntime: a workspace that holds node (or the
+// libraries) is refused with a reason, not mounted noexec under node.
+func TestWorkspaceHoldingRuntime(t *testing.T) {
+	sb := newSandbox(t)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH")
+	}
+	node, _ = filepath.EvalSymlinks(node)
+	root := t.TempDir()
+	e := testExt(t, root, "a.b", "return 1;")
+	_, err = host.Launch(t.Context(), host.Options{Extensions: []host.Extension{e}, Workspace: []string{filepath.Dir(node)}, StorageDir: filepath.Join(root, "s"), Command: sb.Command})
+	if err == nil || !strings.Contains(err.Error(), "which the sandbox must execute or load, but it mounts "+filepath.Dir(node)+" noexec") {
+		t.Fatalf("launch with the workspace %s: %v", filepath.Dir(node), err)
+	}
+}

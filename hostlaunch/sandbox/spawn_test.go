@@ -1,0 +1,60 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/airvsx/airvsx/hostlaunch/host"
+)
+
+// TestSpawnSandboxed: a program the broker starts runs under its own
+// helper with the host's limits: it may read and write the workspace, and
+// nothing else; it may execute nothing but itself, and start no process.
+func TestSpawnSandboxed(t *testing.T) {
+	sb := newSandbox(t)
+	ws := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		prog     string
+		args     []string
+		ok       bool
+		want     string // in the output
+		wantFile string // written into the workspace
+	}{
+		{"echo", "/bin/echo", []string{"hello"}, true, "hello\n", ""},
+		{"write the workspace", "/bin/sh", []string{"-c", "echo x > out.txt && read l < out.txt && echo $l"}, true, "x\n", "out.txt"},
+		{"read outside", "/bin/cat", []string{outside}, false, "Permission denied", ""},
+		{"read /etc/passwd", "/bin/cat", []string{"/etc/passwd"}, false, "Permission denied", ""},
+		{"write outside", "/bin/sh", []string{"-c", "echo x > " + outside}, false, "Permission denied", ""},
+		// exec, not fork: Landlock refuses the program (execute is
+		// granted on the spawned program only).
+		{"execute another program", "/bin/sh", []string{"-c", "exec /bin/true"}, false, "Permission denied", ""},
+		// seccomp refuses the fork before the program is looked at.
+		{"start a process", "/bin/sh", []string{"-c", "/bin/echo child; echo parent"}, false, "Cannot fork", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, err := sb.Spawn(t.Context(), host.SpawnSpec{Program: tc.prog, Args: tc.args, Env: []string{"PATH=/usr/bin:/bin", "LANG=C"}, Dir: ws, Workspace: []string{ws}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := cmd.CombinedOutput()
+			if (err == nil) != tc.ok || !strings.Contains(string(out), tc.want) {
+				t.Fatalf("%s %q: %v, %q; want ok=%v with %q", tc.prog, tc.args, err, out, tc.ok, tc.want)
+			}
+			if tc.wantFile != "" {
+				if _, err := os.Stat(filepath.Join(ws, tc.wantFile)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "secret" {
+		t.Errorf("the file outside now holds %q", b)
+	}
+}
