@@ -62,9 +62,9 @@ installed.json, with the reason.
 
 The host's environment is built from nothing, and an extension's require is
 limited to its own files, "vscode" and harmless built-ins: fs outside its
-folder, storage and the workspace, child_process, the network modules and
-fetch are refused unless its effective capabilities (fsWide, spawn, network)
-grant them. That is a seat belt in JavaScript; the kernel enforces: each
+folder, storage and the workspace, child_process and fetch are refused
+unless its effective capabilities (fsWide, spawn, network) grant them, the
+network modules always. That is a seat belt in JavaScript; the kernel enforces: each
 host runs in its own user, network and mount namespaces (no network at all),
 under Landlock (read the extensions and the runtime, write only the workspace
 and the storage, execute only node), a seccomp filter (no sockets, no new
