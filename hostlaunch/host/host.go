@@ -91,8 +91,8 @@ type Options struct {
 	// per request: it must be safe for concurrent use.
 	Audit func(Audit)
 	// InsecureNoSeatBelt switches off the JavaScript seat belt (the
-	// require gate) and node's permission flags, leaving only what
-	// Command enforces. For tests that prove the kernel layers hold on
+	// require gate), node's permission flags and --no-addons, leaving
+	// only what Command enforces. For tests that prove the kernel layers hold on
 	// their own; never for users.
 	InsecureNoSeatBelt bool
 }
@@ -285,7 +285,11 @@ func (h *Host) start(ctx context.Context, node string) error {
 	if len(h.opts.Workspace) > 0 {
 		dir = h.opts.Workspace[0]
 	}
-	spec := Spec{Node: node, Args: []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")},
+	args := []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")}
+	if h.opts.InsecureNoSeatBelt {
+		args = args[1:] // native code meets only the kernel
+	}
+	spec := Spec{Node: node, Args: args,
 		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir,
 		NoNodePermission: h.opts.InsecureNoSeatBelt, MemoryMB: h.opts.MemoryMB}
 	caps := map[string]bool{}

@@ -83,6 +83,14 @@ exports.install = function (host, reg, belted) {
     Module.register('./esm.mjs', pathToFileURL(__filename), { data });
   }
   process.mainModule = undefined; // its require would resolve as the host
+  // process.getBuiltinModule (node 20.16+) reaches built-ins without
+  // require: it goes through the same gate.
+  if (typeof process.getBuiltinModule === 'function') {
+    process.getBuiltinModule = function (id) {
+      id = String(id);
+      return Module.isBuiltin(id) ? Module._load(id, null, false) : undefined;
+    };
+  }
 
   // Globals that reach the network or native code.
   const gated = (name, cap, real) => function (...a) {
@@ -163,7 +171,7 @@ function wrapFs(host, ext, opts) {
   }
   const R = ['access', 'exists', 'readFile', 'readdir', 'stat', 'lstat', 'realpath', 'readlink', 'opendir', 'createReadStream', 'watch', 'watchFile', 'unwatchFile', 'statfs', 'ReadStream'];
   const W = ['writeFile', 'appendFile', 'mkdir', 'mkdtemp', 'rm', 'rmdir', 'unlink', 'truncate', 'createWriteStream', 'utimes', 'lutimes', 'chmod', 'lchmod', 'chown', 'lchown', 'WriteStream'];
-  const W2 = ['copyFile', 'cp', 'rename', 'link', 'symlink']; // two paths, both checked for writing
+  const W2 = ['copyFile', 'cp', 'rename', 'link', 'symlink']; // two paths: the second written, the first read (copies, symlinks) or written
   const FD = ['read', 'write', 'close', 'fstat', 'fsync', 'fdatasync', 'ftruncate', 'futimes', 'fchmod', 'fchown', 'readv', 'writev'];
   const kind = (k) => { const b = k.replace(/Sync$/, ''); return R.includes(b) ? 'r' : W.includes(b) ? 'w' : W2.includes(b) ? 'w2' : FD.includes(b) ? 'fd' : b === 'open' ? 'open' : null; };
   const writing = (flags) => (typeof flags === 'string' ? /[wa+]/.test(flags) : typeof flags === 'number' && (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_TRUNC)) !== 0);
@@ -181,7 +189,7 @@ function wrapFs(host, ext, opts) {
         out[k] = function (...a) {
           if (kd === 'r') check(fn, a[0], 'read');
           if (kd === 'w') check(fn, a[0], 'write');
-          if (kd === 'w2') { check(fn, k.startsWith('symlink') ? path.resolve(path.dirname(String(a[1])), String(a[0])) : a[0], k.startsWith('symlink') ? 'read' : 'write'); check(fn, a[1], 'write'); }
+          if (kd === 'w2') { check(fn, k.startsWith('symlink') ? path.resolve(path.dirname(String(a[1])), String(a[0])) : a[0], /^(symlink|copyFile|cp)/.test(k) ? 'read' : 'write'); check(fn, a[1], 'write'); }
           if (kd === 'open') check(fn, a[0], writing(a[1]) ? 'write' : 'read');
           return new.target ? new v(...a) : v.apply(this, a);
         };
