@@ -86,6 +86,7 @@ const ops = {
     c.on('close', (code, signal) => resolve({ code, signal, killed: c.killed }));
     setTimeout(() => c.kill(), 300);
   }),
+  builtin: () => process.getBuiltinModule('child_process').execFileSync('/bin/echo', ['x']),
   sync: () => cp.execFileSync('/bin/echo', ['x']),
   spawnSync: () => cp.spawnSync('/bin/echo', ['x']),
   fork: () => cp.fork('x.js'),
@@ -192,6 +193,12 @@ const ops = {
 		o, _ := call(t, "execFileCb", "/bin/sleep", []string{"not-a-number"})
 		if o.Err == nil || o.Err.Code != float64(1) {
 			t.Errorf("execFile sleep x = %+v; want an error with code 1", o)
+		}
+	})
+	t.Run("getBuiltinModule gets the brokered module", func(t *testing.T) {
+		o, _ := call(t, "builtin")
+		if !strings.Contains(o.Thrown, "may not call child_process.execFileSync: brokered spawn is asynchronous") {
+			t.Errorf("process.getBuiltinModule('child_process').execFileSync = %+v; want the broker's refusal", o)
 		}
 	})
 	for _, op := range []string{"sync", "spawnSync", "fork"} {
@@ -324,7 +331,7 @@ func TestFetchBroker(t *testing.T) {
 	js := `async (u, init) => { try { const r = await fetch(u, init); return { status: r.status, statusText: r.statusText, body: await r.text(), echo: r.headers.get('x-echo'), type: r.headers.get('content-type'), ok: r.ok, isResponse: r instanceof Response }; } catch (err) { return { error: err.message, code: typeof err.code === 'string' ? err.code : err.name }; } }`
 	e := ext(t, root, "a.fetcher", "const f = "+js+";\n"+command("a.fetcher", "return f(a[0], a[1] === 'abort' ? { signal: AbortSignal.abort() } : a[1]);"))
 	e.Capabilities, e.AllowedHosts = []string{"network"}, []string{"127.0.0.1:8080", "*.example.com"}
-	http := ext(t, root, "a.http", command("a.http", "return require(a[0]);"))
+	http := ext(t, root, "a.http", command("a.http", "return a[1] ? process.getBuiltinModule(a[0]) : require(a[0]);"))
 	http.Capabilities = []string{"network"}
 	no := ext(t, root, "a.nonet", command("a.nonet", "return await fetch('http://127.0.0.1:8080/');"))
 	f := &fakeFetcher{}
@@ -405,6 +412,12 @@ func TestFetchBroker(t *testing.T) {
 		f.mu.Unlock()
 		if o.Code != "AbortError" || after != before {
 			t.Errorf("fetch with an aborted signal = %+v (Fetcher called %d times); want an AbortError and no request", o, after-before)
+		}
+	})
+	t.Run("getBuiltinModule http", func(t *testing.T) {
+		_, err := h.ExecuteCommand(t.Context(), "a.http.cmd", "http", true)
+		if err == nil || !strings.Contains(err.Error(), "network access is brokered") {
+			t.Errorf("process.getBuiltinModule('http') = %v; want a refusal pointing at fetch()", err)
 		}
 	})
 	for _, m := range []string{"http", "node:https", "net", "tls", "dns"} {
