@@ -14,8 +14,8 @@ import (
 func TestDenied(t *testing.T) {
 	root := t.TempDir()
 	e := ext(t, root, "a.gate", command("a.gate", "return eval(a[0]);"))
-	granted := ext(t, root, "a.spawner", command("a.spawner", "return require('child_process').execFileSync(process.execPath, ['-p', '6*7']).toString().trim();"))
-	granted.Capabilities = []string{"spawn"}
+	granted := ext(t, root, "a.spawner", command("a.spawner", "return (await require('util').promisify(require('child_process').execFile)('echo', ['42'])).stdout.trim();"))
+	granted.Capabilities, granted.Programs = []string{"spawn"}, []string{"/bin/echo"}
 	own := filepath.Join(e.Path, "data.txt")
 	if err := os.WriteFile(own, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestDenied(t *testing.T) {
 			}
 		})
 	}
-	t.Run("granted spawn", func(t *testing.T) {
+	t.Run("granted spawn, brokered", func(t *testing.T) {
 		if r := run(t, h, "a.spawner.cmd"); string(r.Value) != `"42"` {
 			t.Errorf("value %s, want \"42\"", r.Value)
 		}

@@ -7,11 +7,23 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { fileURLToPath, pathToFileURL } = require('node:url');
 
-const { SAFE, NEEDS, message } = require('./policy.js');
+const { SAFE, NEEDS, BROKERED, message, brokeredMessage } = require('./policy.js');
+const spawnModule = require('./spawn.js');
+const fetchBroker = require('./fetch.js');
 
 // denied is the error an extension gets; the launcher hears of it too.
 function denied(host, ext, what, cap) {
   const err = new Error(message(ext && ext.id, what, cap));
+  err.code = 'ERR_AIRVSX_DENIED';
+  err.capability = cap;
+  host.emit(ext, 'denied', { text: err.message, capability: cap });
+  return err;
+}
+
+// brokered is the refusal of a module a granted capability reaches only
+// through its broker.
+function brokered(host, ext, what, cap, instead) {
+  const err = new Error(brokeredMessage(ext && ext.id, what, cap, instead));
   err.code = 'ERR_AIRVSX_DENIED';
   err.capability = cap;
   host.emit(ext, 'denied', { text: err.message, capability: cap });
@@ -43,6 +55,11 @@ exports.install = function (host, reg, belted) {
         ext.fs = ext.fs || wrapFs(host, ext, reg.opts);
         return name === 'fs' ? ext.fs : ext.fs.promises;
       }
+      if (name === 'child_process' && ext.caps.has('spawn')) {
+        ext.childProcess = ext.childProcess || spawnModule(host, ext);
+        return ext.childProcess;
+      }
+      if (BROKERED[name] && ext.caps.has(NEEDS[name])) throw brokered(host, ext, `require('${request}')`, NEEDS[name], BROKERED[name]);
       if (NEEDS[name] && ext.caps.has(NEEDS[name])) return load.apply(this, arguments);
       throw denied(host, ext, `require('${request}')`, NEEDS[name]);
     }
@@ -81,8 +98,21 @@ exports.install = function (host, reg, belted) {
     if (real && ext && ext.caps.has(cap)) return real.apply(this, a);
     throw denied(host, ext, `use ${name}`, cap);
   };
-  for (const g of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest']) {
-    if (g in globalThis || g === 'fetch') globalThis[g] = gated(g, 'network', globalThis[g]);
+  // fetch is the broker's (fetch.js) for a network-granted extension;
+  // the other network globals open sockets of their own and are refused.
+  const brokeredFetch = fetchBroker(host);
+  globalThis.fetch = function fetch(input, init) {
+    const ext = current();
+    if (!ext || !ext.caps.has('network')) return Promise.reject(denied(host, ext, 'use fetch', 'network'));
+    return brokeredFetch(input, init);
+  };
+  for (const g of ['WebSocket', 'EventSource', 'XMLHttpRequest']) {
+    if (!(g in globalThis)) continue;
+    globalThis[g] = function () {
+      const ext = current();
+      if (ext && ext.caps.has('network')) throw brokered(host, ext, `use ${g}`, 'network', 'fetch()');
+      throw denied(host, ext, `use ${g}`, 'network');
+    };
   }
   process.binding = gated('process.binding', null);
   process._linkedBinding = gated('process._linkedBinding', null);
@@ -104,6 +134,9 @@ function resolveGate(host, owner, specifier, context, next) {
   if (specifier === 'vscode') throw denied(host, ext, "import('vscode') (use require)", null);
   if (Module.isBuiltin(specifier)) {
     const name = specifier.replace(/^node:/, '');
+    if (NEEDS[name] && ext.caps.has(NEEDS[name]) && (BROKERED[name] || name === 'child_process')) {
+      throw brokered(host, ext, `import('${specifier}')`, NEEDS[name], BROKERED[name] || "require('child_process')");
+    }
     if (SAFE.has(name) || (NEEDS[name] && ext.caps.has(NEEDS[name]))) return next(specifier, context);
     throw denied(host, ext, `import('${specifier}')`, NEEDS[name]);
   }
