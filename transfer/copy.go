@@ -203,6 +203,9 @@ func (c *copier) run(ctx context.Context) error {
 		return err
 	}
 	done("wrote the metadata", "files", len(c.rep.Metadata))
+	if c.rep.Files() == 0 {
+		return nil // no change to commit
+	}
 	msg := fmt.Sprintf("airvsx copy: catalog serial %d (%s) from %s", c.rep.Serial, c.rep.Digest, c.opts.Source)
 	if err := store.Commit(ctx, c.dst, msg); err != nil {
 		return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)

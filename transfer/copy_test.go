@@ -1,6 +1,7 @@
 package transfer_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -140,6 +141,56 @@ func TestCopyFresh(t *testing.T) {
 					again.Files(), again.Blobs, again.Tags, again.Metadata, again.Bytes, again.Present, rep.Blobs)
 			}
 		})
+	}
+}
+
+// committing is an in-memory store that groups writes into changes, as a
+// git store does: it records each commit with the writes before it.
+type committing struct {
+	*storetest.Mem
+	writes  []string // since the last commit
+	commits [][]string
+}
+
+func (c *committing) WriteMetadata(ctx context.Context, name string, data []byte) error {
+	c.writes = append(c.writes, "metadata "+name)
+	return c.Mem.WriteMetadata(ctx, name, data)
+}
+
+func (c *committing) Tag(ctx context.Context, repo, tag string, d store.Descriptor) error {
+	c.writes = append(c.writes, "tag "+repo+":"+tag)
+	return c.Mem.Tag(ctx, repo, tag, d)
+}
+
+func (c *committing) Commit(ctx context.Context, message string) error {
+	c.commits = append(c.commits, c.writes)
+	c.writes = nil
+	return nil
+}
+
+// TestCopyCommits: a store that groups writes into changes gets one change
+// for the whole copy, committed after timestamp.json, and none when
+// nothing moved.
+func TestCopyCommits(t *testing.T) {
+	reg := demoreg.Get(t)
+	dst := &committing{Mem: storetest.NewMem()}
+	src := readOnly(t, reg.Dir)
+	if _, err := transfer.Copy(t.Context(), src, dst, options(reg)); err != nil {
+		t.Fatal(err)
+	}
+	if len(dst.commits) != 1 || len(dst.writes) != 0 {
+		t.Fatalf("%d commits, %d writes after the last; want 1, 0", len(dst.commits), len(dst.writes))
+	}
+	w := dst.commits[0]
+	if w[len(w)-1] != "metadata timestamp.json" {
+		t.Errorf("the change ends with %q; want metadata timestamp.json", w[len(w)-1])
+	}
+	mustVerify(t, reg, dst)
+	if _, err := transfer.Copy(t.Context(), src, dst, options(reg)); err != nil {
+		t.Fatal(err)
+	}
+	if len(dst.commits) != 1 {
+		t.Errorf("a copy that moved nothing committed: %d commits", len(dst.commits))
 	}
 }
 

@@ -33,7 +33,8 @@
 //  5. The tags, then the metadata: the catalog and the TUF files in an
 //     order that keeps the previous state valid until the last write,
 //     timestamp.json, which makes the new state valid. A store that groups
-//     writes into changes (store.Committer) gets one change for all.
+//     writes into changes (store.Committer) gets one change for all (none
+//     when nothing moved).
 //
 // So the destination is at every moment its previous verified state or the
 // new one, and a copy killed at any point is completed by running it again,
