@@ -121,6 +121,9 @@ func openCopyDest(place string, dryRun bool) (store.Store, error) {
 func copyProgressLine(p transfer.Progress) string {
 	switch p.Step {
 	case "plan":
+		if p.PlannedEntries == 0 {
+			return "copy: checking the source's trust chain"
+		}
 		return fmt.Sprintf("copy: reading manifests %d/%d", p.Entries, p.PlannedEntries)
 	case "blobs":
 		return fmt.Sprintf("copy: %d/%d blobs, %s of %s", p.Blobs, p.PlannedBlobs, index.FormatBytes(p.Bytes), index.FormatBytes(p.PlannedBytes))
