@@ -105,9 +105,9 @@ type Dir struct {
 	// blob is only reachable through a tag or the catalog, so its file
 	// and directory are made durable before the first tag or metadata
 	// write that may name it (and on Close), not one by one as they are
-	// written: on Linux by one syncfs of the file system, which a
-	// writer of many blobs (a copy) waits for once instead of once a
-	// blob; elsewhere by an fsync of each file, then of the directory.
+	// written: by an fsync of each file, then of the directory, or when
+	// there are many (a copy), on Linux by one syncfs of the file
+	// system, which the writer waits for once instead of once a blob.
 	dirtyMu sync.Mutex
 	dirty   map[string][]string
 }
@@ -382,25 +382,30 @@ func (d *Dir) markDirty(dir string, files ...string) {
 }
 
 // syncDirty makes the blobs written under prefix ("" for all) durable, so
-// that they survive a crash before anything names them: one syncfs of the
-// file system where the system has it (which makes every dirty file and
-// directory durable at once), else an fsync of each file and then of its
-// directory.
+// that they survive a crash before anything names them: an fsync of each
+// file and then of its directory, or when syncFSFiles files or more are
+// dirty in the registry, one syncfs of the file system where the system
+// has it (which makes every dirty file and directory durable at once).
 func (d *Dir) syncDirty(prefix string) error {
 	d.dirtyMu.Lock()
 	dirs := map[string][]string{}
-	files := false
+	files, all := 0, 0
 	for dir, names := range d.dirty {
+		all += len(names)
 		if prefix == "" || dir == prefix || strings.HasPrefix(dir, prefix+"/") {
 			dirs[dir] = names
-			files = files || len(names) > 0
+			files += len(names)
 		}
 	}
 	if len(dirs) == 0 {
 		d.dirtyMu.Unlock()
 		return nil
 	}
-	if files {
+	// A few files (a sync's entry) are fsynced one by one; many dirty
+	// anywhere in the registry (a copy) by one syncfs, which covers them
+	// all (and whatever else is dirty on the file system).
+	batch := files > 0 && all >= syncFSFiles
+	if batch {
 		// syncfs covers every dirty directory, not only those under
 		// prefix: take them all while the lock is held.
 		for dir, names := range d.dirty {
@@ -411,7 +416,7 @@ func (d *Dir) syncDirty(prefix string) error {
 		delete(d.dirty, dir)
 	}
 	d.dirtyMu.Unlock()
-	if files {
+	if batch {
 		err := syncFS(d.root)
 		if err == nil {
 			for dir := range dirs {
@@ -446,6 +451,10 @@ func (d *Dir) syncDirty(prefix string) error {
 	}
 	return errors.Join(errs...)
 }
+
+// syncFSFiles is how many dirty blob files syncDirty makes durable with
+// one syncfs rather than an fsync each.
+const syncFSFiles = 64
 
 // syncFile fsyncs a file written earlier.
 func (d *Dir) syncFile(name string) error {
