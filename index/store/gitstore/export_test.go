@@ -1,0 +1,8 @@
+package gitstore
+
+import "github.com/go-git/go-git/v5/plumbing"
+
+// BlobObject returns the git object of a blob, for tests that damage it.
+func (s *Store) BlobObject(repo, digest string) (plumbing.Hash, bool, error) {
+	return s.lookup(blobPath(repo, digest))
+}
