@@ -114,7 +114,9 @@ func (s *Store) open() error {
 		return err
 	}
 	s.gitDir, s.workTree = gitDir, workTree
-	s.st = filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(8*cache.MiByte),
+	// No object cache: every read comes from the repository as it is
+	// now (trees are cached by the store, checked once).
+	s.st = filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(0),
 		filesystem.Options{LargeObjectThreshold: largeObject, KeepDescriptors: false})
 	if s.opts.Write {
 		f, err := os.OpenFile(filepath.Join(gitDir, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
