@@ -318,3 +318,20 @@ func (s *Store) Descends(ctx context.Context, old string) (bool, error) {
 	}
 	return false, nil
 }
+
+// Parent returns the first parent of the commit read, as hex; "" for a
+// first commit.
+func (s *Store) Parent() (string, error) {
+	h := s.Head()
+	if h.IsZero() {
+		return "", nil
+	}
+	c, err := s.readCommit(h)
+	if err != nil {
+		return "", err
+	}
+	if len(c.ParentHashes) == 0 {
+		return "", nil
+	}
+	return c.ParentHashes[0].String(), nil
+}
