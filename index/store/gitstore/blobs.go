@@ -87,7 +87,7 @@ func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c 
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
 	s.mu.Lock()
-	s.pending[blobPath(repo, digest)] = h
+	s.setPending(blobPath(repo, digest), h)
 	s.mu.Unlock()
 	return nil
 }
@@ -178,7 +178,7 @@ func (s *Store) putFiles(ctx context.Context, files map[string][]byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, h := range hashes {
-		s.pending[p] = h
+		s.setPending(p, h)
 	}
 	return nil
 }

@@ -108,6 +108,10 @@ func (s *Store) clearPending(done map[string]plumbing.Hash) {
 			delete(s.pending, p)
 		}
 	}
+	s.kids = map[string]map[string]bool{}
+	for p, h := range s.pending {
+		s.setPending(p, h)
+	}
 }
 
 // commitTime is the created time of the catalog the change writes, so the

@@ -73,6 +73,10 @@ type Store struct {
 	head    plumbing.Hash            // the commit read (zero before the first)
 	root    plumbing.Hash            // its tree (zero before the first)
 	pending map[string]plumbing.Hash // path → blob written since the last Commit
+	// kids indexes pending by directory: dir ("" for the root) → the
+	// names in it that pending holds or leads through (true for a
+	// directory).
+	kids map[string]map[string]bool
 
 	idxMu sync.Mutex // serializes read-modify-write of index.json and quarantine names
 
@@ -91,7 +95,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.Create && !opts.Write {
 		return nil, fmt.Errorf("open git registry %s: Create needs Write", path)
 	}
-	s := &Store{path: path, opts: opts, log: opts.Logger, pending: map[string]plumbing.Hash{}}
+	s := &Store{path: path, opts: opts, log: opts.Logger, pending: map[string]plumbing.Hash{}, kids: map[string]map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -153,7 +157,7 @@ func (s *Store) open() error {
 		if err != nil {
 			return err
 		}
-		s.pending[store.MarkerFile] = h
+		s.setPending(store.MarkerFile, h)
 	}
 	return nil
 }
@@ -351,4 +355,30 @@ func (s *Store) writable() error {
 // markerBytes is the content of the marker file, as Dir writes it.
 func markerBytes() []byte {
 	return []byte(fmt.Sprintf(`{"kind":"airvsx-registry","format":%d}`+"\n", store.DirFormat))
+}
+
+// setPending records a write of blob h at path in the change; the caller
+// holds s.mu (or owns s alone).
+func (s *Store) setPending(path string, h plumbing.Hash) {
+	s.pending[path] = h
+	dir, name, isDir := "", path, false
+	for {
+		i := strings.LastIndexByte(name, '/')
+		if i >= 0 {
+			dir, name = name[:i], name[i+1:]
+		} else {
+			dir = ""
+		}
+		if s.kids[dir] == nil {
+			s.kids[dir] = map[string]bool{}
+		}
+		if seen, ok := s.kids[dir][name]; ok && seen == isDir {
+			return // its parents are recorded already
+		}
+		s.kids[dir][name] = isDir
+		if dir == "" {
+			return
+		}
+		name, isDir = dir, true
+	}
 }

@@ -52,7 +52,7 @@ func (s *Store) ImportDir(ctx context.Context, fsys fs.FS) error {
 			return fmt.Errorf("import %s: %w", p, err)
 		}
 		s.mu.Lock()
-		s.pending[p] = h
+		s.setPending(p, h)
 		s.mu.Unlock()
 		return nil
 	})

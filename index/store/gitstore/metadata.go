@@ -150,7 +150,7 @@ func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[s
 		}
 		s.mu.Lock()
 		for f, h := range hashes {
-			s.pending[final+"/"+f] = h
+			s.setPending(final+"/"+f, h)
 		}
 		s.mu.Unlock()
 		return final, nil

@@ -25,15 +25,11 @@ func (s *Store) lookup(path string) (plumbing.Hash, bool, error) {
 	s.mu.Lock()
 	h, ok := s.pending[path]
 	root := s.root
-	if !ok {
-		for p := range s.pending {
-			if strings.HasPrefix(p, path+"/") {
-				s.mu.Unlock()
-				return plumbing.ZeroHash, false, fmt.Errorf("%s: a directory: %w", path, errNotFile)
-			}
-		}
-	}
+	_, isDir := s.kids[path]
 	s.mu.Unlock()
+	if !ok && isDir {
+		return plumbing.ZeroHash, false, fmt.Errorf("%s: a directory: %w", path, errNotFile)
+	}
 	if ok {
 		return h, true, nil
 	}
@@ -94,17 +90,8 @@ func (s *Store) list(dir string) ([]dirEntry, error) {
 	s.mu.Lock()
 	root := s.root
 	seen := map[string]dirEntry{}
-	prefix := dir + "/"
-	if dir == "" {
-		prefix = ""
-	}
-	for p := range s.pending {
-		rest, ok := strings.CutPrefix(p, prefix)
-		if !ok {
-			continue
-		}
-		name, _, sub := strings.Cut(rest, "/")
-		seen[name] = dirEntry{name: name, isDir: sub, mode: filemode.Regular}
+	for name, isDir := range s.kids[dir] {
+		seen[name] = dirEntry{name: name, isDir: isDir, mode: filemode.Regular}
 	}
 	s.mu.Unlock()
 	h, err := s.dirIn(root, dir)
