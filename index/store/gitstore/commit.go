@@ -82,6 +82,10 @@ func (s *Store) Commit(ctx context.Context, message string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// Every object the commit names is durable before the branch moves.
+	if err := s.syncObjects(); err != nil {
+		return fmt.Errorf("sync objects: %w", err)
+	}
 	if err := s.moveBranch(base, h); err != nil {
 		return err
 	}

@@ -77,6 +77,9 @@ type Store struct {
 	// names in it that pending holds or leads through (true for a
 	// directory).
 	kids map[string]map[string]bool
+	// written lists the object files written since the last Commit, where
+	// syncObjects fsyncs them one by one (not on Linux).
+	written []string
 
 	idxMu sync.Mutex // serializes read-modify-write of index.json and quarantine names
 

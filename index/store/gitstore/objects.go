@@ -35,8 +35,9 @@ const maxMetaObject = 64 << 20
 // hashing SHA-1 (the object ID) and SHA-256 while compressing, and
 // reading at most size+1 bytes. check, when not nil, is given the byte
 // count and "sha256:<hex>" before the object is made visible; its error,
-// r's or ctx's leaves nothing behind. The file is fsynced and renamed into
-// objects/xx/..., as git does; an object already present is kept.
+// r's or ctx's leaves nothing behind. The file is renamed into
+// objects/xx/..., as git does (an object already present is kept); Commit
+// makes the objects durable before the branch names them.
 func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size int64, r io.Reader, check func(n int64, sum string) error) (h plumbing.Hash, err error) {
 	objects := filepath.Join(s.gitDir, "objects")
 	tmp := filepath.Join(objects, tempPrefix+rand.Text())
@@ -73,9 +74,8 @@ func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size i
 	if err := zw.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := f.Sync(); err != nil {
-		return plumbing.ZeroHash, err
-	}
+	// Not fsynced here: Commit makes every object durable at once
+	// (syncObjects) before the branch can name it.
 	err, f = f.Close(), nil
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -94,6 +94,7 @@ func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size i
 	if err := os.Rename(tmp, final); err != nil {
 		return plumbing.ZeroHash, err
 	}
+	s.noteWritten(final)
 	return h, nil
 }
 
