@@ -283,3 +283,31 @@ func TestConformanceCommitted(t *testing.T) {
 		tamperObject(t, s.GitDir(), h)
 	}})
 }
+
+// TestDamagedTree: a tree object changed on disk is not read as the tree
+// its ID names; opening the registry fails, naming the damage.
+func TestDamagedTree(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reg.git")
+	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeChange(t, s, "1.0.0", created)
+	if err := s.Commit(t.Context(), "m"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	r, err := gitstore.Open(path, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := r.RootTree()
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tamperObject(t, path, root)
+	if _, err := gitstore.Open(path, gitstore.Options{}); !errors.Is(err, gitstore.ErrDamaged) {
+		t.Errorf("Open with a damaged root tree = %v; want ErrDamaged", err)
+	}
+}

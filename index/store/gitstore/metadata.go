@@ -17,6 +17,10 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 )
 
+// maxMetadataDepth is the most directories a metadata name has (it has at
+// most 8 elements).
+const maxMetadataDepth = 7
+
 // ReadMetadata reads metadata/<name>, at most maxSize bytes (the object's
 // size is checked before it is read).
 func (s *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
@@ -41,10 +45,13 @@ func (s *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([
 // directory, is an error naming it.
 func (s *Store) ListMetadata(ctx context.Context) ([]string, error) {
 	var names []string
-	var walk func(dir, rel string) error
-	walk = func(dir, rel string) error {
+	var walk func(dir, rel string, depth int) error
+	walk = func(dir, rel string, depth int) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if depth > maxMetadataDepth {
+			return fmt.Errorf("%s: deeper than any metadata name: %w", dir, store.ErrInvalidName)
 		}
 		entries, err := s.list(dir)
 		if err != nil {
@@ -56,7 +63,7 @@ func (s *Store) ListMetadata(ctx context.Context) ([]string, error) {
 				name = rel + "/" + e.name
 			}
 			if e.isDir {
-				if err := walk(dir+"/"+e.name, name); err != nil {
+				if err := walk(dir+"/"+e.name, name, depth+1); err != nil {
 					return err
 				}
 				continue
@@ -71,7 +78,7 @@ func (s *Store) ListMetadata(ctx context.Context) ([]string, error) {
 		}
 		return nil
 	}
-	if err := walk(metadataDir, ""); err != nil {
+	if err := walk(metadataDir, "", 0); err != nil {
 		return nil, fmt.Errorf("list metadata: %w", err)
 	}
 	slices.Sort(names)
