@@ -114,7 +114,12 @@ func (s *Store) clearPending(done map[string]plumbing.Hash) {
 	}
 	s.kids = map[string]map[string]bool{}
 	for p, h := range s.pending {
-		s.setPending(p, h)
+		s.setPendingOnly(p, h)
+	}
+	if s.journal != nil {
+		if err := s.rewriteJournal(); err != nil {
+			s.log.Warn("cannot record the change; a killed run will not be taken over", "err", err)
+		}
 	}
 }
 

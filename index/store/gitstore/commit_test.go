@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,5 +310,65 @@ func TestDamagedTree(t *testing.T) {
 	tamperObject(t, path, root)
 	if _, err := gitstore.Open(path, gitstore.Options{}); !errors.Is(err, gitstore.ErrDamaged) {
 		t.Errorf("Open with a damaged root tree = %v; want ErrDamaged", err)
+	}
+}
+
+// TestTakeOver: a writer that ends without committing (killed) leaves its
+// change to the next writer on the same commit, which finds its blobs
+// and commits them; a writer that starts from another commit drops it,
+// and a damaged object is not taken over.
+func TestTakeOver(t *testing.T) {
+	sv := newSigner(t)
+	path := filepath.Join(t.TempDir(), "reg.git")
+	open := func() *gitstore.Store {
+		s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	b := writeChange(t, s, "1.0.0", created)
+	d := index.DigestBytes(b)
+	s.Close() // no Commit: as if killed
+
+	s = open()
+	if n, err := s.StatBlob(t.Context(), "golang/go", d); err != nil || n != int64(len(b)) {
+		t.Fatalf("StatBlob after the take-over = %d, %v; want the blob the killed writer put", n, err)
+	}
+	if err := s.Commit(t.Context(), "finished"); err != nil {
+		t.Fatal(err)
+	}
+	first := s.Revision()
+	// A change left on top of the first commit, with one of its objects
+	// damaged since.
+	other := []byte("another blob")
+	od := index.DigestBytes(other)
+	if err := s.PutBlob(t.Context(), "golang/go", od, int64(len(other)), store.BytesContent(other)); err != nil {
+		t.Fatal(err)
+	}
+	h, ok, err := s.BlobObject("golang/go", od)
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	s.Close()
+	tamperObject(t, path, h)
+	s = open()
+	if _, err := s.StatBlob(t.Context(), "golang/go", od); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("StatBlob of a damaged object taken over = %v; want fs.ErrNotExist", err)
+	}
+	if s.Revision() != first {
+		t.Errorf("Revision() = %s; want %s", s.Revision(), first)
+	}
+	s.Close()
+
+	// A change made from another commit is dropped.
+	if err := os.WriteFile(filepath.Join(path, "airvsx-change"), []byte("airvsx change 1 "+strings.Repeat("1", 40)+" refs/heads/main\n"+h.String()+" extensions/golang/go/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = open()
+	defer s.Close()
+	if _, err := s.ReadMetadata(t.Context(), "timestamp.json", 100); err != nil {
+		t.Errorf("ReadMetadata after dropping a stale change = %v", err)
 	}
 }

@@ -34,8 +34,11 @@
 // line of AllowedSigner), and moves the branch by writing
 // refs/heads/<branch>.lock and renaming it over the ref: that rename is
 // the commit point. A writer killed before it leaves the branch at its
-// previous signed commit; the objects it wrote are unreferenced and the
-// next run writes them again (or finds them). In a repository with a work
+// previous signed commit. Its change is recorded as it goes (the journal
+// airvsx-change in the git directory: one line per file written), so the
+// next writer that starts from the same commit takes it over, each object
+// hashed again first, and finishes it; another writer drops it (the
+// objects stay unreferenced until git gc). In a repository with a work
 // tree, the changed files and the index are brought in step after the
 // commit. A writer holds an advisory lock (airvsx.lock in the git
 // directory), so one process writes at a time.

@@ -80,6 +80,7 @@ type Store struct {
 	// written lists the object files written since the last Commit, where
 	// syncObjects fsyncs them one by one (not on Linux).
 	written []string
+	journal *os.File // writers: the change's journal (journal.go), open for appending
 
 	idxMu sync.Mutex // serializes read-modify-write of index.json and quarantine names
 
@@ -160,7 +161,12 @@ func (s *Store) open() error {
 		if err != nil {
 			return err
 		}
-		s.setPending(store.MarkerFile, h)
+		s.setPendingOnly(store.MarkerFile, h)
+	}
+	if s.opts.Write {
+		if err := s.openJournal(); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
 	}
 	return nil
 }
@@ -327,6 +333,10 @@ func (s *Store) Close() error {
 	if s.st != nil {
 		errs = append(errs, s.st.Close())
 	}
+	if s.journal != nil {
+		errs = append(errs, s.journal.Close())
+		s.journal = nil
+	}
 	if s.lock != nil {
 		errs = append(errs, s.lock.Close())
 		s.lock = nil
@@ -360,9 +370,15 @@ func markerBytes() []byte {
 	return []byte(fmt.Sprintf(`{"kind":"airvsx-registry","format":%d}`+"\n", store.DirFormat))
 }
 
-// setPending records a write of blob h at path in the change; the caller
-// holds s.mu (or owns s alone).
+// setPending records a write of blob h at path in the change and in its
+// journal; the caller holds s.mu (or owns s alone).
 func (s *Store) setPending(path string, h plumbing.Hash) {
+	s.journalAppend(path, h)
+	s.setPendingOnly(path, h)
+}
+
+// setPendingOnly is setPending without the journal.
+func (s *Store) setPendingOnly(path string, h plumbing.Hash) {
 	s.pending[path] = h
 	dir, name, isDir := "", path, false
 	for {
