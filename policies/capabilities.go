@@ -1,6 +1,8 @@
 package policies
 
 import (
+	"slices"
+
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/airvsx/airvsx/index"
@@ -16,6 +18,12 @@ type Grant struct {
 	Granted index.CapabilitySet
 	// Effective is what it gets: (Declared ∪ DeclaredByPolicy) ∩ Granted.
 	Effective index.CapabilitySet
+	// Hosts are the hosts the network broker may reach for it and
+	// Programs the programs the spawn broker may start for it: the
+	// unions, sorted, over the rules that apply. They matter only when
+	// Effective holds network (Hosts) or spawn (Programs).
+	Hosts    []string
+	Programs []string
 }
 
 // Capabilities decides the capabilities of version v of extension id,
@@ -32,7 +40,13 @@ func (p *Policy) Capabilities(id index.ID, v *semver.Version, declared index.Cap
 		}
 		g.Granted = g.Granted.Union(r.Grant)
 		g.DeclaredByPolicy = g.DeclaredByPolicy.Union(r.Declare)
+		g.Hosts = append(g.Hosts, r.Hosts...)
+		g.Programs = append(g.Programs, r.Programs...)
 	}
+	slices.Sort(g.Hosts)
+	g.Hosts = slices.Compact(g.Hosts)
+	slices.Sort(g.Programs)
+	g.Programs = slices.Compact(g.Programs)
 	g.Effective = g.Declared.Union(g.DeclaredByPolicy).Intersect(g.Granted)
 	return g
 }

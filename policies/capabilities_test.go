@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
@@ -127,5 +128,99 @@ capabilities:
 				t.Errorf("GrantedBy(%s, %s, %v) mismatch (-want +got):\n%s", tt.id, tt.v, tt.declared, diff)
 			}
 		})
+	}
+}
+
+func TestCapabilitiesHostsAndPrograms(t *testing.T) {
+	p := mustParse(t, `version: 1
+extensions: [{id: "*.*"}]
+capabilities:
+  - id: acme.*
+    grant: [network]
+    hosts: [API.acme.com, "127.0.0.1:8080"]
+  - id: acme.fetcher
+    versions: "<2"
+    grant: [network, spawn]
+    hosts: [api.acme.com, "*.cdn.acme.com"]
+    programs: [/usr/bin/git]
+  - id: acme.fetcher
+    grant: [spawn]
+    programs: [/bin/sh, /usr/bin/git]
+`)
+	tests := []struct {
+		name            string
+		id, v           string
+		hosts, programs []string
+	}{
+		{"no rule", "other.x", "1.0.0", nil, nil},
+		{"one rule, lower-cased", "acme.other", "1.0.0", []string{"127.0.0.1:8080", "api.acme.com"}, nil},
+		{"union of three rules, sorted, once each", "acme.fetcher", "1.0.0",
+			[]string{"*.cdn.acme.com", "127.0.0.1:8080", "api.acme.com"}, []string{"/bin/sh", "/usr/bin/git"}},
+		{"the rule out of range adds nothing", "acme.fetcher", "2.0.0",
+			[]string{"127.0.0.1:8080", "api.acme.com"}, []string{"/bin/sh", "/usr/bin/git"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := p.Capabilities(index.MustParseID(tt.id), semver.MustParse(tt.v), index.NewCapabilitySet(index.Network, index.Spawn))
+			if diff := cmp.Diff(tt.hosts, g.Hosts); diff != "" {
+				t.Errorf("Capabilities(%s, %s).Hosts (-want +got):\n%s", tt.id, tt.v, diff)
+			}
+			if diff := cmp.Diff(tt.programs, g.Programs); diff != "" {
+				t.Errorf("Capabilities(%s, %s).Programs (-want +got):\n%s", tt.id, tt.v, diff)
+			}
+		})
+	}
+}
+
+func TestParseHost(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{in: "example.com", want: "example.com"},
+		{in: "API.Example.COM", want: "api.example.com"},
+		{in: "127.0.0.1:8080", want: "127.0.0.1:8080"},
+		{in: "[::1]:8080", want: "[::1]:8080"},
+		{in: "[0:0::1]", want: "[::1]"},
+		{in: "*.example.com", want: "*.example.com"},
+		{in: "*.example.com:8443", want: "*.example.com:8443"},
+		{in: "localhost", want: "localhost"},
+		{in: "", err: "empty host"},
+		{in: "http://a.com", err: "without scheme"},
+		{in: "a.com:", err: `port "" is not a number`},
+		{in: "a.com:0", err: `port "0" is not a number`},
+		{in: "a.com:080", err: `port "080" is not a number`},
+		{in: "*", err: "only wildcard"},
+		{in: "*.*.com", err: "only wildcard"},
+		{in: "*.1.2.3.4", err: "DNS names only"},
+		{in: "-a.com", err: "not a DNS name"},
+		{in: "a..com", err: "not a DNS name"},
+		{in: "a_b.com", err: "not a DNS name"},
+		{in: "[::1", err: "unclosed"},
+		{in: "[1.2.3.4]", err: "not an IPv6 address"},
+		{in: "[::1]x", err: "want [address]"},
+		{in: "user@a.com", err: "without scheme, user"},
+	}
+	for _, tt := range tests {
+		got, err := ParseHost(tt.in)
+		switch {
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("ParseHost(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("ParseHost(%q) = %q, %v; want an error containing %q", tt.in, got, err, tt.err)
+		}
+	}
+}
+
+func TestParseProgram(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"/usr/bin/git", true}, {"/bin/sh", true}, {"/opt/my tool/bin/x", true},
+		{"git", false}, {"./git", false}, {"/", false}, {"/usr/bin/", false}, {"//usr/bin/git", false},
+		{"/usr/./bin/git", false}, {"/usr/../bin/git", false}, {"/usr/bin/g\nit", false}, {"", false},
+	}
+	for _, tt := range tests {
+		if _, err := ParseProgram(tt.in); (err == nil) != tt.ok {
+			t.Errorf("ParseProgram(%q) = %v; want ok %v", tt.in, err, tt.ok)
+		}
 	}
 }

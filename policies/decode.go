@@ -235,6 +235,8 @@ type rawCapRule struct {
 	Versions yStr               `yaml:"versions"`
 	Grant    yList[yStr, *yStr] `yaml:"grant"`
 	Declare  yList[yStr, *yStr] `yaml:"declare"`
+	Hosts    yList[yStr, *yStr] `yaml:"hosts"`
+	Programs yList[yStr, *yStr] `yaml:"programs"`
 	at       pos
 }
 

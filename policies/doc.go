@@ -24,8 +24,10 @@
 //	capabilities:                     # default none: every capability denied
 //	  - id: redhat.java
 //	    versions: "*"                 # default any (pre-releases included)
-//	    grant: [spawn]
+//	    grant: [spawn, network]
 //	    declare: [spawn]
+//	    programs: [/usr/bin/java]     # what the spawn broker may start
+//	    hosts: [api.example.com, "*.example.org:8443"] # what fetch may reach
 //	catalog:
 //	  expires: 90d                    # d, h or m; 1m..1825d; default 90d
 //
@@ -69,7 +71,11 @@
 //   - maxVsixBytes, if present, is positive;
 //   - each capabilities entry has a valid id Pattern and versions
 //     constraint, lists at least one capability in grant or declare, and
-//     names only known capabilities (index.ParseCapability);
+//     names only known capabilities (index.ParseCapability); hosts, only
+//     in an entry whose grant lists network, is a non-empty list of
+//     distinct ParseHost entries (host, host:port, [IPv6]:port, *.domain;
+//     lower-cased); programs, only in an entry whose grant lists spawn, is
+//     a non-empty list of distinct absolute clean paths (ParseProgram);
 //   - catalog.expires, if present, is a whole number with one unit d, h or
 //     m, from 1m to 1825d (five years).
 //
@@ -82,6 +88,7 @@
 // keeps, per platform, the newest latest versions (releases and
 // pre-releases counted separately). Capabilities unions every matching
 // capabilities entry: Effective = (declared ∪ declared by policy) ∩
-// granted. Wants, ExactIDs and HasGlobs tell the planner what to look up;
+// granted; its Hosts and Programs are the sorted unions of the
+// entries' lists, what the extension host's brokers allow. Wants, ExactIDs and HasGlobs tell the planner what to look up;
 // WithDependencies adds the dependency closure when dependencies is set.
 package policies

@@ -67,6 +67,7 @@ func TestExamples(t *testing.T) {
 				DeclaredByPolicy: index.NewCapabilitySet(index.Spawn),
 				Granted:          index.NewCapabilitySet(index.Spawn),
 				Effective:        index.NewCapabilitySet(index.Spawn),
+				Programs:         []string{"/usr/lib/jvm/java-21-openjdk-amd64/bin/java"},
 			},
 			selectIn: []Candidate{
 				cand("redhat.java", "1.30.0"), cand("redhat.java", "1.30.0", linux),

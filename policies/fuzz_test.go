@@ -54,6 +54,8 @@ func FuzzParse(f *testing.F) {
 		"version: 1\nextensions: [{id: 1.2, versions: 1.10}, {id: true.null}, {id: \"~.$\"}]\n",
 		"version: 1\nupstream: http://[::1]:80/a\neditor: 1.2.3-rc.1+b\nextensions: [{id: a.b}]\ncapabilities: [{id: '*.*', versions: '<1', declare: [fsWide]}]\n",
 		"version: 1\nextensions:\n  - id: |\n      a.b\n",
+		"version: 1\nextensions: [{id: a.b}]\ncapabilities: [{id: a.b, grant: [network, spawn], hosts: [A.b.com, '*.c.org:1', '[::1]:80', '1.2.3.4'], programs: [/bin/sh]}]\n",
+		"version: 1\nextensions: [{id: a.b}]\ncapabilities: [{id: a.b, grant: [spawn], hosts: ['*'], programs: [sh, /a/../b]}]\n",
 		"? version\n: 1\n? [extensions]\n: [{id: a.b}]\n",
 	} {
 		f.Add([]byte(s))
@@ -87,7 +89,9 @@ func FuzzParse(f *testing.F) {
 			if a, b := p.Match(c), q.Match(c); a != b {
 				t.Fatalf("Match(%s) = %+v, after round trip %+v", key(c), a, b)
 			}
-			p.Capabilities(c.ID, c.Version, index.NewCapabilitySet(index.Spawn))
+			if diff := cmp.Diff(p.Capabilities(c.ID, c.Version, index.NewCapabilitySet(index.Spawn, index.Network)), q.Capabilities(c.ID, c.Version, index.NewCapabilitySet(index.Spawn, index.Network))); diff != "" {
+				t.Fatalf("Capabilities(%s) differs after round trip:\n%s", key(c), diff)
+			}
 		}
 		if diff := cmp.Diff(keys(p.Select(probe)), keys(q.Select(probe))); diff != "" {
 			t.Fatalf("Select differs after round trip:\n%s", diff)

@@ -33,6 +33,8 @@ type outCapRule struct {
 	Versions string   `yaml:"versions"`
 	Grant    []string `yaml:"grant,omitempty"`
 	Declare  []string `yaml:"declare,omitempty"`
+	Hosts    []string `yaml:"hosts,omitempty"`
+	Programs []string `yaml:"programs,omitempty"`
 }
 
 type outCatalog struct {
@@ -72,7 +74,7 @@ func (p *Policy) MarshalYAML() ([]byte, error) {
 		d.Exclude = append(d.Exclude, pat.String())
 	}
 	for _, r := range p.CapabilityRules {
-		c := outCapRule{ID: r.ID.String(), Versions: r.Versions.String()}
+		c := outCapRule{ID: r.ID.String(), Versions: r.Versions.String(), Hosts: r.Hosts, Programs: r.Programs}
 		for _, g := range r.Grant {
 			c.Grant = append(c.Grant, string(g))
 		}

@@ -104,6 +104,14 @@ type CapabilityRule struct {
 	// Declare is declared on behalf of an extension that predates
 	// capability declarations. Default none.
 	Declare index.CapabilitySet
+	// Hosts are the hosts the network broker lets the extension reach
+	// (the file's hosts: "host", "host:port" or "*.domain", lower-case);
+	// only in a rule that grants network. Default none.
+	Hosts []string
+	// Programs are the programs (absolute, clean paths) the spawn broker
+	// lets the extension start; only in a rule that grants spawn.
+	// Default none.
+	Programs []string
 }
 
 // Name returns the file name the policy was parsed under.

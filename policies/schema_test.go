@@ -123,6 +123,15 @@ func TestSchemaAndParseRejectTogether(t *testing.T) {
 		{"expires no unit", minimal + "catalog: {expires: '90'}\n"},
 		{"expires go syntax", minimal + "catalog: {expires: 1h30m}\n"},
 		{"exclude invalid", minimal + "exclude: [evil]\n"},
+		{"hosts without network", minimal + "capabilities: [{id: a.b, grant: [spawn], hosts: [example.com]}]\n"},
+		{"hosts with declare only", minimal + "capabilities: [{id: a.b, declare: [network], hosts: [example.com]}]\n"},
+		{"programs without spawn", minimal + "capabilities: [{id: a.b, grant: [network], programs: [/bin/sh]}]\n"},
+		{"hosts empty", minimal + "capabilities: [{id: a.b, grant: [network], hosts: []}]\n"},
+		{"host with scheme", minimal + "capabilities: [{id: a.b, grant: [network], hosts: ['https://example.com']}]\n"},
+		{"host with path", minimal + "capabilities: [{id: a.b, grant: [network], hosts: [example.com/x]}]\n"},
+		{"host inner wildcard", minimal + "capabilities: [{id: a.b, grant: [network], hosts: ['a.*.com']}]\n"},
+		{"program relative", minimal + "capabilities: [{id: a.b, grant: [spawn], programs: [git]}]\n"},
+		{"program trailing slash", minimal + "capabilities: [{id: a.b, grant: [spawn], programs: [/usr/bin/]}]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

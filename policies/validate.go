@@ -169,6 +169,8 @@ func (v *validator) capRule(field string, r rawCapRule) CapabilityRule {
 	if len(r.Grant.v) == 0 && len(r.Declare.v) == 0 {
 		v.add(r.at, field, "neither grant nor declare lists a capability")
 	}
+	out.Hosts = v.list(field+".hosts", r.Hosts, out.Grant, index.Network, "hosts", ParseHost)
+	out.Programs = v.list(field+".programs", r.Programs, out.Grant, index.Spawn, "programs", ParseProgram)
 	return out
 }
 
@@ -180,6 +182,33 @@ func (v *validator) capabilities(field string, list []yStr) index.CapabilitySet 
 		}
 	}
 	return index.NewCapabilitySet(cs...)
+}
+
+// list checks a rule's hosts or programs: present only in a rule that
+// grants need, not empty, each item parsed by f, no duplicates.
+func (v *validator) list(field string, l yList[yStr, *yStr], grant index.CapabilitySet, need index.Capability, what string, f func(string) (string, error)) []string {
+	if !l.set {
+		return nil
+	}
+	if !grant.Has(need) {
+		v.add(l.at, field, "lists %s but the rule does not grant %s (add %s to grant, or remove %s)", what, need, need, what)
+	}
+	if len(l.v) == 0 {
+		v.add(l.at, field, "empty list (omit the field)")
+	}
+	var out []string
+	for i, s := range l.v {
+		item := fmt.Sprintf("%s[%d]", field, i)
+		x, ok := parse(v, item, s, f)
+		switch {
+		case !ok:
+		case slices.Contains(out, x):
+			v.add(s.at, item, "duplicate %s", x)
+		default:
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // parse returns s parsed by f; a value f refuses is recorded against field

@@ -76,7 +76,9 @@ rm -rf demo-extensions
 echo
 echo "== airvsx run --extensions demo-extensions --command usesGit.showGitVersion --wait 3s"
 # In a Node.js extension host: the command activates uses-git (and first
-# git-helper, which the policy lets spawn git); its messages are printed.
+# git-helper, which the policy lets spawn /usr/bin/git, through the
+# launcher's spawn broker); its messages and the audit of the spawn are
+# printed.
 "$bin" run --extensions demo-extensions --command usesGit.showGitVersion --wait 3s
 
 echo

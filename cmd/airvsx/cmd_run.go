@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/hostlaunch/netbroker"
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/strictjson"
@@ -34,6 +35,7 @@ type runOptions struct {
 	heartbeat  time.Duration
 	open       []string
 	json       bool
+	auditLog   string
 	degraded   bool
 }
 
@@ -60,9 +62,9 @@ installed.json, with the reason.
 
 The host's environment is built from nothing, and an extension's require is
 limited to its own files, "vscode" and harmless built-ins: fs outside its
-folder, storage and the workspace, child_process, the network modules and
-fetch are refused unless its effective capabilities (fsWide, spawn, network)
-grant them. That is a seat belt in JavaScript; the kernel enforces: each
+folder, storage and the workspace, child_process and fetch are refused
+unless its effective capabilities (fsWide, spawn, network) grant them, the
+network modules always. That is a seat belt in JavaScript; the kernel enforces: each
 host runs in its own user, network and mount namespaces (no network at all),
 under Landlock (read the extensions and the runtime, write only the workspace
 and the storage, execute only node), a seccomp filter (no sockets, no new
@@ -70,6 +72,17 @@ processes, no namespace, mount or ptrace calls, foreign-architecture system
 calls kill the process) and rlimits, with node's permission flags on top. A
 missing layer stops run before any extension starts, unless
 --insecure-degraded-isolation is given (logged, and shown by list).
+
+Spawn and network go through the launcher's brokers, never node's own:
+child_process (execFile, exec, spawn; asynchronous only) starts only the
+programs the policy lists for the extension (programs, in installed.json),
+in the workspace, with an environment built from nothing, output capped at
+1 MiB a stream and a deadline (30 s by default, at most 5 min); fetch reaches
+only the hosts the policy lists (hosts; redirects included), within 30 s and
+16 MiB. http, https, net and the other network modules are refused even with
+network: fetch is the way. Every brokered request and every refusal is an
+"audit" event and an INFO log line, and with --audit-log a JSON line
+(time, extension, kind, allowed, details).
 
 Events an extension reports after its command has returned (from a timer or
 a child process it started) are printed only with --wait.
@@ -102,6 +115,7 @@ installed.json).`,
 	f.StringSliceVar(&opts.open, "open", nil, "open a document, as LANGUAGE or LANGUAGE:FILE, before the command (activates onLanguage extensions; repeat for more)")
 	f.DurationVar(&opts.heartbeat, "heartbeat", 5*time.Second, "how often each host must answer a ping; one that leaves two unanswered is killed")
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
+	f.StringVar(&opts.auditLog, "audit-log", "", "append one JSON line per brokered spawn or fetch, and per broker refusal, to this file")
 	f.BoolVar(&opts.degraded, "insecure-degraded-isolation", false, "run even where a kernel sandbox layer is missing (logged, and shown by list)")
 	return cmd
 }
@@ -133,6 +147,21 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	}
 	hopts := host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage, Heartbeat: opts.heartbeat,
 		Command: sb.Command, Spawn: sb.Spawn}
+	// The brokers: fetch through the network broker (the only HTTP client
+	// the host's extensions reach); every request audited.
+	hopts.Fetch = netbroker.New(netbroker.Options{})
+	if opts.auditLog != "" {
+		al, aerr := openAuditLog(opts.auditLog)
+		if aerr != nil {
+			return fmt.Errorf("run: %w", aerr)
+		}
+		defer func() {
+			if cerr := al.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("run: %w", cerr)
+			}
+		}()
+		hopts.Audit = al.record
+	}
 	var disabled []install.Record
 	for _, r := range l.Extensions {
 		if !r.Enabled {
@@ -282,6 +311,7 @@ func extensionOf(dir string, r install.Record) host.Extension {
 	for _, c := range r.Capabilities {
 		e.Capabilities = append(e.Capabilities, string(c.Capability))
 	}
+	e.AllowedHosts, e.Programs = r.AllowedHosts, r.Programs
 	return e
 }
 

@@ -20,6 +20,23 @@ var dialers = []string{
 	"github.com/airvsx/airvsx/mirror/openvsxtest",
 	"github.com/airvsx/airvsx/cmd/openvsx-fixture",
 	"github.com/airvsx/airvsx/internal/demoreg",
+	// The extension host's network broker: it makes the requests
+	// hostlaunch/host allowed (see networkBrokers).
+	"github.com/airvsx/airvsx/hostlaunch/netbroker",
+}
+
+// networkBrokers make the requests the extension host's brokers allow.
+// Like a network store, each lives in a package of its own that only
+// cmd/airvsx imports, so the host package itself (hostlaunch/host), which
+// decides what is allowed, never links a network client.
+var networkBrokers = []string{"github.com/airvsx/airvsx/hostlaunch/netbroker"}
+
+// mustStayOffline are packages that must be among those the checks
+// below cover, so that moving them out of reach of the checks fails.
+var mustStayOffline = []string{
+	"github.com/airvsx/airvsx/hostlaunch/host",
+	"github.com/airvsx/airvsx/hostlaunch/install",
+	"github.com/airvsx/airvsx/policies",
 }
 
 // networkStores are the stores that can dial (an OCI registry over HTTP):
@@ -77,13 +94,16 @@ func listPackages(t *testing.T) []listedPackage {
 // even through a third-party module, on net/http or crypto/tls, and none
 // imports net itself. (Every package may reach net through crypto/x509,
 // which parses IP addresses in certificates; that is why the check on net
-// is on direct imports.) cmd/airvsx reaches net/http only through mirror.
+// is on direct imports.) cmd/airvsx reaches net/http only through mirror
+// and the extension host's network broker (hostlaunch/netbroker), which
+// hostlaunch/host cannot reach.
 func TestOnlyMirrorDials(t *testing.T) {
 	pkgs := listPackages(t)
 	if len(pkgs) < 8 {
 		t.Fatalf("go list found %d packages; the check would prove nothing", len(pkgs))
 	}
 	checked := 0
+	var checkedPkgs []string
 	for _, p := range pkgs {
 		if slices.Contains(p.Imports, "net") && !slices.Contains(dialers, p.ImportPath) {
 			t.Errorf("%s imports net: only %v may", p.ImportPath, dialers)
@@ -92,10 +112,16 @@ func TestOnlyMirrorDials(t *testing.T) {
 			continue
 		}
 		checked++
+		checkedPkgs = append(checkedPkgs, p.ImportPath)
 		for _, n := range netPackages {
 			if slices.Contains(p.Deps, n) {
 				t.Errorf("%s depends on %s (through %s): only %v may reach a network client", p.ImportPath, n, via(pkgs, p, n), dialers)
 			}
+		}
+	}
+	for _, m := range mustStayOffline {
+		if !slices.Contains(checkedPkgs, m) {
+			t.Errorf("%s was not checked: it must be a package that cannot reach a network client", m)
 		}
 	}
 	// cmd/airvsx itself reaches net/http only through mirror.
@@ -103,7 +129,7 @@ func TestOnlyMirrorDials(t *testing.T) {
 		if p.ImportPath == "github.com/airvsx/airvsx/cmd/airvsx" {
 			for _, n := range append([]string{"net"}, netPackages...) {
 				if slices.Contains(p.Imports, n) {
-					t.Errorf("cmd/airvsx imports %s directly; it must reach the network only through mirror", n)
+					t.Errorf("cmd/airvsx imports %s directly; it must reach the network only through mirror and the network broker", n)
 				}
 			}
 		}
@@ -113,16 +139,19 @@ func TestOnlyMirrorDials(t *testing.T) {
 
 // TestReadersStayOffline proves from the import graph that verify, site,
 // index/... (the vocabulary, the stores, the trust path), policies and
-// hostlaunch depend on no package that can dial (mirror, the fixture
-// upstream, a network store), and that only cmd/airvsx imports a network
-// store.
+// hostlaunch (but its network broker) depend on no package that can dial
+// (mirror, the fixture upstream, a network store, the network broker),
+// and that only cmd/airvsx imports a network store or broker.
 func TestReadersStayOffline(t *testing.T) {
 	checked := 0
 	for _, p := range listPackages(t) {
-		for _, ns := range networkStores {
+		for _, ns := range append(slices.Clone(networkStores), networkBrokers...) {
 			if slices.Contains(p.Imports, ns) && p.ImportPath != "github.com/airvsx/airvsx/cmd/airvsx" {
-				t.Errorf("%s imports the network store %s: only cmd/airvsx may", p.ImportPath, ns)
+				t.Errorf("%s imports the network package %s: only cmd/airvsx may", p.ImportPath, ns)
 			}
+		}
+		if slices.Contains(networkBrokers, p.ImportPath) {
+			continue // a network package, not a reader
 		}
 		if !slices.ContainsFunc(offlineReaders, func(r string) bool { return p.ImportPath == r || strings.HasPrefix(p.ImportPath, r+"/") }) {
 			continue

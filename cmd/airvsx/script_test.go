@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )

@@ -80,6 +80,7 @@ func (h *Host) OpenDocument(ctx context.Context, language, path string) ([]strin
 func (h *Host) Close(ctx context.Context) error {
 	var errs []error
 	defer h.wsfs.close()
+	defer h.spawns.close()
 	h.closeOnce.Do(func() {
 		if h.cmd != nil && h.Err() == nil {
 			dctx, cancel := context.WithTimeout(ctx, h.opts.DeactivateTimeout+500*time.Millisecond)

@@ -29,6 +29,8 @@ const (
 	// the extension API.
 	KindStdout = "stdout"
 	KindStderr = "stderr"
+	// KindAudit (broker.go): a brokered spawn or fetch, or a broker's
+	// refusal.
 	// KindWarning: from the launcher itself (events dropped, ...).
 	KindWarning = "warning"
 )
@@ -43,6 +45,8 @@ type Event struct {
 	Text       string    `json:"text,omitempty"`
 	Capability string    `json:"capability,omitempty"`
 	Time       time.Time `json:"time"`
+	// Audit is the record of a KindAudit event.
+	Audit *Audit `json:"audit,omitempty"`
 }
 
 // wireEvent is an event as the host sends it: Cause is the id of the

@@ -14,8 +14,8 @@ import (
 func TestDenied(t *testing.T) {
 	root := t.TempDir()
 	e := ext(t, root, "a.gate", command("a.gate", "return eval(a[0]);"))
-	granted := ext(t, root, "a.spawner", command("a.spawner", "return require('child_process').execFileSync(process.execPath, ['-p', '6*7']).toString().trim();"))
-	granted.Capabilities = []string{"spawn"}
+	granted := ext(t, root, "a.spawner", command("a.spawner", "return (await require('util').promisify(require('child_process').execFile)('echo', ['42'])).stdout.trim();"))
+	granted.Capabilities, granted.Programs = []string{"spawn"}, []string{"/bin/echo"}
 	own := filepath.Join(e.Path, "data.txt")
 	if err := os.WriteFile(own, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
@@ -45,6 +45,9 @@ func TestDenied(t *testing.T) {
 		{"vm", "require('vm')", ""},
 		{"module.parent.require", "module.parent.require('child_process')", "spawn"},
 		{"Module._load", "module.constructor._load('net', null, false)", "network"},
+		{"process.getBuiltinModule", "process.getBuiltinModule('child_process')", "spawn"},
+		{"process.getBuiltinModule fs", "process.getBuiltinModule('fs').readFileSync('/etc/passwd')", "fsWide"},
+		{"fs.copyFileSync out", "require('fs').copyFileSync(__dirname + '/data.txt', '/tmp/airvsx-gate-copy')", "fsWide"},
 		{"process.mainModule", "process.mainModule === undefined && require('http')", "network"},
 		{"process.binding", "process.binding('fs')", ""},
 		{"process.exit", "process.exit(3)", ""},
@@ -90,6 +93,8 @@ func TestDenied(t *testing.T) {
 		{"own file", "require('fs').readFileSync(__dirname + '/data.txt', 'utf8')", `"mine"`},
 		{"own file, promises", "require('fs/promises').readFile(__dirname + '/data.txt', 'utf8')", `"mine"`},
 		{"safe built-ins", "require('path').join('a', require('util').format('%d', 1))", `"a/1"`},
+		{"copy own file into storage", "(() => { const p = require('path').join(__dirname, '../../storage/a.gate/global/copy'); require('fs').copyFileSync(__dirname + '/data.txt', p); return require('fs').readFileSync(p, 'utf8'); })()", `"mine"`},
+		{"getBuiltinModule of a safe one", "process.getBuiltinModule('path').join('a', 'b')", `"a/b"`},
 		{"storage write", "(() => { const p = require('path').join(__dirname, '../../storage/a.gate/global/f'); require('fs').writeFileSync(p, 'ok'); return require('fs').readFileSync(p, 'utf8'); })()", `"ok"`},
 	} {
 		t.Run("allowed "+tc.name, func(t *testing.T) {
@@ -98,7 +103,7 @@ func TestDenied(t *testing.T) {
 			}
 		})
 	}
-	t.Run("granted spawn", func(t *testing.T) {
+	t.Run("granted spawn, brokered", func(t *testing.T) {
 		if r := run(t, h, "a.spawner.cmd"); string(r.Value) != `"42"` {
 			t.Errorf("value %s, want \"42\"", r.Value)
 		}

@@ -33,6 +33,12 @@ type Extension struct {
 	Dependencies []string `json:"dependencies,omitempty"`
 	// Capabilities are the effective ones: network, spawn, fsWide.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// AllowedHosts are the hosts the network broker lets it fetch from
+	// ("host", "host:port", "*.domain"; see policies.ParseHost) and
+	// Programs the absolute paths of the programs the spawn broker lets
+	// it start; both need their capability among Capabilities.
+	AllowedHosts []string `json:"-"`
+	Programs     []string `json:"-"`
 }
 
 // Options configure Launch. Extensions and StorageDir are required.
@@ -75,9 +81,18 @@ type Options struct {
 	// Spawn builds the processes the spawn broker starts; nil means
 	// DirectSpawn (no sandbox).
 	Spawn SpawnFunc
+	// Fetch makes the requests the network broker allows; nil refuses
+	// every fetch (this package links no HTTP client: the binary passes
+	// hostlaunch/netbroker).
+	Fetch Fetcher
+	// Audit receives every brokered request and broker refusal, never
+	// dropped (the events of kind KindAudit are rate-capped); nil for
+	// none. It is called from the brokers' goroutines, one at a time
+	// per request: it must be safe for concurrent use.
+	Audit func(Audit)
 	// InsecureNoSeatBelt switches off the JavaScript seat belt (the
-	// require gate) and node's permission flags, leaving only what
-	// Command enforces. For tests that prove the kernel layers hold on
+	// require gate), node's permission flags and --no-addons, leaving
+	// only what Command enforces. For tests that prove the kernel layers hold on
 	// their own; never for users.
 	InsecureNoSeatBelt bool
 }
@@ -142,7 +157,8 @@ type Host struct {
 	activating map[string]bool // extensions whose activate() is running
 	activated  []string        // extensions activated, in order
 
-	wsfs *workspaceFS // the workspace.fs broker
+	wsfs   *workspaceFS // the workspace.fs broker
+	spawns spawner      // the spawn broker's running programs
 
 	lastStderr atomic.Pointer[string] // the host's last line on stderr
 }
@@ -269,7 +285,11 @@ func (h *Host) start(ctx context.Context, node string) error {
 	if len(h.opts.Workspace) > 0 {
 		dir = h.opts.Workspace[0]
 	}
-	spec := Spec{Node: node, Args: []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")},
+	args := []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")}
+	if h.opts.InsecureNoSeatBelt {
+		args = args[1:] // native code meets only the kernel
+	}
+	spec := Spec{Node: node, Args: args,
 		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir,
 		NoNodePermission: h.opts.InsecureNoSeatBelt, MemoryMB: h.opts.MemoryMB}
 	caps := map[string]bool{}
@@ -367,11 +387,21 @@ func (h *Host) handle(m incoming) {
 			return
 		}
 		ev.Time = time.Now()
+		if ev.Kind == KindAudit || ev.Audit != nil { // only the brokers audit
+			h.log.Warn("host sent an audit event: dropped", "ext", ev.Extension)
+			return
+		}
 		if h.track(ev.Event) {
 			h.deliver(ev.Event, ev.Cause)
 		}
 	case m.ID != nil && strings.HasPrefix(m.Method, "fs/"):
 		go h.serveFS(*m.ID, m.Method, m.Params)
+	case m.ID != nil && m.Method == "spawn/run":
+		go h.serveBroker(*m.ID, m.Params, h.serveSpawn)
+	case m.ID != nil && m.Method == "spawn/kill":
+		go h.serveBroker(*m.ID, m.Params, h.serveSpawnKill)
+	case m.ID != nil && m.Method == "net/fetch":
+		go h.serveBroker(*m.ID, m.Params, h.serveFetch)
 	case m.ID != nil && m.Method == "":
 		if m.Error == nil && m.Result == nil {
 			m.Result = json.RawMessage("null")

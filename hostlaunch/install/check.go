@@ -79,6 +79,8 @@ type checked struct {
 	deps, pack []index.ID
 	declared   index.CapabilitySet
 	grants     []Grant
+	hosts      []string // the brokers' lists, when network or spawn is effective
+	programs   []string
 }
 
 // checkOptions are the parts of Options the package checks use.
@@ -174,6 +176,13 @@ func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []st
 	if o.policy != nil {
 		for _, g := range o.policy.GrantedBy(c.id, pkg.Version, c.declared) {
 			c.grants = append(c.grants, Grant{Capability: g.Capability, Rule: g.Describe, DeclaredByPolicy: g.DeclaredByPolicy})
+		}
+		g := o.policy.Capabilities(c.id, pkg.Version, c.declared)
+		if g.Effective.Has(index.Network) {
+			c.hosts = g.Hosts
+		}
+		if g.Effective.Has(index.Spawn) {
+			c.programs = g.Programs
 		}
 	}
 	if denied := slices.DeleteFunc(slices.Clone(c.declared), func(cp index.Capability) bool {

@@ -71,6 +71,7 @@ func (in *installer) commit() (res *Result, err error) {
 			VsixSHA256: p.sha256, TreeHash: p.tree, Files: p.files, Source: p.source,
 			Main: c.main, Activation: c.activation, Eager: slices.Contains(c.activation, "*"), Ignored: c.ignored,
 			Dependencies: c.deps, ExtensionPack: c.pack, Declared: c.declared, Capabilities: c.grants,
+			AllowedHosts: c.hosts, Programs: c.programs,
 			Installed: now, Enabled: true,
 		}
 		next.put(r)

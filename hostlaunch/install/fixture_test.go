@@ -50,6 +50,7 @@ dependencies: true
 capabilities:
   - id: airvsx-demo.git-helper
     grant: [spawn]
+    programs: [/usr/bin/git]
 `
 
 // fixture is the registry every registry test reads (read-only).

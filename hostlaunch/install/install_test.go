@@ -209,6 +209,13 @@ func TestCapabilities(t *testing.T) {
 		if diff := cmp.Diff(want, r.Capabilities); diff != "" || !r.Declared.Has(index.Spawn) {
 			t.Errorf("policy %v: capabilities (-want +got):\n%s (declared %v)", withPolicy, diff, r.Declared)
 		}
+		var programs []string
+		if withPolicy {
+			programs = []string{"/usr/bin/git"}
+		}
+		if !slices.Equal(r.Programs, programs) || r.AllowedHosts != nil {
+			t.Errorf("policy %v: programs %q, allowed hosts %q; want programs %q and no hosts", withPolicy, r.Programs, r.AllowedHosts, programs)
+		}
 		if !slices.Equal(r.Activation, []string{"onStartupFinished", "onCommand:gitHelper.showVersion"}) || r.Eager {
 			t.Errorf("activation %v, eager %v", r.Activation, r.Eager)
 		}

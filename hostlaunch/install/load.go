@@ -96,6 +96,8 @@ type Listing struct {
 	Reason         string         `json:"reason,omitempty"`
 	Source         Source         `json:"source"`
 	Capabilities   []Grant        `json:"capabilities"`
+	AllowedHosts   []string       `json:"allowedHosts,omitempty"`
+	Programs       []string       `json:"programs,omitempty"`
 	Eager          bool           `json:"eager"`
 	Activation     []string       `json:"activationEvents"`
 	Installed      time.Time      `json:"installed"`
@@ -119,7 +121,7 @@ func (l *Loaded) List() []Listing {
 			act = []string{}
 		}
 		out = append(out, Listing{ID: r.ID, Version: r.Version, Platform: r.Platform, Dir: r.Dir, State: state, Reason: r.Reason,
-			Source: r.Source, Capabilities: caps, Eager: r.Eager, Activation: act, Installed: r.Installed, LastActivation: r.LastActivation})
+			Source: r.Source, Capabilities: caps, AllowedHosts: r.AllowedHosts, Programs: r.Programs, Eager: r.Eager, Activation: act, Installed: r.Installed, LastActivation: r.LastActivation})
 	}
 	return out
 }
@@ -139,7 +141,14 @@ func (l *Loaded) WriteText(w io.Writer) error {
 		}
 		var caps []string
 		for _, g := range e.Capabilities {
-			caps = append(caps, string(g.Capability)+" by "+g.Rule)
+			c := string(g.Capability)
+			switch {
+			case g.Capability == index.Network && len(e.AllowedHosts) > 0:
+				c += " [" + strings.Join(e.AllowedHosts, " ") + "]"
+			case g.Capability == index.Spawn && len(e.Programs) > 0:
+				c += " [" + strings.Join(e.Programs, " ") + "]"
+			}
+			caps = append(caps, c+" by "+g.Rule)
 		}
 		capStr := "-"
 		if len(caps) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/strictjson"
+	"github.com/airvsx/airvsx/policies"
 )
 
 // IndexFile is the name of the record of installed extensions in an
@@ -77,6 +78,12 @@ type Record struct {
 	// the policy, and granted), each with the policy rule that grants it.
 	Declared     index.CapabilitySet `json:"declaredCapabilities,omitempty"`
 	Capabilities []Grant             `json:"capabilities,omitempty"`
+	// AllowedHosts are the hosts the network broker lets it reach and
+	// Programs the programs the spawn broker lets it start (the policy's
+	// hosts and programs; see policies.Grant). Present only with network,
+	// respectively spawn, among Capabilities.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
+	Programs     []string `json:"programs,omitempty"`
 
 	Installed time.Time `json:"installed"`
 	// Enabled is false when the extension must not run; Reason says why.
@@ -296,6 +303,8 @@ func (r *Record) Validate() error {
 			bad = append(bad, "capabilities: "+err.Error())
 		}
 	}
+	bad = append(bad, checkList("allowedHosts", r.AllowedHosts, r.Effective().Has(index.Network), index.Network, policies.ParseHost)...)
+	bad = append(bad, checkList("programs", r.Programs, r.Effective().Has(index.Spawn), index.Spawn, policies.ParseProgram)...)
 	for _, id := range append(slices.Clone(r.Dependencies), r.ExtensionPack...) {
 		if err := id.Validate(); err != nil {
 			bad = append(bad, "dependencies: "+err.Error())
@@ -316,6 +325,26 @@ func (r *Record) Validate() error {
 			name = "(no id)"
 		}
 		return fmt.Errorf("%s: %s", name, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// checkList checks a broker's list: only with the capability it serves,
+// each item in the canonical form parse returns, sorted, once each.
+func checkList(field string, list []string, has bool, c index.Capability, parse func(string) (string, error)) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	if !has {
+		return []string{fmt.Sprintf("%s: listed without the %s capability", field, c)}
+	}
+	for i, s := range list {
+		if v, err := parse(s); err != nil || v != s {
+			return []string{fmt.Sprintf("%s[%d]: %q is not in canonical form", field, i, s)}
+		}
+		if i > 0 && list[i-1] >= s {
+			return []string{fmt.Sprintf("%s[%d]: %q is not sorted or repeated", field, i, s)}
+		}
 	}
 	return nil
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/index"
 )
 
 // installedJSON installs the sample and returns its installed.json.
@@ -61,6 +63,43 @@ func TestDecodeStrict(t *testing.T) {
 			}
 		})
 	}
+	// The brokers' lists: only with their capability, canonical, sorted.
+	spawn := []install.Grant{{Capability: index.Spawn, Rule: "capabilities[0] (ok.x)"}}
+	network := []install.Grant{{Capability: index.Network, Rule: "capabilities[0] (ok.x)"}}
+	for _, tt := range []struct {
+		name         string
+		caps         []install.Grant
+		hosts, progs []string
+		want         string
+	}{
+		{"valid", append(slices.Clone(network), spawn...), []string{"*.b.org", "api.a.com:8080"}, []string{"/bin/sh", "/usr/bin/git"}, ""},
+		{"programs without spawn", network, nil, []string{"/usr/bin/git"}, "programs: listed without the spawn capability"},
+		{"hosts without network", spawn, []string{"a.com"}, nil, "allowedHosts: listed without the network capability"},
+		{"relative program", spawn, nil, []string{"git"}, `programs[0]: "git" is not in canonical form`},
+		{"upper-case host", network, []string{"A.com"}, nil, `allowedHosts[0]: "A.com" is not in canonical form`},
+		{"host with scheme", network, []string{"https://a.com"}, nil, `allowedHosts[0]: "https://a.com" is not in canonical form`},
+		{"unsorted", spawn, nil, []string{"/usr/bin/git", "/bin/sh"}, `programs[1]: "/bin/sh" is not sorted or repeated`},
+	} {
+		t.Run("lists/"+tt.name, func(t *testing.T) {
+			x, _ := install.Decode(bytes.NewReader(good))
+			x.Extensions[0].Capabilities, x.Extensions[0].AllowedHosts, x.Extensions[0].Programs = tt.caps, tt.hosts, tt.progs
+			b, err := x.Encode()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Encode = %v", err)
+				}
+				y, err := install.Decode(bytes.NewReader(b))
+				if err != nil || !slices.Equal(y.Extensions[0].Programs, tt.progs) || !slices.Equal(y.Extensions[0].AllowedHosts, tt.hosts) {
+					t.Errorf("Decode(Encode()) = %v, %v", y, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Encode = %v; want an error saying %q", err, tt.want)
+			}
+		})
+	}
+
 	// A second record for the same ID.
 	x, _ := install.Decode(bytes.NewReader(good))
 	x.Extensions = append(x.Extensions, x.Extensions[0])
@@ -82,6 +121,19 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(installedJSON(f, opts.Dir))
+	{
+		x, err := install.Decode(bytes.NewReader(installedJSON(f, opts.Dir)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		x.Extensions[0].Capabilities = []install.Grant{{Capability: index.Network, Rule: "r"}, {Capability: index.Spawn, Rule: "r"}}
+		x.Extensions[0].AllowedHosts, x.Extensions[0].Programs = []string{"*.a.org", "[::1]:80"}, []string{"/usr/bin/git"}
+		b, err := x.Encode()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Add([]byte(`{"format":1,"extensions":[]}`))
 	f.Add([]byte(`{"format":1,"extensions":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

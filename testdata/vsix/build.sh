@@ -95,4 +95,23 @@ build demo-pack
 build uses-git
 build unsigned-tool
 
-(cd "$out" && sha256sum -- *.vsix)
+# The hostile extension of the kernel sandbox tests
+# (hostlaunch/sandbox/escape_test.go). Its native files are committed and
+# rebuilt here with the machine's gcc: bin/int80, a static x86-64 program
+# that connects through the i386 int $0x80 ABI, bin/hello, a dynamically
+# linked program (run through ld.so), and native/addon.node, a shared
+# object whose constructor writes a marker. The staging copy's modes
+# are normalized to 0644 like every file (and install unpacks 0644 too):
+# the test sets the exec bits after installing. It goes to hostile/, out of
+# the fixture Open VSX server's reach (mirror/openvsxtest serves
+# testdata/vsix/*.vsix).
+esc="$sources/escape-suite"
+gcc -nostdlib -static -no-pie -s -Wl,--build-id=none -o "$esc/bin/int80" "$esc/bin/int80.S"
+gcc -shared -fPIC -Os -s -Wl,--build-id=none -o "$esc/native/addon.node" "$esc/native/addon.c"
+gcc -Os -s -Wl,--build-id=none -o "$esc/bin/hello" "$esc/bin/hello.c"
+chmod 0755 "$esc/bin/int80" "$esc/bin/hello" "$esc/bin/run.sh"
+chmod 0644 "$esc/native/addon.node"
+mkdir -p "$out/hostile"
+out="$out/hostile" build escape-suite
+
+(cd "$out" && sha256sum -- *.vsix hostile/*.vsix)

@@ -7,7 +7,7 @@ import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const { SAFE, NEEDS, message } = createRequire(import.meta.url)('./policy.js');
+const { SAFE, NEEDS, BROKERED, message, brokeredMessage } = createRequire(import.meta.url)('./policy.js');
 let exts = []; // [{id, dir, caps}]
 
 export function initialize(data) {
@@ -27,6 +27,11 @@ export async function resolve(specifier, context, next) {
   if (specifier === 'vscode') deny(ext, "import('vscode') (use require)", null);
   if (isBuiltin(specifier)) {
     const name = specifier.replace(/^node:/, '');
+    if (NEEDS[name] && ext.caps.includes(NEEDS[name]) && (BROKERED[name] || name === 'child_process')) {
+      const err = new Error(brokeredMessage(ext.id, `import('${specifier}')`, NEEDS[name], BROKERED[name] || "require('child_process')"));
+      err.code = 'ERR_AIRVSX_DENIED';
+      throw err;
+    }
     if (SAFE.has(name) || (NEEDS[name] && ext.caps.includes(NEEDS[name]))) return next(specifier, context);
     return deny(ext, `import('${specifier}')`, NEEDS[name]);
   }

@@ -7,11 +7,23 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { fileURLToPath, pathToFileURL } = require('node:url');
 
-const { SAFE, NEEDS, message } = require('./policy.js');
+const { SAFE, NEEDS, BROKERED, message, brokeredMessage } = require('./policy.js');
+const spawnModule = require('./spawn.js');
+const fetchBroker = require('./fetch.js');
 
 // denied is the error an extension gets; the launcher hears of it too.
 function denied(host, ext, what, cap) {
   const err = new Error(message(ext && ext.id, what, cap));
+  err.code = 'ERR_AIRVSX_DENIED';
+  err.capability = cap;
+  host.emit(ext, 'denied', { text: err.message, capability: cap });
+  return err;
+}
+
+// brokered is the refusal of a module a granted capability reaches only
+// through its broker.
+function brokered(host, ext, what, cap, instead) {
+  const err = new Error(brokeredMessage(ext && ext.id, what, cap, instead));
   err.code = 'ERR_AIRVSX_DENIED';
   err.capability = cap;
   host.emit(ext, 'denied', { text: err.message, capability: cap });
@@ -43,6 +55,11 @@ exports.install = function (host, reg, belted) {
         ext.fs = ext.fs || wrapFs(host, ext, reg.opts);
         return name === 'fs' ? ext.fs : ext.fs.promises;
       }
+      if (name === 'child_process' && ext.caps.has('spawn')) {
+        ext.childProcess = ext.childProcess || spawnModule(host, ext);
+        return ext.childProcess;
+      }
+      if (BROKERED[name] && ext.caps.has(NEEDS[name])) throw brokered(host, ext, `require('${request}')`, NEEDS[name], BROKERED[name]);
       if (NEEDS[name] && ext.caps.has(NEEDS[name])) return load.apply(this, arguments);
       throw denied(host, ext, `require('${request}')`, NEEDS[name]);
     }
@@ -66,6 +83,14 @@ exports.install = function (host, reg, belted) {
     Module.register('./esm.mjs', pathToFileURL(__filename), { data });
   }
   process.mainModule = undefined; // its require would resolve as the host
+  // process.getBuiltinModule (node 20.16+) reaches built-ins without
+  // require: it goes through the same gate.
+  if (typeof process.getBuiltinModule === 'function') {
+    process.getBuiltinModule = function (id) {
+      id = String(id);
+      return Module.isBuiltin(id) ? Module._load(id, null, false) : undefined;
+    };
+  }
 
   // Globals that reach the network or native code.
   const gated = (name, cap, real) => function (...a) {
@@ -73,8 +98,21 @@ exports.install = function (host, reg, belted) {
     if (real && ext && ext.caps.has(cap)) return real.apply(this, a);
     throw denied(host, ext, `use ${name}`, cap);
   };
-  for (const g of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest']) {
-    if (g in globalThis || g === 'fetch') globalThis[g] = gated(g, 'network', globalThis[g]);
+  // fetch is the broker's (fetch.js) for a network-granted extension;
+  // the other network globals open sockets of their own and are refused.
+  const brokeredFetch = fetchBroker(host);
+  globalThis.fetch = function fetch(input, init) {
+    const ext = current();
+    if (!ext || !ext.caps.has('network')) return Promise.reject(denied(host, ext, 'use fetch', 'network'));
+    return brokeredFetch(input, init);
+  };
+  for (const g of ['WebSocket', 'EventSource', 'XMLHttpRequest']) {
+    if (!(g in globalThis)) continue;
+    globalThis[g] = function () {
+      const ext = current();
+      if (ext && ext.caps.has('network')) throw brokered(host, ext, `use ${g}`, 'network', 'fetch()');
+      throw denied(host, ext, `use ${g}`, 'network');
+    };
   }
   process.binding = gated('process.binding', null);
   process._linkedBinding = gated('process._linkedBinding', null);
@@ -96,6 +134,9 @@ function resolveGate(host, owner, specifier, context, next) {
   if (specifier === 'vscode') throw denied(host, ext, "import('vscode') (use require)", null);
   if (Module.isBuiltin(specifier)) {
     const name = specifier.replace(/^node:/, '');
+    if (NEEDS[name] && ext.caps.has(NEEDS[name]) && (BROKERED[name] || name === 'child_process')) {
+      throw brokered(host, ext, `import('${specifier}')`, NEEDS[name], BROKERED[name] || "require('child_process')");
+    }
     if (SAFE.has(name) || (NEEDS[name] && ext.caps.has(NEEDS[name]))) return next(specifier, context);
     throw denied(host, ext, `import('${specifier}')`, NEEDS[name]);
   }
@@ -130,7 +171,7 @@ function wrapFs(host, ext, opts) {
   }
   const R = ['access', 'exists', 'readFile', 'readdir', 'stat', 'lstat', 'realpath', 'readlink', 'opendir', 'createReadStream', 'watch', 'watchFile', 'unwatchFile', 'statfs', 'ReadStream'];
   const W = ['writeFile', 'appendFile', 'mkdir', 'mkdtemp', 'rm', 'rmdir', 'unlink', 'truncate', 'createWriteStream', 'utimes', 'lutimes', 'chmod', 'lchmod', 'chown', 'lchown', 'WriteStream'];
-  const W2 = ['copyFile', 'cp', 'rename', 'link', 'symlink']; // two paths, both checked for writing
+  const W2 = ['copyFile', 'cp', 'rename', 'link', 'symlink']; // two paths: the second written, the first read (copies, symlinks) or written
   const FD = ['read', 'write', 'close', 'fstat', 'fsync', 'fdatasync', 'ftruncate', 'futimes', 'fchmod', 'fchown', 'readv', 'writev'];
   const kind = (k) => { const b = k.replace(/Sync$/, ''); return R.includes(b) ? 'r' : W.includes(b) ? 'w' : W2.includes(b) ? 'w2' : FD.includes(b) ? 'fd' : b === 'open' ? 'open' : null; };
   const writing = (flags) => (typeof flags === 'string' ? /[wa+]/.test(flags) : typeof flags === 'number' && (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_TRUNC)) !== 0);
@@ -148,7 +189,7 @@ function wrapFs(host, ext, opts) {
         out[k] = function (...a) {
           if (kd === 'r') check(fn, a[0], 'read');
           if (kd === 'w') check(fn, a[0], 'write');
-          if (kd === 'w2') { check(fn, k.startsWith('symlink') ? path.resolve(path.dirname(String(a[1])), String(a[0])) : a[0], k.startsWith('symlink') ? 'read' : 'write'); check(fn, a[1], 'write'); }
+          if (kd === 'w2') { check(fn, k.startsWith('symlink') ? path.resolve(path.dirname(String(a[1])), String(a[0])) : a[0], /^(symlink|copyFile|cp)/.test(k) ? 'read' : 'write'); check(fn, a[1], 'write'); }
           if (kd === 'open') check(fn, a[0], writing(a[1]) ? 'write' : 'read');
           return new.target ? new v(...a) : v.apply(this, a);
         };

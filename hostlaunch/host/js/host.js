@@ -35,7 +35,9 @@ function emit(ext, kind, fields) {
 }
 
 // request asks the launcher (method, params) and resolves with its
-// result: how workspace.fs reaches files, through the launcher's broker.
+// result: how workspace.fs reaches files, and how spawn.js and fetch.js
+// reach the brokers. A broker's refusal rejects with code
+// ERR_AIRVSX_DENIED.
 const asked = new Map();
 let lastAsk = 0;
 function request(method, params) {
@@ -104,7 +106,10 @@ process.on('message', (msg) => {
   if (msg && msg.jsonrpc === '2.0' && msg.method === undefined && asked.has(msg.id)) {
     const a = asked.get(msg.id); // the launcher's answer to a request of ours
     asked.delete(msg.id);
-    if (msg.error) a.reject(new Error(msg.error.message)); else a.resolve(msg.result);
+    if (!msg.error) return a.resolve(msg.result);
+    const err = new Error(msg.error.message);
+    if (msg.error.code === -32002) err.code = 'ERR_AIRVSX_DENIED'; // a broker's refusal
+    a.reject(err);
     return;
   }
   if (!msg || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') return;

@@ -14,6 +14,21 @@ exports.NEEDS = {
   fs: 'fsWide', 'fs/promises': 'fsWide',
 };
 
+// BROKERED are the built-ins an extension does not get even with their
+// capability: the kernel sandbox refuses their sockets and processes, and
+// the capability is served by a broker instead (child_process through
+// require is the brokered module of spawn.js; the network is the global
+// fetch of fetch.js). The value says what to use.
+exports.BROKERED = {
+  net: 'fetch()', http: 'fetch()', https: 'fetch()', http2: 'fetch()', dgram: 'fetch()', tls: 'fetch()', dns: 'fetch()', 'dns/promises': 'fetch()',
+  cluster: "require('child_process').spawn or execFile",
+};
+
+// brokeredMessage is the text of the refusal of a BROKERED module (or of
+// child_process imported rather than required).
+exports.brokeredMessage = (id, what, cap, instead) =>
+  `airvsx: extension ${id || '(unknown)'} may not ${what}: ${cap === 'network' ? 'network access is brokered' : 'spawning is brokered'} (the "${cap}" capability goes through the launcher, which checks the policy's ${cap === 'network' ? 'hosts' : 'programs'}); use ${instead}`;
+
 // message is the text of a refusal.
 exports.message = (id, what, cap) =>
   `airvsx: extension ${id || '(unknown)'} may not ${what}: ${cap ? `it needs the "${cap}" capability, which it is not granted` : 'no capability allows it'}`;

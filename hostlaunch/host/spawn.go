@@ -1,0 +1,368 @@
+package host
+
+// The spawn broker: "spawn/run" starts one of the programs the asking
+// extension's policy lists, with an environment built from nothing, in
+// its own process group, and kills the group at the deadline or when the
+// host ends.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Limits of one brokered spawn.
+const (
+	// DefaultSpawnTimeout is a spawn's deadline when the extension gives
+	// none; MaxSpawnTimeout the longest it may ask for.
+	DefaultSpawnTimeout = 30 * time.Second
+	MaxSpawnTimeout     = 5 * time.Minute
+	// maxSpawnOutput caps stdout and stderr, each: 1 MiB.
+	maxSpawnOutput = 1 << 20
+	// maxSpawnInput caps what is written to the program's stdin.
+	maxSpawnInput = 4 << 20
+)
+
+// spawnRequest is the params of "spawn/run".
+type spawnRequest struct {
+	brokerRequest
+	File      string   `json:"file"`
+	Args      []string `json:"args"`
+	Cwd       string   `json:"cwd"`
+	TimeoutMs int64    `json:"timeoutMs"`
+	Input     string   `json:"input"` // base64
+	// Token names the run for "spawn/kill" (ChildProcess.kill).
+	Token string `json:"token"`
+}
+
+// killRequest is the params of "spawn/kill": the run of Extension named
+// Token gets Signal (default SIGTERM).
+type killRequest struct {
+	brokerRequest
+	Token  string `json:"token"`
+	Signal string `json:"signal"`
+}
+
+// spawnResult is the answer: Code is nil when the program did not exit
+// on its own (Signal names the signal); Stdout and Stderr are base64,
+// each at most 1 MiB (Truncated says something was cut).
+type spawnResult struct {
+	Code      *int   `json:"code"`
+	Signal    string `json:"signal,omitempty"`
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	Truncated bool   `json:"truncated"`
+	TimedOut  bool   `json:"timedOut"`
+}
+
+// spawner tracks the process groups the broker started, to kill them
+// when the host ends.
+type spawner struct {
+	mu     sync.Mutex
+	groups map[int]bool
+	tokens map[string]int // extension NUL token -> process group
+	wg     sync.WaitGroup
+}
+
+// close kills every running group and waits for their brokers.
+func (s *spawner) close() {
+	s.mu.Lock()
+	for pg := range s.groups {
+		syscall.Kill(-pg, syscall.SIGKILL)
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *spawner) add(pg int, key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.groups == nil {
+		s.groups, s.tokens = map[int]bool{}, map[string]int{}
+	}
+	s.groups[pg] = true
+	if key != "" {
+		s.tokens[key] = pg
+	}
+}
+
+func (s *spawner) remove(pg int, key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.groups, pg)
+	if key != "" && s.tokens[key] == pg {
+		delete(s.tokens, key)
+	}
+}
+
+// signal sends sig to the group of the run key, if it runs.
+func (s *spawner) signal(key string, sig syscall.Signal) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pg, ok := s.tokens[key]
+	return ok && syscall.Kill(-pg, sig) == nil
+}
+
+// serveSpawnKill answers "spawn/kill": the extension signals a run of its
+// own (its group), nothing else.
+func (h *Host) serveSpawnKill(raw json.RawMessage) (any, error) {
+	var req killRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, fmt.Errorf("spawn: bad request: %w", err)
+	}
+	e, err := h.extension(req.Extension, "spawn")
+	if err != nil {
+		return nil, err
+	}
+	sig := map[string]syscall.Signal{"": syscall.SIGTERM, "SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL, "SIGINT": syscall.SIGINT, "SIGHUP": syscall.SIGHUP}[req.Signal]
+	if sig == 0 || req.Token == "" {
+		return nil, fmt.Errorf("spawn: kill: unsupported signal %q", req.Signal)
+	}
+	return map[string]bool{"killed": h.spawns.signal(e.ID+"\x00"+req.Token, sig)}, nil
+}
+
+// serveSpawn runs one "spawn/run" request.
+func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
+	var req spawnRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, fmt.Errorf("spawn: bad request: %w", err)
+	}
+	a := Audit{Extension: req.Extension, Kind: "spawn", Details: AuditDetails{Program: req.File, Args: req.Args}}
+	deny := func(err error) (any, error) {
+		a.Details.Reason = err.Error()
+		h.audit(a, "spawn", req.Cause)
+		return nil, err
+	}
+	e, err := h.extension(req.Extension, "spawn")
+	if err != nil {
+		return deny(err)
+	}
+	a.Extension = e.ID
+	prog, err := resolveProgram(e, req.File)
+	if prog != "" {
+		a.Details.Program = prog
+	}
+	if err != nil {
+		return deny(err)
+	}
+	dir, err := h.spawnDir(e, req.Cwd)
+	if err != nil {
+		return deny(err)
+	}
+	a.Details.Dir = dir
+	input, err := base64.StdEncoding.DecodeString(req.Input)
+	if err != nil || len(input) > maxSpawnInput {
+		return deny(denyf("spawn: the input to %s is not base64 of at most %d bytes", prog, maxSpawnInput))
+	}
+	timeout := DefaultSpawnTimeout
+	if req.TimeoutMs > 0 {
+		timeout = min(time.Duration(req.TimeoutMs)*time.Millisecond, MaxSpawnTimeout)
+	}
+	a.Allowed = true
+	key := ""
+	if req.Token != "" {
+		key = e.ID + "\x00" + req.Token
+	}
+	res, n, err := h.runProgram(SpawnSpec{Program: prog, Args: req.Args, Env: h.spawnEnv(), Dir: dir, Workspace: h.opts.Workspace, ExtensionDir: e.Path}, input, timeout, key)
+	a.Details.Bytes = n
+	if err != nil {
+		a.Details.Reason = err.Error()
+		h.audit(a, "spawn", req.Cause)
+		return nil, fmt.Errorf("spawn %s: %w", prog, err)
+	}
+	a.Details.ExitCode, a.Details.Signal, a.Details.TimedOut = res.Code, res.Signal, res.TimedOut
+	h.audit(a, "spawn", req.Cause)
+	return res, nil
+}
+
+// resolveProgram finds file (a bare name on the host's PATH, else an
+// absolute path) and allows it when it is, symbolic links resolved, one
+// of e's Programs, resolved the same way. A refused program found on
+// the PATH is returned with the refusal.
+func resolveProgram(e *Extension, file string) (string, error) {
+	listed := fmt.Sprintf("[%s]", strings.Join(e.Programs, " "))
+	change := fmt.Sprintf("add it to programs in the policy's capabilities rule that grants %s spawn", e.ID)
+	var prog string
+	switch {
+	case file == "":
+		return "", denyf("spawn: no program named")
+	case !strings.Contains(file, "/"):
+		for _, d := range filepath.SplitList(safePath) {
+			p := filepath.Join(d, file)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				prog = p
+				break
+			}
+		}
+		if prog == "" {
+			return "", denyf("spawn: %s may not run %s: no such program on %s; the programs it may run are %s", e.ID, file, safePath, listed)
+		}
+	case !filepath.IsAbs(file):
+		return "", denyf("spawn: %s may not run %s: a program is named by an absolute path or a bare name on %s", e.ID, file, safePath)
+	default:
+		prog = filepath.Clean(file)
+	}
+	real, err := filepath.EvalSymlinks(prog)
+	if err == nil {
+		for _, p := range e.Programs {
+			if r, err := filepath.EvalSymlinks(p); err == nil && r == real {
+				return prog, nil
+			}
+		}
+	}
+	if len(e.Programs) == 0 {
+		return prog, denyf("spawn: %s may not run %s: its policy lists no programs; %s", e.ID, prog, change)
+	}
+	return prog, denyf("spawn: %s may not run %s: it is not among the programs its policy lists, %s; %s", e.ID, prog, listed, change)
+}
+
+// spawnDir is the working directory of a spawn: cwd when it is inside a
+// workspace folder or the extension's storage, by default the first
+// workspace folder, else the extension's storage.
+func (h *Host) spawnDir(e *Extension, cwd string) (string, error) {
+	storage := filepath.Join(h.opts.StorageDir, e.ID)
+	if cwd == "" {
+		if len(h.opts.Workspace) > 0 {
+			return h.opts.Workspace[0], nil
+		}
+		return storage, os.MkdirAll(storage, 0o700)
+	}
+	if !filepath.IsAbs(cwd) {
+		return "", denyf("spawn: working directory %q is not an absolute path", cwd)
+	}
+	real, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return "", fmt.Errorf("spawn: working directory: %w", err)
+	}
+	for _, root := range append(append([]string{}, h.opts.Workspace...), storage) {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(r, real); err == nil && filepath.IsLocal(rel) {
+			return real, nil
+		}
+	}
+	return "", denyf("spawn: working directory %s is outside the workspace folders and the extension's storage: refused", cwd)
+}
+
+// spawnEnv is a spawned program's environment, built from nothing.
+func (h *Host) spawnEnv() []string {
+	return []string{"PATH=" + safePath, "HOME=" + h.opts.StorageDir, "TMPDIR=" + filepath.Join(h.opts.StorageDir, ".tmp"), "LANG=C.UTF-8"}
+}
+
+// runProgram runs s in a process group of its own, killed at the
+// deadline or when the host ends; n is what it wrote in all; key names
+// it for spawn/kill ("" for none).
+func (h *Host) runProgram(s SpawnSpec, input []byte, timeout time.Duration, key string) (_ *spawnResult, n int64, _ error) {
+	h.spawns.wg.Add(1)
+	defer h.spawns.wg.Done()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	spawn := h.opts.Spawn
+	if spawn == nil {
+		spawn = DirectSpawn
+	}
+	cmd, err := spawn(ctx, s)
+	if err != nil {
+		return nil, 0, err
+	}
+	var stdout, stderr capped
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &stdout, &stderr // no input: /dev/null
+	if len(input) > 0 {
+		cmd.Stdin = bytes.NewReader(input)
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	// A process that left the group but holds the pipes does not keep
+	// the broker waiting.
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, 0, err
+	}
+	pg := cmd.Process.Pid
+	h.spawns.add(pg, key)
+	defer h.spawns.remove(pg, key)
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	timedOut := false
+	select {
+	case err = <-waited:
+	case <-ctx.Done():
+		timedOut = true
+		syscall.Kill(-pg, syscall.SIGKILL)
+		err = <-waited
+	case <-h.done:
+		syscall.Kill(-pg, syscall.SIGKILL)
+		err = <-waited
+	}
+	// What the program left running in its group goes with it.
+	syscall.Kill(-pg, syscall.SIGKILL)
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
+		return nil, stdout.n + stderr.n, err
+	}
+	res := &spawnResult{TimedOut: timedOut, Truncated: stdout.cut || stderr.cut,
+		Stdout: base64.StdEncoding.EncodeToString(stdout.b.Bytes()), Stderr: base64.StdEncoding.EncodeToString(stderr.b.Bytes())}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = signalName(ws.Signal())
+	} else {
+		code := cmd.ProcessState.ExitCode()
+		res.Code = &code
+	}
+	return res, stdout.n + stderr.n, nil
+}
+
+// capped keeps the first maxSpawnOutput bytes written to it and counts
+// the rest.
+type capped struct {
+	b   bytes.Buffer
+	n   int64
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	if room := maxSpawnOutput - c.b.Len(); room < len(p) {
+		c.cut = true
+		c.b.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return c.b.Write(p)
+}
+
+var _ io.Writer = (*capped)(nil)
+
+// signalName is node's name of s ("SIGKILL").
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return fmt.Sprintf("SIG%d", int(s))
+}
