@@ -372,3 +372,15 @@ func TestTakeOver(t *testing.T) {
 		t.Errorf("ReadMetadata after dropping a stale change = %v", err)
 	}
 }
+
+func appendFile(t *testing.T, name, text string) {
+	t.Helper()
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
