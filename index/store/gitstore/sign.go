@@ -37,8 +37,10 @@ type cryptoSigner struct {
 	pub crypto.PublicKey
 }
 
+// Public returns the signer's public key.
 func (c cryptoSigner) Public() crypto.PublicKey { return c.pub }
 
+// Sign signs a digest already computed with the hash opts names.
 func (c cryptoSigner) Sign(_ io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
 	return c.s.SignMessage(nil, options.WithDigest(digest), options.WithCryptoSignerOpts(opts))
 }
