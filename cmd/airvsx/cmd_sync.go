@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/mirror"
@@ -55,7 +57,7 @@ reason, the run goes on, and the exit status is 1.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.upstream, "upstream", "", "the Open VSX to mirror from (overrides the policy's upstream:)")
 	f.StringVar(&opts.policy, "policy", "", "the policy file (required)")
-	f.StringVar(&opts.registry, "registry", "", "the registry directory, created if missing (required)")
+	f.StringVar(&opts.registry, "registry", "", "the registry, created if missing (required): a directory (DIR) or a git repository (git:PATH[#BRANCH]: one signed commit per sync; a new one is bare when PATH ends in .git)")
 	f.StringVar(&opts.key, "key", "", "the signing key, PREFIX.key from airvsx keygen or a cosign.key (required unless --dry-run)")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the plan and write nothing")
 	f.BoolVar(&opts.prune, "prune", false, "drop from the catalog what the policy no longer wants")
@@ -126,7 +128,11 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		so.Signer = signer
 	}
 	regPath := opts.registry
-	if _, err := os.Stat(regPath); opts.dryRun && errors.Is(err, os.ErrNotExist) {
+	statPath := regPath
+	if p, err := store.ParsePlace(regPath); err == nil && p.Kind == store.PlaceGit {
+		statPath = p.Path
+	}
+	if _, err := os.Stat(statPath); opts.dryRun && errors.Is(err, os.ErrNotExist) {
 		// Plan against an empty registry, writing nothing at the target.
 		tmp, err := os.MkdirTemp("", "airvsx-dry-run-")
 		if err != nil {
@@ -140,7 +146,11 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 			return err
 		}
 	}
-	st, err := openRegistry(regPath, !opts.dryRun)
+	var commitSigner signature.Signer
+	if signer != nil {
+		commitSigner = signer
+	}
+	st, err := openRegistrySigned(regPath, !opts.dryRun, commitSigner)
 	if err != nil {
 		return err
 	}

@@ -5,19 +5,27 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 )
 
 // placeHelp is how flag help names a place.
-const placeHelp = "the registry: a directory (DIR); git:PATH and docker://HOST[:PORT]/PREFIX are recognized but not built yet"
+const placeHelp = "the registry: a directory (DIR) or a git repository (git:PATH[#REF], one signed commit per change); docker://HOST[:PORT]/PREFIX is recognized but not built yet"
 
 // openRegistry opens the registry at a place (and, for writers, creates a
 // directory registry). Every command goes through it, so every command
 // accepts the same forms (store.ParsePlace).
 func openRegistry(place string, write bool) (store.Store, error) {
+	return openRegistrySigned(place, write, nil)
+}
+
+// openRegistrySigned is openRegistry for a writer that signs its changes
+// (sync): a git store signs each commit with signer.
+func openRegistrySigned(place string, write bool, signer signature.Signer) (store.Store, error) {
 	p, err := store.ParsePlace(place)
 	if err != nil {
 		return nil, &usageError{err}
@@ -32,6 +40,12 @@ func openRegistry(place string, write bool) (store.Store, error) {
 			return st, err
 		}
 		return store.OpenDir(p.Path, store.DirOptions{Create: true})
+	case store.PlaceGit:
+		st, err := gitstore.Open(p.Path, gitstore.Options{Ref: p.Ref, Write: write, Create: write, Signer: signer})
+		if !write && errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("registry %s: %w (check the path and the ref, or create one with airvsx sync)", place, err)
+		}
+		return st, err
 	default:
 		return nil, &usageError{fmt.Errorf("place %s: %s registries are not built yet; use a directory (copy it with cp -a or rsync)", place, p.Kind)}
 	}
