@@ -7,18 +7,21 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/transfer"
 )
 
 type copyOptions struct {
-	anchor anchorFlags
-	force  bool
-	dryRun bool
-	json   bool
+	anchor  anchorFlags
+	signKey string
+	force   bool
+	dryRun  bool
+	json    bool
 }
 
 func newCopyCommand(g *globals) *cobra.Command {
@@ -26,8 +29,9 @@ func newCopyCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "copy SRC DST (--root root.json | --key PREFIX.pub)",
 		Short: "Copy a registry from one place to another, verifying it on the way",
-		Long: `Copy copies the registry at SRC to DST (each a directory, DIR). Only what DST
-lacks moves: blobs by digest, tags, and the metadata, written last, so that
+		Long: `Copy copies the registry at SRC to DST (each a directory, DIR, or a git
+repository, git:PATH[#REF]; a git DST commits the copy as one commit, signed
+with --sign-key, the operator's PREFIX.key). Only what DST lacks moves: blobs by digest, tags, and the metadata, written last, so that
 DST is at every moment either its previous state or the new one. A copy
 that is stopped (or killed) is completed by running it again, which moves
 only what did not arrive.
@@ -56,6 +60,7 @@ I/O errors.`,
 	}
 	opts.anchor.add(cmd, true)
 	f := cmd.Flags()
+	f.StringVar(&opts.signKey, "sign-key", "", "with a git DST: the key (PREFIX.key, password in COSIGN_PASSWORD) that signs the commit")
 	f.BoolVar(&opts.force, "force", false, "overwrite a DST signed by another root, holding a newer catalog, or whose metadata does not verify")
 	f.BoolVarP(&opts.dryRun, "dry-run", "n", false, "print what would move and write nothing")
 	f.BoolVar(&opts.json, "json", false, "print the report as JSON")
@@ -72,7 +77,18 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		return fmt.Errorf("copy: %w", err)
 	}
 	defer src.Close()
-	dst, err := openCopyDest(dstPlace, opts.dryRun)
+	var signer signature.Signer
+	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceGit && !opts.dryRun {
+		if opts.signKey == "" {
+			return usagef("copy: a git DST commits the copy signed: pass --sign-key PREFIX.key")
+		}
+		if signer, err = trust.LoadSigner(opts.signKey, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
+			return fmt.Errorf("copy: --sign-key: %w", err)
+		}
+	} else if opts.signKey != "" {
+		return usagef("copy: --sign-key goes with a git DST (git:PATH)")
+	}
+	dst, err := openCopyDest(dstPlace, opts.dryRun, signer)
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
@@ -105,11 +121,11 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 // openCopyDest opens DST for writing (a directory is created), or for a
 // dry run read-only; a dry run to a directory that does not exist yet
 // gives nil: an empty place.
-func openCopyDest(place string, dryRun bool) (store.Store, error) {
+func openCopyDest(place string, dryRun bool, signer signature.Signer) (store.Store, error) {
 	if !dryRun {
-		return openRegistry(place, true)
+		return openRegistrySigned(place, true, signer)
 	}
-	if p, err := store.ParsePlace(place); err == nil && p.Kind == store.PlaceDir {
+	if p, err := store.ParsePlace(place); err == nil && (p.Kind == store.PlaceDir || p.Kind == store.PlaceGit) {
 		if _, err := os.Stat(p.Path); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
