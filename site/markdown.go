@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -49,8 +50,11 @@ func newDocRenderer() *docRenderer {
 var (
 	reAlign  = regexp.MustCompile(`^(?i:left|center|right)$`)
 	reNumber = regexp.MustCompile(`^[0-9]{1,4}$`)
-	reID     = regexp.MustCompile(`^[\p{L}\p{N}_-]{1,100}$`)
 	reLang   = regexp.MustCompile(`^language-[A-Za-z0-9_+-]{1,40}$`)
+	// reID is compiled at first use: its Unicode classes repeated 100
+	// times make a program of megabytes, which package initialization
+	// would build on every start of the binary (the sandbox helper too).
+	reID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\p{L}\p{N}_-]{1,100}$`) })
 )
 
 // sanitizerPolicy is the allow-list the package comment describes.
@@ -68,7 +72,7 @@ func sanitizerPolicy() *bluemonday.Policy {
 		"details", "summary", "figure", "figcaption",
 		"h1", "h2", "h3", "h4", "h5", "h6",
 	)
-	p.AllowAttrs("id").Matching(reID).OnElements("h1", "h2", "h3", "h4", "h5", "h6")
+	p.AllowAttrs("id").Matching(reID()).OnElements("h1", "h2", "h3", "h4", "h5", "h6")
 	p.AllowAttrs("align").Matching(reAlign).OnElements("p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "img", "td", "th")
 	p.AllowAttrs("colspan", "rowspan").Matching(reNumber).OnElements("td", "th")
 	p.AllowElements("td", "th")
@@ -311,7 +315,7 @@ func classifyURL(s string) (string, urlKind) {
 		return u.String(), urlRemote
 	}
 	if u.Path == "" && u.Opaque == "" {
-		if u.Fragment != "" && reID.MatchString(u.Fragment) {
+		if u.Fragment != "" && reID().MatchString(u.Fragment) {
 			return u.Fragment, urlFragment
 		}
 		return "", urlOther

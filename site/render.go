@@ -28,10 +28,15 @@ var templateFS embed.FS
 //go:embed assets/site.css assets/site.js assets/favicon.png
 var assetFS embed.FS
 
-var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"join":  strings.Join,
-	"cards": func(d *pageData, exts []*extView) cardsData { return cardsData{d, exts} },
-}).ParseFS(templateFS, "templates/*.html"))
+// templates are the parsed page templates, parsed at first use: not at
+// package initialization, which every run of the binary pays for (the
+// extension host's sandbox helper is this binary, started per host).
+var templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"join":  strings.Join,
+		"cards": func(d *pageData, exts []*extView) cardsData { return cardsData{d, exts} },
+	}).ParseFS(templateFS, "templates/*.html"))
+})
 
 // cardsData is what the "cards" template gets.
 type cardsData struct {
@@ -57,7 +62,7 @@ type renderer struct {
 func (r *renderer) page(name, tmpl string, data *pageData) error {
 	data.Site = r.m.site
 	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, tmpl, data); err != nil {
+	if err := templates().ExecuteTemplate(&buf, tmpl, data); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
 	}
 	r.out.pages.Add(1)
@@ -221,7 +226,7 @@ func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
 // card renders the card of x once, for pages at root.
 func (r *renderer) card(root string, x *extView) (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, "card", cardData{&pageData{Site: r.m.site, Root: root}, x}); err != nil {
+	if err := templates().ExecuteTemplate(&buf, "card", cardData{&pageData{Site: r.m.site, Root: root}, x}); err != nil {
 		return "", fmt.Errorf("render the card of %s: %w", x.ID, err)
 	}
 	return template.HTML(buf.String()), nil

@@ -28,7 +28,6 @@ const (
 )
 
 var (
-	tagPattern     = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 	elementPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	shortAlias     = regexp.MustCompile(`~[0-9]`)
 )
@@ -92,7 +91,21 @@ func CheckDigest(d string) error {
 
 // ValidTag reports whether tag follows the OCI tag grammar
 // [A-Za-z0-9_][A-Za-z0-9._-]{0,127}.
-func ValidTag(tag string) bool { return tagPattern.MatchString(tag) }
+func ValidTag(tag string) bool {
+	// The OCI distribution spec's ^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$,
+	// by hand: as a regexp its bounded repetition compiles to a large
+	// program at every start of the binary.
+	if len(tag) == 0 || len(tag) > 128 || tag[0] == '.' || tag[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(tag); i++ {
+		c := tag[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // CheckTag is ValidTag as an error wrapping ErrInvalidName.
 func CheckTag(tag string) error {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,6 +89,19 @@ func TestCheckEntryName(t *testing.T) {
 		err := store.CheckEntryName(index.MustParseID(tt.id), tt.version, tt.platform)
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("CheckEntryName(%s, %.20s…, %s) = %v; want %q", tt.id, tt.version, tt.platform, err, tt.want)
+		}
+	}
+}
+
+// TestValidTag: the hand-written check accepts exactly what the OCI
+// distribution spec's tag pattern does.
+func TestValidTag(t *testing.T) {
+	spec := regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+	cases := []string{"", "a", "_", ".a", "-a", "linux-x64-1.0.0", "universal-2.0.0-rc.1", "a b", "a/b", "é", "a:b",
+		strings.Repeat("a", 128), strings.Repeat("a", 129), "A.B_C-D", "0", "a\x00", "sha256-" + strings.Repeat("f", 64)}
+	for _, c := range cases {
+		if got, want := store.ValidTag(c), spec.MatchString(c); got != want {
+			t.Errorf("store.ValidTag(%q) = %v, the pattern says %v", c, got, want)
 		}
 	}
 }
