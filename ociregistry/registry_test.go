@@ -1,6 +1,8 @@
 package ociregistry_test
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
@@ -58,9 +60,16 @@ func registryBinary(t *testing.T) string {
 	return ""
 }
 
-// startRegistry starts a registry with deletes enabled; it is stopped
-// and its storage removed when t ends.
+// startRegistry starts a registry with deletes enabled, over plain HTTP;
+// it is stopped and its storage removed when t ends.
 func startRegistry(t *testing.T) *testRegistry {
+	t.Helper()
+	return startRegistryTLS(t, "", "", nil)
+}
+
+// startRegistryTLS is startRegistry serving TLS with the certificate and
+// key in certFile and keyFile (when not ""), trusted through pool.
+func startRegistryTLS(t *testing.T, certFile, keyFile string, pool *x509.CertPool) *testRegistry {
 	t.Helper()
 	bin := registryBinary(t)
 	dir := t.TempDir()
@@ -87,6 +96,12 @@ storage:
 http:
   addr: %s
 `, storage, host)
+	scheme, client := "http", http.DefaultClient
+	if certFile != "" {
+		config += fmt.Sprintf("  tls:\n    certificate: %s\n    key: %s\n", certFile, keyFile)
+		scheme = "https"
+		client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	}
 	cfg := filepath.Join(dir, "config.yml")
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
@@ -116,7 +131,7 @@ http:
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, err := http.Get("http://" + host + "/v2/")
+		resp, err := client.Get(scheme + "://" + host + "/v2/")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -84,8 +85,27 @@ func (s *Store) do(ctx context.Context, r request) (*http.Response, error) {
 	if maxAfter <= 0 {
 		maxAfter = 2 * time.Minute
 	}
+	redirects := 0
 	for attempt := 0; ; attempt++ {
 		resp, wait, err := s.once(ctx, t, r)
+		if err == nil && isRedirect(resp.StatusCode) && !slices.Contains(r.ok, resp.StatusCode) {
+			// A redirect is followed only by a GET or HEAD, and only to
+			// the registry's own host.
+			drain(resp)
+			if r.method != http.MethodGet && r.method != http.MethodHead {
+				return nil, &statusError{method: r.method, url: r.url.Redacted(), status: resp.StatusCode}
+			}
+			next, lerr := s.location(resp)
+			if lerr != nil {
+				return nil, lerr
+			}
+			if redirects++; redirects > 5 {
+				return nil, fmt.Errorf("%s %s: more than 5 redirects", r.method, r.url.Redacted())
+			}
+			r.url = next
+			attempt--
+			continue
+		}
 		if err == nil {
 			return resp, nil
 		}
@@ -148,10 +168,8 @@ func (s *Store) once(ctx context.Context, t http.RoundTripper, r request) (*http
 		}
 		return nil, 0, fmt.Errorf("%s %s: %w", r.method, r.url.Redacted(), err)
 	}
-	for _, st := range r.ok {
-		if resp.StatusCode == st {
-			return resp, 0, nil
-		}
+	if slices.Contains(r.ok, resp.StatusCode) || isRedirect(resp.StatusCode) && resp.Header.Get("Location") != "" {
+		return resp, 0, nil
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	resp.Body.Close()
@@ -160,6 +178,15 @@ func (s *Store) once(ctx context.Context, t http.RoundTripper, r request) (*http
 		return nil, retryAfter(resp.Header.Get("Retry-After"), time.Now()), se
 	}
 	return nil, -1, se
+}
+
+// isRedirect reports whether status sends the client elsewhere.
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
 }
 
 // retryAfter parses a Retry-After header: seconds or an HTTP date; 0 when

@@ -260,6 +260,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := demoInRegistry(t, r, ociregistry.Options{})
 			base := "http://" + r.host + "/v2/" + s.Place().Prefix
 			wants := tc.tamper(t, s, base)
