@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -147,15 +148,26 @@ func (s *Store) once(ctx context.Context, t http.RoundTripper, r request) (*http
 		}
 		body, size = b, n
 	}
+	var sent *closeSignal
+	if body != nil && size != 0 {
+		// The transport may still read the body after RoundTrip has
+		// returned (a response before the whole body was sent); the
+		// content is not rewound or reused before it closes the body.
+		sent = &closeSignal{r: body, done: make(chan struct{})}
+		body = sent
+		defer func() { <-sent.done }()
+	}
 	req, err := http.NewRequestWithContext(ctx, r.method, r.url.String(), body)
 	if err != nil {
+		if sent != nil {
+			sent.Close()
+		}
 		return nil, -1, err
 	}
 	if body != nil {
 		req.ContentLength = size
-		if size == 0 {
-			req.Body = http.NoBody
-		}
+	} else if r.body != nil {
+		req.Body = http.NoBody
 	}
 	for k, v := range r.header {
 		req.Header[k] = v
@@ -178,6 +190,21 @@ func (s *Store) once(ctx context.Context, t http.RoundTripper, r request) (*http
 		return nil, retryAfter(resp.Header.Get("Retry-After"), time.Now()), se
 	}
 	return nil, -1, se
+}
+
+// closeSignal is a request body that says when the transport has closed
+// it (done).
+type closeSignal struct {
+	r    io.Reader
+	once sync.Once
+	done chan struct{}
+}
+
+func (c *closeSignal) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func (c *closeSignal) Close() error {
+	c.once.Do(func() { close(c.done) })
+	return nil
 }
 
 // isRedirect reports whether status sends the client elsewhere.

@@ -144,6 +144,11 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 	if s.hc == nil {
 		s.hc = baseTransport(host, opts.RootCAs)
 	}
+	if !opts.Insecure {
+		// go-containerregistry falls back to plain HTTP for loopback and
+		// private addresses by itself; without Insecure nothing may.
+		s.hc = tlsOnly{s.hc}
+	}
 	n := opts.Concurrency
 	if n <= 0 {
 		n = 4
@@ -216,6 +221,24 @@ func baseTransport(host string, roots *x509.CertPool) *http.Transport {
 		ResponseHeaderTimeout: 60 * time.Second,
 		MaxIdleConnsPerHost:   16,
 		ForceAttemptHTTP2:     true,
+	}
+}
+
+// tlsOnly refuses every request that is not HTTPS.
+type tlsOnly struct{ http.RoundTripper }
+
+func (t tlsOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" {
+		return nil, fmt.Errorf("%s %s: plain HTTP needs --insecure (Options.Insecure)", req.Method, req.URL.Redacted())
+	}
+	return t.RoundTripper.RoundTrip(req)
+}
+
+// CloseIdleConnections closes the idle connections of the transport
+// underneath.
+func (t tlsOnly) CloseIdleConnections() {
+	if c, ok := t.RoundTripper.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
 }
 

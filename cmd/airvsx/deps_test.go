@@ -20,6 +20,9 @@ var dialers = []string{
 	"github.com/airvsx/airvsx/mirror/openvsxtest",
 	"github.com/airvsx/airvsx/cmd/openvsx-fixture",
 	"github.com/airvsx/airvsx/internal/demoreg",
+	// Tests only: starts a distribution registry on loopback and waits
+	// for it to answer.
+	"github.com/airvsx/airvsx/internal/ocitest",
 	// The extension host's network broker: it makes the requests
 	// hostlaunch/host allowed (see networkBrokers).
 	"github.com/airvsx/airvsx/hostlaunch/netbroker",
