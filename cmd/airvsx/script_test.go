@@ -84,6 +84,11 @@ func TestScript(t *testing.T) {
 					return false, nil
 				}
 				return true, nil
+			case "cosign":
+				// Stock cosign checks the signatures a docker:// sync
+				// writes where it is installed (CI does not install it).
+				_, err := exec.LookPath("cosign")
+				return err == nil, nil
 			case "registry":
 				// The CNCF distribution registry (internal/ocitest) is
 				// installed by CI (.ci/run); where it is missing outside
