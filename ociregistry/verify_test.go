@@ -246,6 +246,42 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 			return []want{{verify.RuleBlobDigest, hello}}
 		}},
+		{"tag deleted", func(t *testing.T, s *ociregistry.Store, base string) []want {
+			e, repo := entry(t, usesGit)
+			api(t, "DELETE", base+"/"+repo+"/manifests/"+entryTag(t, e), nil, nil, 202)
+			return []want{{verify.RuleTagMissing, usesGit}}
+		}},
+		{"truncated vsix in the registry's storage", func(t *testing.T, s *ociregistry.Store, base string) []want {
+			e, repo := entry(t, helloLinux)
+			l := layer(t, s, repo, e, store.RoleVsix)
+			f := r.blobData(l.Digest)
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, b[:len(b)-100], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{verify.RuleBlobSize, helloLinux}}
+		}},
+		{"snapshot metadata removed from the metadata manifest", func(t *testing.T, s *ociregistry.Store, base string) []want {
+			url := base + "/airvsx-metadata/manifests/metadata"
+			var m map[string]any
+			if err := json.Unmarshal(api(t, "GET", url, nil, http.Header{"Accept": {store.MediaTypeManifest}}, 200), &m); err != nil {
+				t.Fatal(err)
+			}
+			var kept []any
+			for _, l := range m["layers"].([]any) {
+				title, _ := l.(map[string]any)["annotations"].(map[string]any)["org.opencontainers.image.title"].(string)
+				if !strings.HasSuffix(title, "snapshot.json") {
+					kept = append(kept, l)
+				}
+			}
+			m["layers"] = kept
+			b, _ := json.Marshal(m)
+			api(t, "PUT", url, b, http.Header{"Content-Type": {store.MediaTypeManifest}}, 201)
+			return []want{{verify.RuleTrustMissing, ""}}
+		}},
 		{"timestamp replaced", func(t *testing.T, s *ociregistry.Store, base string) []want {
 			b, err := s.ReadMetadata(t.Context(), "timestamp.json", 1<<20)
 			if err != nil {
