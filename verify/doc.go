@@ -40,6 +40,18 @@
 // When the chain does not verify, nothing the catalog says can be trusted
 // and no entry is checked.
 //
+// A registry kept as a signed history (a store implementing
+// store.History: a git store) is also checked as a history, once the
+// chain verifies:
+//
+//   - history-signature: the commit read is signed by the anchor's key (in
+//     root mode, a targets key of the verified root): an unsigned commit on
+//     top, or one signed by another key, fails;
+//   - history-rewound: the commit read descends from the commit the state
+//     recorded (a force-pushed, rewound branch fails with both commit IDs
+//     named). The commit is recorded (state.json's revision) only when
+//     both hold.
+//
 // # State
 //
 // RegistryOptions.StateDir keeps, per registry identity (the sha256 of the

@@ -95,6 +95,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if t := r.Trust; t != nil && t.Revision != "" {
+		fmt.Fprintf(&b, "commit: %s\n", t.Revision)
+	}
 	if p := r.Package; p != nil {
 		signed := "no verified upstream signature"
 		if p.Signed {

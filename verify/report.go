@@ -67,6 +67,9 @@ type TrustSummary struct {
 	// Recorded reports whether Verified (and the catalog's serial and
 	// digest) were written to StateDir.
 	Recorded bool `json:"recorded"`
+	// Revision is the commit read, for a registry kept as a signed
+	// history (a git store); "" otherwise.
+	Revision string `json:"revision,omitempty"`
 }
 
 // Summary counts what was checked and found.

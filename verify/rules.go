@@ -15,6 +15,12 @@ const (
 	RuleTrustMalformed Rule = "trust-malformed" // a metadata file is not valid TUF metadata
 )
 
+// The rules of a registry kept as a signed history (a git store).
+const (
+	RuleHistorySignature Rule = "history-signature" // the commit read is not signed by the anchor's key
+	RuleHistoryRewound   Rule = "history-rewound"   // the commit read does not descend from the one verified before
+)
+
 // The rules of the catalog.
 const (
 	RuleCatalogInvalid  Rule = "catalog-invalid"  // the signed catalog does not decode or validate
@@ -96,6 +102,9 @@ var rules = map[Rule]ruleInfo{
 	RuleTrustMismatch:  {"Every metadata file matches the length, hash and version the role above pins (mix-and-match)", fixMetadata},
 	RuleTrustMissing:   {"Every metadata file the chain needs is present", fixMetadata},
 	RuleTrustMalformed: {"Every metadata file is valid TUF metadata", fixMetadata},
+
+	RuleHistorySignature: {"The commit read is signed by the trusted key (SSH signature, namespace git)", "this history was not signed by the key you trust, or a commit was added on top by someone else: fetch the registry again from its publisher"},
+	RuleHistoryRewound:   {"The commit read descends from the commit verified before", "this copy's branch was rewound or rewritten (a force push, an old copy): get the current registry; to go back on purpose, delete the recorded state (see trust.stateDir)"},
 
 	RuleCatalogInvalid:  {"The signed catalog decodes and every entry is well formed and unique", "the publisher signed a broken catalog: run airvsx sync again on the connected side with a current airvsx"},
 	RuleCatalogChain:    {"The catalog links to the catalog verified one serial before", "the registry's history forked: find out who signed this catalog; if it is right, delete the recorded state (see trust.stateDir)"},

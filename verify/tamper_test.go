@@ -286,8 +286,8 @@ func tamperCases() []tamperCase {
 // TestTamperMatrix damages a fresh copy of a registry made by sync in
 // each way an attacker or a bad medium could, and checks that verify
 // fails naming the right rule, file and entry; then that verifying the
-// damaged registry through an in-memory store finds the same (see
-// checkOnMem).
+// damaged registry committed into a git store (checkOnGit) and through an
+// in-memory store (checkOnMem) finds the same.
 func TestTamperMatrix(t *testing.T) {
 	cases := tamperCases()
 	if len(cases) < 20 {
@@ -311,6 +311,7 @@ func TestTamperMatrix(t *testing.T) {
 					t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
 				}
 			}
+			checkOnGit(t, dir, o, rep)
 			checkOnMem(t, dir, o, rep, wants)
 		})
 	}

@@ -3,11 +3,13 @@ package verify
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"errors"
 	"io/fs"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 )
 
@@ -19,6 +21,18 @@ import (
 func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 	ts := &TrustSummary{Mode: v.opts.Anchor.Mode()}
 	v.rep.Trust = ts
+	// A registry kept as a signed history is checked as a history first,
+	// against the revision recorded before, whatever the chain holds: a
+	// rewound branch also rolls TUF back, and the report names both
+	// commits.
+	var rev string
+	if h, ok := v.st.(store.History); ok {
+		prev, err := trust.Recorded(ctx, v.st, v.opts.Anchor, v.opts.State)
+		if err != nil {
+			return nil, err
+		}
+		rev = v.history(ctx, h, prev.Revision)
+	}
 	c, err := trust.Check(ctx, v.st, v.opts.Anchor, trust.CheckOptions{State: v.opts.State, Now: v.opts.Now})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -53,6 +67,7 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 			chained = cat
 		}
 	}
+	c.Revision = rev
 	// The chain verified: record it now, whatever the entries hold (see
 	// the package comment, "State").
 	dir, err := c.Record(chained)
@@ -123,4 +138,45 @@ func leaves(err error) []error {
 		return out
 	}
 	return []error{err}
+}
+
+// history checks a registry kept as a signed history (a git store): the
+// revision read is signed by the anchor's key (in root mode, a targets
+// key of the pinned root), and descends from the revision recorded
+// before, so a rewound or rewritten branch fails with both revisions
+// named. It returns the revision to record: "" when a check failed.
+func (v *registryVerifier) history(ctx context.Context, h store.History, prev string) string {
+	rev := h.Revision()
+	v.rep.Trust.Revision = rev
+	path := "commit " + rev
+	var keys []crypto.PublicKey
+	var err error
+	if k := v.opts.Anchor.Key; k != nil {
+		var pub crypto.PublicKey
+		if pub, err = k.PublicKey(); err == nil {
+			keys = []crypto.PublicKey{pub}
+		}
+	} else {
+		keys, err = trust.RootRoleKeys(v.opts.Anchor.Root, "targets")
+	}
+	if err == nil {
+		err = h.CheckSignature(ctx, keys)
+	}
+	if err != nil {
+		v.add(Error, RuleHistorySignature, path, "", "%s", err)
+		return ""
+	}
+	if prev == "" || prev == rev {
+		return rev
+	}
+	ok, err := h.Descends(ctx, prev)
+	switch {
+	case err != nil:
+		v.add(Error, RuleHistoryRewound, path, "", "cannot tell whether commit %s descends from %s, the commit verified before: %v", rev, prev, err)
+		return ""
+	case !ok:
+		v.add(Error, RuleHistoryRewound, path, "", "commit %s does not descend from %s, the commit verified before: the history was rewound or rewritten", rev, prev)
+		return ""
+	}
+	return rev
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 )
 
@@ -27,7 +28,11 @@ file. An existing cosign.key works wherever airvsx asks for a key.
 The password is COSIGN_PASSWORD's when it is set, even to "" (no
 password). When it is not set and stdin is a terminal, keygen asks for the
 password twice; when it is not set and there is no terminal, the key is
-encrypted with an empty password and keygen says so on stderr.`,
+encrypted with an empty password and keygen says so on stderr.
+
+It also prints the key's line for an SSH allowed-signers file, with which
+stock git verifies the signed commits of a git registry:
+  git -c gpg.format=ssh -c gpg.ssh.allowedSignersFile=FILE verify-commit HEAD`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.out == "" {
@@ -55,14 +60,35 @@ encrypted with an empty password and keygen says so on stderr.`,
 				fmt.Fprintf(g.stderr, "airvsx: keygen: %s is not set: %s is encrypted with an empty password; set %s=… to choose one\n",
 					passwordEnv, keyPath, passwordEnv)
 			}
+			signer, err := allowedSignerLine(pubPath)
+			if err != nil {
+				return fmt.Errorf("keygen: %w", err)
+			}
 			if opts.json {
-				return json.NewEncoder(g.stdout).Encode(map[string]string{"privateKey": keyPath, "publicKey": pubPath})
+				return json.NewEncoder(g.stdout).Encode(map[string]string{"privateKey": keyPath, "publicKey": pubPath, "sshAllowedSigner": signer})
 			}
 			fmt.Fprintf(g.stdout, "private key: %s\npublic key:  %s\n", keyPath, pubPath)
+			fmt.Fprintf(g.stdout, "git allowed signer (for git verify-commit of git:PATH registries):\n%s\n", signer)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&opts.out, "out", "", "path prefix of the key files (PREFIX.key, PREFIX.pub)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print as JSON")
 	return cmd
+}
+
+// allowedSignerLine returns the SSH allowed-signers line of the public
+// key in pubPath, principal "airvsx": with git's gpg.format=ssh and
+// gpg.ssh.allowedSignersFile naming a file holding it, stock git verifies
+// the commits of a git registry.
+func allowedSignerLine(pubPath string) (string, error) {
+	v, err := trust.LoadVerifier(pubPath)
+	if err != nil {
+		return "", err
+	}
+	pub, err := v.PublicKey()
+	if err != nil {
+		return "", err
+	}
+	return gitstore.AllowedSigner("airvsx", pub)
 }

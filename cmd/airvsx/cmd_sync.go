@@ -57,7 +57,7 @@ reason, the run goes on, and the exit status is 1.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.upstream, "upstream", "", "the Open VSX to mirror from (overrides the policy's upstream:)")
 	f.StringVar(&opts.policy, "policy", "", "the policy file (required)")
-	f.StringVar(&opts.registry, "registry", "", "the registry: a directory, created if missing, or an OCI registry, docker://HOST[:PORT]/PREFIX, whose entries are also cosign-signed with the key (required)")
+	f.StringVar(&opts.registry, "registry", "", "the registry, created if missing (required): a directory (DIR), a git repository (git:PATH[#BRANCH]: one signed commit per sync; a new one is bare when PATH ends in .git) or an OCI registry (docker://HOST[:PORT]/PREFIX, whose entries are also cosign-signed with the key)")
 	opts.net.add(cmd, false)
 	f.StringVar(&opts.key, "key", "", "the signing key, PREFIX.key from airvsx keygen or a cosign.key (required unless --dry-run)")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the plan and write nothing")
@@ -131,8 +131,12 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	opts.net.caFile, opts.net.logger = opts.caFile, logger
 	regPath := opts.registry
-	place, _ := store.ParsePlace(regPath)
-	if _, err := os.Stat(regPath); opts.dryRun && place.Kind == store.PlaceDir && errors.Is(err, os.ErrNotExist) {
+	statPath := regPath
+	p, perr := store.ParsePlace(regPath)
+	if perr == nil && p.Kind == store.PlaceGit {
+		statPath = p.Path
+	}
+	if _, err := os.Stat(statPath); opts.dryRun && !(perr == nil && p.Kind == store.PlaceDocker) && errors.Is(err, os.ErrNotExist) {
 		// Plan against an empty registry, writing nothing at the target.
 		tmp, err := os.MkdirTemp("", "airvsx-dry-run-")
 		if err != nil {

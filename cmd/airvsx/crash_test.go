@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
@@ -34,13 +36,22 @@ func airvsxCmd(ctx context.Context, t *testing.T, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// TestSyncKilled kills a sync (SIGKILL to a child process) at 20 points
-// spread over its run. Each time the registry's previous catalog still
-// verifies, signature and every blob hash, and a re-run completes.
+// TestSyncKilled kills a sync (SIGKILL to a child process) at points
+// spread over its run, 20 into a directory and 12 into a git repository.
+// Each time the registry's previous catalog still verifies, signature and
+// every blob hash, and a re-run completes. In git, the branch is at the
+// previous signed commit or at one signed commit on top of it: never a
+// half commit.
 func TestSyncKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 syncs; skipped with -short")
 	}
+	for _, kind := range []string{"dir", "git"} {
+		t.Run(kind, func(t *testing.T) { testSyncKilled(t, kind) })
+	}
+}
+
+func testSyncKilled(t *testing.T, kind string) {
 	srv := openvsxtest.New(t, openvsxtest.Options{Latency: 15 * time.Millisecond})
 	work := t.TempDir()
 	key := filepath.Join(work, "k")
@@ -57,14 +68,24 @@ func TestSyncKilled(t *testing.T) {
 	if err := os.WriteFile(small, []byte("version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	place := func(reg string) string {
+		if kind == "git" {
+			return "git:" + reg
+		}
+		return reg
+	}
 	syncArgs := func(policy, reg string) []string {
-		return []string{"sync", "--upstream", srv.URL, "--rate", "1000", "--concurrency", "2", "--policy", policy, "--registry", reg, "--key", key + ".key"}
+		return []string{"sync", "--upstream", srv.URL, "--rate", "1000", "--concurrency", "2", "--policy", policy, "--registry", place(reg), "--key", key + ".key"}
 	}
 
 	// The base: a registry with a signed catalog of one entry.
 	base := filepath.Join(work, "base")
+	if kind == "git" {
+		base += ".git"
+	}
 	run(syncArgs(small, base)...)
-	baseCat := readCatalog(t, base)
+	baseCat := readCatalog(t, place(base))
+	baseHead := gitHead(t, place(base))
 
 	// How long an uninterrupted sync of the full policy takes.
 	timed := filepath.Join(work, "timed")
@@ -74,10 +95,16 @@ func TestSyncKilled(t *testing.T) {
 	total := time.Since(start)
 	t.Logf("an uninterrupted sync takes %v", total)
 
-	const points = 20
+	points := 20
+	if kind == "git" {
+		points = 12 // the same path to the commit point, and a minute less
+	}
 	killed := 0
 	for i := 1; i <= points; i++ {
 		reg := filepath.Join(work, fmt.Sprintf("kill-%02d", i))
+		if kind == "git" {
+			reg += ".git"
+		}
 		filetest.CopyDir(t, base, reg)
 		cmd := airvsxCmd(t.Context(), t, syncArgs(full, reg)...)
 		var out bytes.Buffer
@@ -85,7 +112,7 @@ func TestSyncKilled(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		at := total * time.Duration(i) / (points + 1)
+		at := total * time.Duration(i) / time.Duration(points+1)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
@@ -105,16 +132,19 @@ func TestSyncKilled(t *testing.T) {
 		// Whatever the point, the registry's catalog verifies, and so
 		// does every byte it pins: the old catalog, or the new one when
 		// the kill came after it was signed.
-		cat := readCatalog(t, reg)
+		cat := readCatalog(t, place(reg))
 		if cat.Serial != baseCat.Serial && cat.Serial != baseCat.Serial+1 {
 			t.Errorf("point %d: catalog serial %d; want %d or %d", i, cat.Serial, baseCat.Serial, baseCat.Serial+1)
 		}
-		checkBlobs(t, reg, cat)
+		checkBlobs(t, place(reg), cat)
+		if kind == "git" {
+			checkGitHead(t, place(reg), baseHead, key+".pub", cat.Serial != baseCat.Serial)
+		}
 
 		// A re-run completes and reaches the full catalog.
 		run(syncArgs(full, reg)...)
-		after := readCatalog(t, reg)
-		checkBlobs(t, reg, after)
+		after := readCatalog(t, place(reg))
+		checkBlobs(t, place(reg), after)
 		if len(after.Entries) != 7 {
 			t.Errorf("point %d: after the re-run the catalog has %d entries; want 7", i, len(after.Entries))
 		}
@@ -125,22 +155,68 @@ func TestSyncKilled(t *testing.T) {
 	t.Logf("%d of %d syncs killed mid-run", killed, points)
 }
 
-// readCatalog reads a registry's catalog, checking the TUF chain from the
-// registry's own first root.
-func readCatalog(t *testing.T, reg string) *index.Catalog {
+// gitHead returns the commit a git place's branch names ("" for a
+// directory).
+func gitHead(t *testing.T, place string) string {
 	t.Helper()
-	st, err := store.OpenDir(reg, store.DirOptions{ReadOnly: true})
+	if !strings.HasPrefix(place, "git:") {
+		return ""
+	}
+	st, err := openRegistry(place, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	root, err := os.ReadFile(filepath.Join(reg, "metadata", "1.root.json"))
+	return st.(store.History).Revision()
+}
+
+// checkGitHead checks that a killed sync left the branch at base, or (when
+// moved) at one commit on top of it, signed by the key in pubPath.
+func checkGitHead(t *testing.T, place, base, pubPath string, moved bool) {
+	t.Helper()
+	st, err := openRegistry(place, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	g := st.(*gitstore.Store)
+	v, err := trust.LoadVerifier(pubPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := v.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.CheckSignature(t.Context(), []crypto.PublicKey{pub}); err != nil {
+		t.Errorf("%s: HEAD: %v", place, err)
+	}
+	switch parent, err := g.Parent(); {
+	case err != nil:
+		t.Errorf("%s: %v", place, err)
+	case !moved && g.Revision() != base:
+		t.Errorf("%s: the catalog did not change, yet HEAD moved from %s to %s", place, base, g.Revision())
+	case moved && parent != base:
+		t.Errorf("%s: HEAD %s has parent %s; want the previous commit %s", place, g.Revision(), parent, base)
+	}
+}
+
+// readCatalog reads a registry's catalog, checking the TUF chain from the
+// registry's own first root.
+func readCatalog(t *testing.T, place string) *index.Catalog {
+	t.Helper()
+	st, err := openRegistry(place, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	root, err := st.ReadMetadata(t.Context(), "1.root.json", trust.MaxRootBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cat, _, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Root: root})
 	if err != nil {
-		t.Fatalf("%s: the catalog does not verify: %v", reg, err)
+		t.Fatalf("%s: the catalog does not verify: %v", place, err)
 	}
 	return cat
 }
@@ -150,7 +226,7 @@ func readCatalog(t *testing.T, reg string) *index.Catalog {
 func checkBlobs(t *testing.T, reg string, cat *index.Catalog) {
 	t.Helper()
 	ctx := t.Context()
-	st, err := store.OpenDir(reg, store.DirOptions{ReadOnly: true})
+	st, err := openRegistry(reg, false)
 	if err != nil {
 		t.Fatal(err)
 	}

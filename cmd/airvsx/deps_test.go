@@ -58,6 +58,7 @@ var offlineReaders = []string{
 	"github.com/airvsx/airvsx/index",
 	"github.com/airvsx/airvsx/policies",
 	"github.com/airvsx/airvsx/hostlaunch",
+	"github.com/airvsx/airvsx/transfer",
 }
 
 // netPackages are the standard packages through which Go code opens

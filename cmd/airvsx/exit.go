@@ -8,6 +8,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/transfer"
 )
 
 // The exit statuses of every airvsx command (ARCHITECTURE.md).
@@ -41,7 +42,8 @@ func exitCode(err error) int {
 		return exitError
 	case errors.Is(err, errFailed), errors.Is(err, vsix.ErrRejected),
 		errors.Is(err, install.ErrRefused), errors.Is(err, install.ErrNotInstalled),
-		errors.As(err, new(*host.CommandError)), errors.Is(err, host.ErrExited):
+		errors.As(err, new(*host.CommandError)), errors.Is(err, host.ErrExited),
+		errors.Is(err, transfer.ErrSource), errors.Is(err, transfer.ErrRefused):
 		return exitFailed
 	default:
 		return exitError

@@ -12,21 +12,24 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/airvsx/airvsx/ociregistry"
 )
 
 // placeHelp is how flag help names a place.
-const placeHelp = "the registry: a directory (DIR) or an OCI registry (docker://HOST[:PORT]/PREFIX); git:PATH is recognized but not built yet"
+const placeHelp = "the registry: a directory (DIR), a git repository (git:PATH[#REF], one signed commit per change) or an OCI registry (docker://HOST[:PORT]/PREFIX)"
 
 // registryNet are the flags of a registry reached over the network (a
-// docker:// place); they change nothing for a directory.
+// docker:// place; they change nothing for a directory or git) and the
+// writer's signer.
 type registryNet struct {
 	insecure, allowInsecureRemote bool
 	caFile                        string
-	// signer, when set, signs each entry manifest a writer tags in a
-	// docker:// registry with a cosign signature (sync's key).
+	// signer, when set, signs a writer's changes (sync's key): each
+	// commit of a git store, and each entry manifest tagged in a
+	// docker:// registry with a cosign signature.
 	signer signature.Signer
 	logger *slog.Logger
 }
@@ -53,9 +56,15 @@ func openRegistry(place string, write bool) (store.Store, error) {
 	return openRegistryNet(context.Background(), place, write, registryNet{})
 }
 
+// openRegistrySigned is openRegistry for a writer that signs its changes
+// (sync): a git store signs each commit with signer.
+func openRegistrySigned(place string, write bool, signer signature.Signer) (store.Store, error) {
+	return openRegistryNet(context.Background(), place, write, registryNet{signer: signer})
+}
+
 // openRegistryNet is openRegistry with the network flags of a docker://
-// place. A docker:// registry is the only store that dials, and only its
-// own host.
+// place and the writer's signer. A docker:// registry is the only store
+// that dials, and only its own host.
 func openRegistryNet(ctx context.Context, place string, write bool, n registryNet) (store.Store, error) {
 	p, err := store.ParsePlace(place)
 	if err != nil {
@@ -95,6 +104,12 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 			return st, err
 		}
 		return store.OpenDir(p.Path, store.DirOptions{Create: true})
+	case store.PlaceGit:
+		st, err := gitstore.Open(p.Path, gitstore.Options{Ref: p.Ref, Write: write, Create: write, Signer: n.signer})
+		if !write && errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("registry %s: %w (check the path and the ref, or create one with airvsx sync)", place, err)
+		}
+		return st, err
 	default:
 		return nil, &usageError{fmt.Errorf("place %s: %s registries are not built yet; use a directory (copy it with cp -a or rsync) or an OCI registry (docker://HOST[:PORT]/PREFIX)", place, p.Kind)}
 	}

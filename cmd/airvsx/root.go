@@ -57,7 +57,8 @@ registry ("sync"), lists it ("ls"), verifies it offline once it has crossed
 the air gap ("verify"), renders its catalog as a static HTML site that
 opens from file:// ("site"), and installs extensions from it into an
 extensions directory, verified ("install", "uninstall", "list"). "inspect"
-and "verify FILE.vsix" check a single untrusted .vsix; "keygen" writes the
+and "verify FILE.vsix" check a single untrusted .vsix; "copy" copies a
+registry from one place to another, verifying it on the way; "keygen" writes the
 key a registry is signed with. "run" starts installed extensions in a
 Node.js extension host and executes one of their commands (the kernel
 sandbox around the host is not built yet).
@@ -92,6 +93,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newUninstallCommand(g),
 		newListCommand(g),
 		newRunCommand(g),
+		newCopyCommand(g),
 	)
 	return root
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // Groups splits extensions into the sets that share a host process: one
-// per distinct set of effective capabilities, so the kernel sandbox can
+// per distinct set of effective capabilities (with the hosts and programs
+// the brokers allow), so the kernel sandbox can
 // give each process only what its extensions are granted. Extensions
 // linked by dependencies stay together (a dependency's exports are
 // objects in its process), so such a group has the union of their
@@ -39,11 +40,20 @@ func Groups(exts []Extension) [][]Extension {
 			}
 		}
 	}
-	// The union of each component's capabilities, then one group per
-	// distinct union.
+	// The union of each component's capabilities, allowed hosts and
+	// programs, then one group per distinct union. (The brokers take the
+	// extension's name from the host, so extensions that share a process
+	// must share what the brokers would grant them.)
 	union := map[int][]string{}
 	for i, e := range exts {
-		union[find(i)] = append(union[find(i)], e.Capabilities...)
+		u := append(union[find(i)], e.Capabilities...)
+		for _, h := range e.AllowedHosts {
+			u = append(u, "host "+strings.ToLower(h))
+		}
+		for _, p := range e.Programs {
+			u = append(u, "program "+p)
+		}
+		union[find(i)] = u
 	}
 	idx := map[string]int{}
 	var out [][]Extension

@@ -22,6 +22,13 @@ func TestGroups(t *testing.T) {
 		{"same capabilities", []Extension{e("a", nil), e("b", nil)}, "a b"},
 		{"by capability set", []Extension{e("net", []string{"network"}), e("plain", nil), e("net2", []string{"network"}), e("both", []string{"spawn", "network"}), e("both2", []string{"network", "spawn"})},
 			"plain | net net2 | both both2"},
+		{"by allowed hosts and programs", []Extension{
+			{ID: "git", Capabilities: []string{"spawn"}, Programs: []string{"/usr/bin/git"}},
+			{ID: "echo", Capabilities: []string{"spawn"}, Programs: []string{"/bin/echo"}},
+			{ID: "git2", Capabilities: []string{"spawn"}, Programs: []string{"/usr/bin/git"}},
+			{ID: "a", Capabilities: []string{"network"}, AllowedHosts: []string{"a.example"}},
+			{ID: "b", Capabilities: []string{"network"}, AllowedHosts: []string{"b.example"}},
+		}, "git git2 | echo | a | b"},
 		{"dependencies together", []Extension{e("spawner", []string{"spawn"}), e("user", nil, "Spawner"), e("other", nil)}, "other | spawner user"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"fmt"
 	"io"
 )
@@ -98,3 +99,18 @@ func (c *ReopenContent) Close() error { return c.rc.Close() }
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// History is implemented by stores whose content is a signed history of
+// changes (a git store: commits). Readers that keep state between runs
+// (verify) check the signature of the revision they read and that it
+// descends from the one they trusted last, so a rewound history fails.
+type History interface {
+	// Revision names the change being read (a commit ID); "" when the
+	// store holds none.
+	Revision() string
+	// CheckSignature checks that the revision is signed by one of keys.
+	CheckSignature(ctx context.Context, keys []crypto.PublicKey) error
+	// Descends reports whether the revision is old or descends from it
+	// (false when old is not in the store's history at all).
+	Descends(ctx context.Context, old string) (bool, error)
+}

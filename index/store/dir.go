@@ -81,9 +81,10 @@ type DirOptions struct {
 //
 // Every write goes to a temp file (".tmp-*") in the target's directory, is
 // hashed while copied, fsynced, checked, renamed into place, and the
-// directory fsynced (for blobs, once before the first tag or metadata
-// write that can name them, not once per blob); index.json is replaced the
-// same way, so readers see the old file or the new. A writer holds an advisory lock on the marker
+// directory fsynced (for blobs, the file and its directory are made
+// durable together before the first tag or metadata write that can name
+// them, not once per blob); index.json is replaced the same way, so
+// readers see the old file or the new. A writer holds an advisory lock on the marker
 // file (flock, on Unix), so one process writes at a time, and on open it
 // removes the ".tmp-*" files a killed run left behind; readers ignore
 // them. All access goes through os.Root, so nothing in the directory
@@ -99,12 +100,16 @@ type Dir struct {
 	log  *slog.Logger
 	mu   sync.Mutex // serializes read-modify-write of index.json and quarantine names
 
-	// dirty holds the blob directories with renames not yet fsynced: a
-	// blob is only reachable through a tag or the catalog, so its
-	// directory is fsynced once before the first tag or metadata write
-	// that may name it (and on Close), not once per blob.
+	// dirty holds the blob directories with renames not yet fsynced,
+	// and the blob files in each whose content is not yet fsynced: a
+	// blob is only reachable through a tag or the catalog, so its file
+	// and directory are made durable before the first tag or metadata
+	// write that may name it (and on Close), not one by one as they are
+	// written: by an fsync of each file, then of the directory, or when
+	// there are many (a copy), on Linux by one syncfs of the file
+	// system, which the writer waits for once instead of once a blob.
 	dirtyMu sync.Mutex
-	dirty   map[string]bool
+	dirty   map[string][]string
 }
 
 var _ Store = (*Dir)(nil)
@@ -348,47 +353,97 @@ func (d *Dir) writeBytes(ctx context.Context, dir, name string, data []byte) err
 // "sha256:<hex>"), renamed into place, the directory fsynced. On any error
 // the temp file is removed and dir/name is untouched.
 func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
-	if err := d.writeTemp(ctx, dir, name, r, check); err != nil {
+	if err := d.writeTemp(ctx, dir, name, r, check, true); err != nil {
 		return err
 	}
 	return d.syncDir(dir)
 }
 
-// writeBlobFile is writeFile for a blob: its directory is fsynced later,
-// by syncDirty, before anything can name the blob.
+// writeBlobFile is writeFile for a blob: the file and its directory are
+// made durable later, by syncDirty, before anything can name the blob.
 func (d *Dir) writeBlobFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
-	if err := d.writeTemp(ctx, dir, name, r, check); err != nil {
+	if err := d.writeTemp(ctx, dir, name, r, check, false); err != nil {
 		return err
 	}
-	d.markDirty(dir)
+	d.markDirty(dir, name)
 	return nil
 }
 
-// markDirty records that dir has a rename not yet fsynced.
-func (d *Dir) markDirty(dir string) {
+// markDirty records that dir has a rename not yet fsynced, and that the
+// files named (none, or blob files renamed into dir) have content not
+// yet fsynced.
+func (d *Dir) markDirty(dir string, files ...string) {
 	d.dirtyMu.Lock()
 	defer d.dirtyMu.Unlock()
 	if d.dirty == nil {
-		d.dirty = map[string]bool{}
+		d.dirty = map[string][]string{}
 	}
-	d.dirty[dir] = true
+	d.dirty[dir] = append(d.dirty[dir], files...)
 }
 
-// syncDirty fsyncs the dirty directories under prefix ("" for all), so
-// that the blobs renamed into them survive a crash before anything names
-// them.
+// syncDirty makes the blobs written under prefix ("" for all) durable, so
+// that they survive a crash before anything names them: an fsync of each
+// file and then of its directory, or when syncFSFiles files or more are
+// dirty in the registry, one syncfs of the file system where the system
+// has it (which makes every dirty file and directory durable at once).
 func (d *Dir) syncDirty(prefix string) error {
 	d.dirtyMu.Lock()
-	var dirs []string
-	for dir := range d.dirty {
+	dirs := map[string][]string{}
+	files, all := 0, 0
+	for dir, names := range d.dirty {
+		all += len(names)
 		if prefix == "" || dir == prefix || strings.HasPrefix(dir, prefix+"/") {
-			dirs = append(dirs, dir)
-			delete(d.dirty, dir)
+			dirs[dir] = names
+			files += len(names)
 		}
 	}
+	if len(dirs) == 0 {
+		d.dirtyMu.Unlock()
+		return nil
+	}
+	// A few files (a sync's entry) are fsynced one by one; many dirty
+	// anywhere in the registry (a copy) by one syncfs, which covers them
+	// all (and whatever else is dirty on the file system).
+	batch := files > 0 && all >= syncFSFiles
+	if batch {
+		// syncfs covers every dirty directory, not only those under
+		// prefix: take them all while the lock is held.
+		for dir, names := range d.dirty {
+			dirs[dir] = names
+		}
+	}
+	for dir := range dirs {
+		delete(d.dirty, dir)
+	}
 	d.dirtyMu.Unlock()
+	if batch {
+		err := syncFS(d.root)
+		if err == nil {
+			for dir := range dirs {
+				if testHookSyncDir != nil {
+					testHookSyncDir(dir)
+				}
+			}
+			return nil
+		}
+		if !errors.Is(err, errors.ErrUnsupported) {
+			for dir, names := range dirs {
+				d.markDirty(dir, names...) // still to do
+			}
+			return fmt.Errorf("sync the registry's file system: %w", err)
+		}
+	}
 	var errs []error
-	for _, dir := range dirs {
+	for dir, names := range dirs {
+		var ferrs []error
+		for _, name := range names {
+			ferrs = append(ferrs, d.syncFile(path.Join(dir, name)))
+		}
+		if err := errors.Join(ferrs...); err != nil {
+			d.markDirty(dir, names...) // still to do
+			errs = append(errs, err)
+			continue
+		}
 		if err := d.syncDir(dir); err != nil {
 			d.markDirty(dir) // still to do
 			errs = append(errs, err)
@@ -397,8 +452,26 @@ func (d *Dir) syncDirty(prefix string) error {
 	return errors.Join(errs...)
 }
 
-// writeTemp is writeFile without the fsync of dir.
-func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) (err error) {
+// syncFSFiles is how many dirty blob files syncDirty makes durable with
+// one syncfs rather than an fsync each.
+const syncFSFiles = 64
+
+// syncFile fsyncs a file written earlier.
+func (d *Dir) syncFile(name string) error {
+	f, err := d.root.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", name, err)
+	}
+	return nil
+}
+
+// writeTemp is writeFile without the fsync of dir, and with fsync false
+// without the fsync of the file.
+func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) (err error) {
 	tmp := path.Join(dir, tempPrefix+randText())
 	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -422,8 +495,15 @@ func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, chec
 			return err
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if fsync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
+	} else {
+		// Start writing the file back now, without waiting, so that the
+		// fsync that comes before anything names it (syncDirty) finds
+		// most of it on disk.
+		startWriteback(f)
 	}
 	err, f = f.Close(), nil
 	if err != nil {

@@ -513,3 +513,29 @@ func TestDirSyncsBlobsBeforeNamingThem(t *testing.T) {
 		t.Errorf("events %q: want Close to fsync the blob directory written last", events)
 	}
 }
+
+// TestDirSyncsManyBlobsAtOnce: many blobs put in a row are made durable
+// together (one syncfs on Linux) before the tag that names one of them,
+// and every dirty directory counts as synced afterwards.
+func TestDirSyncsManyBlobsAtOnce(t *testing.T) {
+	d := newDir(t)
+	var events []string
+	defer store.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
+	for i := range 100 {
+		putBlob(t, d, "ns/other", []byte("blob "+itoa(int64(i))))
+	}
+	testEntry(t, d, "ns.name", "1.0.0", index.Universal)
+	all := strings.Join(events, "\n")
+	for _, dir := range []string{"extensions/ns/other/blobs/sha256", "extensions/ns/name/blobs/sha256"} {
+		if !strings.Contains(all, "sync "+dir) {
+			t.Errorf("events %q: want %s synced by the first tag", events, dir)
+		}
+	}
+	events = nil
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(events, "\n"), "blobs/sha256") {
+		t.Errorf("events %q: Close synced a blob directory again", events)
+	}
+}

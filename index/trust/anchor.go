@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/sigstore/sigstore/pkg/signature"
+	"github.com/theupdateframework/go-tuf/v2/metadata"
 )
 
 // Anchor is what an operator trusts, given out of band: a pinned root
@@ -86,4 +87,16 @@ func (a Anchor) String() string {
 	}
 	sum := sha256.Sum256(a.Root)
 	return "root sha256:" + hex.EncodeToString(sum[:])
+}
+
+// RootKeyIDs returns the key IDs a root.json trusts for the root role,
+// sorted, without checking any signature: for messages that name whose
+// registry a root is (copy refusing another operator's registry).
+func RootKeyIDs(root []byte) (ids []string, err error) {
+	defer recoverMalformed(&err)
+	r, err := parseRoot("root.json", root)
+	if err != nil {
+		return nil, err
+	}
+	return roleInfo(r, metadata.ROOT, r.Signed.Version, r.Signed.Expires).KeyIDs, nil
 }

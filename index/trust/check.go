@@ -54,6 +54,10 @@ type Checked struct {
 	// Previous is what the state directory held before this run (the
 	// zero value without state or for a registry never seen).
 	Previous RegistryState
+	// Revision, when set before Record, is the revision of a signed
+	// history (a git commit) this run trusted; Record saves it. Default
+	// "": Record keeps the one recorded before.
+	Revision string
 
 	state *StateDir
 	keyID string
@@ -241,7 +245,10 @@ func (c *Checked) Record(cat *index.Catalog) (string, error) {
 		return "", nil
 	}
 	next := RegistryState{Registry: c.ID, Trust: c.State(), Serial: c.Previous.Serial, Digest: c.Previous.Digest,
-		AnchorKeyID: c.keyID, Updated: c.now().UTC()}
+		AnchorKeyID: c.keyID, Revision: c.Previous.Revision, Updated: c.now().UTC()}
+	if c.Revision != "" {
+		next.Revision = c.Revision
+	}
 	if cat != nil {
 		next.Serial, next.Digest = cat.Serial, c.CatalogDigest
 	}
@@ -260,4 +267,26 @@ func (t *Trusted) Expires() time.Time {
 		}
 	}
 	return e
+}
+
+// Recorded returns what the state directory holds about the registry in
+// st under anchor a (the zero state when none, or when the registry's
+// first root cannot be read in key mode), without verifying anything: for
+// checks that must compare with the last run even when the chain does not
+// verify now (verify's history check of a git registry, which names the
+// commit recorded before when a branch was rewound).
+func Recorded(ctx context.Context, st store.Store, a Anchor, d *StateDir) (RegistryState, error) {
+	if d == nil || a.check() != nil {
+		return RegistryState{}, nil
+	}
+	root := a.Root
+	if a.Key != nil {
+		raw, err := readCapped(Metadata(ctx, st), rootName(1), MaxRootBytes, ErrMalformed)
+		if err != nil {
+			return RegistryState{}, nil
+		}
+		root = raw
+	}
+	s, _, err := d.Load(identity(root))
+	return s, err
 }

@@ -45,8 +45,12 @@ type RegistryState struct {
 	// AnchorKeyID is the TUF key ID of the key the registry was verified
 	// with in key mode ("" in root mode), so that a run with another key
 	// can name both.
-	AnchorKeyID string    `json:"anchorKeyID,omitempty"`
-	Updated     time.Time `json:"updated"`
+	AnchorKeyID string `json:"anchorKeyID,omitempty"`
+	// Revision is the last trusted revision of a registry kept as a
+	// signed history (a git commit ID; see store.History): the next
+	// revision read must descend from it. "" for other registries.
+	Revision string    `json:"revision,omitempty"`
+	Updated  time.Time `json:"updated"`
 }
 
 // StateDir keeps, per registry, what earlier runs verified: the TUF

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"text/tabwriter"
+
+	"github.com/sigstore/sigstore/pkg/signature"
+	"github.com/spf13/cobra"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/transfer"
+)
+
+type copyOptions struct {
+	anchor  anchorFlags
+	signKey string
+	force   bool
+	dryRun  bool
+	json    bool
+}
+
+func newCopyCommand(g *globals) *cobra.Command {
+	var opts copyOptions
+	cmd := &cobra.Command{
+		Use:   "copy SRC DST (--root root.json | --key PREFIX.pub)",
+		Short: "Copy a registry from one place to another, verifying it on the way",
+		Long: `Copy copies the registry at SRC to DST (each a directory, DIR, or a git
+repository, git:PATH[#REF]; a git DST commits the copy as one commit, signed
+with --sign-key, the operator's PREFIX.key). Only what DST lacks moves: blobs by digest, tags, and the metadata, written last, so that
+DST is at every moment either its previous state or the new one. A copy
+that is stopped (or killed) is completed by running it again, which moves
+only what did not arrive.
+
+SRC is verified on the way, from the same anchor as verify (--root or
+--key, and the state directory): its trust chain and catalog first, then
+every manifest, then every blob, hashed while it is copied (each source
+byte is read once). A blob that is not what its digest says is named and
+stops the copy before DST's catalog changes. The package rules (safe zip,
+upstream signatures) are verify's: run airvsx verify on DST for those.
+
+Copy refuses a DST signed by another root (another operator's registry),
+one whose catalog serial is newer than SRC's (that would be a rollback) or
+of the same serial with another catalog, and one whose metadata does not
+verify, naming both sides; --force overwrites it.
+
+--dry-run prints what would move (repositories, blobs, bytes) and writes
+nothing.
+
+Exit status: 0 copied, 1 SRC does not verify or DST was refused, 2 usage or
+I/O errors.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCopy(cmd, g, opts, args[0], args[1])
+		},
+	}
+	opts.anchor.add(cmd, true)
+	f := cmd.Flags()
+	f.StringVar(&opts.signKey, "sign-key", "", "with a git DST: the key (PREFIX.key, password in COSIGN_PASSWORD) that signs the commit")
+	f.BoolVar(&opts.force, "force", false, "overwrite a DST signed by another root, holding a newer catalog, or whose metadata does not verify")
+	f.BoolVarP(&opts.dryRun, "dry-run", "n", false, "print what would move and write nothing")
+	f.BoolVar(&opts.json, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlace string) error {
+	anchor, state, err := opts.anchor.resolve("copy")
+	if err != nil {
+		return err
+	}
+	src, err := openRegistry(srcPlace, false)
+	if err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	defer src.Close()
+	var signer signature.Signer
+	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceGit && !opts.dryRun {
+		if opts.signKey == "" {
+			return usagef("copy: a git DST commits the copy signed: pass --sign-key PREFIX.key")
+		}
+		if signer, err = trust.LoadSigner(opts.signKey, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
+			return fmt.Errorf("copy: --sign-key: %w", err)
+		}
+	} else if opts.signKey != "" {
+		return usagef("copy: --sign-key goes with a git DST (git:PATH)")
+	}
+	dst, err := openCopyDest(dstPlace, opts.dryRun, signer)
+	if err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	if dst != nil {
+		defer dst.Close()
+	}
+	prog := stderrProgress(g, opts.json)
+	logger := g.logger()
+	if prog.On() {
+		lg := *g
+		lg.stderr = prog.LogWriter()
+		logger = lg.logger()
+	}
+	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun,
+		Source: srcPlace, Dest: dstPlace, Logger: logger}
+	if prog.On() {
+		o.Progress = func(p transfer.Progress) { prog.Printf("%s", copyProgressLine(p)) }
+	}
+	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
+	prog.Done()
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return g.printJSON(rep)
+	}
+	return writeCopyReport(g, rep)
+}
+
+// openCopyDest opens DST for writing (a directory is created), or for a
+// dry run read-only; a dry run to a directory that does not exist yet
+// gives nil: an empty place.
+func openCopyDest(place string, dryRun bool, signer signature.Signer) (store.Store, error) {
+	if !dryRun {
+		return openRegistrySigned(place, true, signer)
+	}
+	if p, err := store.ParsePlace(place); err == nil && (p.Kind == store.PlaceDir || p.Kind == store.PlaceGit) {
+		if _, err := os.Stat(p.Path); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	return openRegistry(place, false)
+}
+
+// copyProgressLine is the text of the progress line.
+func copyProgressLine(p transfer.Progress) string {
+	switch p.Step {
+	case "plan":
+		if p.PlannedEntries == 0 {
+			return "copy: checking the source's trust chain"
+		}
+		return fmt.Sprintf("copy: reading manifests %d/%d", p.Entries, p.PlannedEntries)
+	case "blobs":
+		return fmt.Sprintf("copy: %d/%d blobs, %s of %s", p.Blobs, p.PlannedBlobs, index.FormatBytes(p.Bytes), index.FormatBytes(p.PlannedBytes))
+	}
+	return fmt.Sprintf("copy: %s %d/%d", p.Step, p.Blobs, p.PlannedBlobs)
+}
+
+// writeCopyReport prints what moved (or would move).
+func writeCopyReport(g *globals, rep *transfer.Report) error {
+	w := g.stdout
+	for _, f := range rep.Forced {
+		fmt.Fprintf(w, "forced: %s\n", f)
+	}
+	if rep.DryRun {
+		fmt.Fprintf(w, "dry run: would copy catalog serial %d (%s) from %s to %s: %d files, %s (%d blobs, %d tags, %d metadata files); %d blobs already there\n",
+			rep.Serial, rep.Digest, rep.Source, rep.Dest, rep.Files(), index.FormatBytes(rep.Bytes), rep.Blobs, rep.Tags, len(rep.Metadata), rep.Present)
+		if len(rep.Repositories) == 0 {
+			return nil
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "REPOSITORY\tBLOBS\tBYTES")
+		for _, r := range rep.Repositories {
+			fmt.Fprintf(tw, "%s\t%d\t%d\n", r.Repo, r.Blobs, r.Bytes)
+		}
+		return tw.Flush()
+	}
+	if rep.Files() == 0 {
+		_, err := fmt.Fprintf(w, "%s already holds catalog serial %d (%s): nothing to copy (%d blobs present)\n", rep.Dest, rep.Serial, rep.Digest, rep.Present)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "copied catalog serial %d (%s) from %s to %s: %d files, %s (%d blobs, %d tags, %d metadata files); %d blobs already there\n",
+		rep.Serial, rep.Digest, rep.Source, rep.Dest, rep.Files(), index.FormatBytes(rep.Bytes), rep.Blobs, rep.Tags, len(rep.Metadata), rep.Present)
+	return err
+}

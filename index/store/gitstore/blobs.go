@@ -1,0 +1,184 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// The tree's fixed names (as the directory store's).
+const (
+	metadataDir   = "metadata"
+	extensionsDir = "extensions"
+	quarantineDir = "quarantine"
+	indexFile     = "index.json"
+	layoutFile    = "oci-layout"
+	ociLayout     = `{"imageLayoutVersion":"1.0.0"}`
+)
+
+func repoDir(repo string) string { return extensionsDir + "/" + repo }
+
+func blobPath(repo, digest string) string {
+	return repoDir(repo) + "/blobs/sha256/" + strings.TrimPrefix(digest, "sha256:")
+}
+
+// objectSize returns the size of the blob object h.
+func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
+	n, err := s.st.EncodedObjectSize(h)
+	if err != nil {
+		return 0, fmt.Errorf("object %s: %w", h, err)
+	}
+	return n, nil
+}
+
+// StatBlob returns the size of a blob.
+func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
+	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
+		return 0, fmt.Errorf("stat blob: %w", err)
+	}
+	h, ok, err := s.lookup(blobPath(repo, digest))
+	if err == nil && !ok {
+		err = notExist("no such blob")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("stat blob %s in %s: %w", digest, repo, err)
+	}
+	n, err := s.objectSize(h)
+	if err != nil {
+		return 0, fmt.Errorf("stat blob %s in %s: %w", digest, repo, err)
+	}
+	return n, nil
+}
+
+// PutBlob writes the content as a loose object, streamed and verified
+// (see the package comment), and adds it to the change. A blob present
+// with that size is kept and c is not read.
+func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
+	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
+		return fmt.Errorf("put blob: %w", err)
+	}
+	if size < 0 {
+		return fmt.Errorf("put blob %s in %s: negative size %d", digest, repo, size)
+	}
+	if err := s.writable(); err != nil {
+		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
+	}
+	if n, err := s.StatBlob(ctx, repo, digest); err == nil && n == size {
+		return nil
+	}
+	h, err := s.writeObject(ctx, plumbing.BlobObject, size, c, func(n int64, sum string) error {
+		if n > size {
+			return &store.MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n}
+		}
+		if n != size || sum != digest {
+			return &store.MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n, GotDigest: sum}
+		}
+		return nil
+	})
+	if err == nil {
+		err = s.ensureLayout(ctx, repo)
+	}
+	if err != nil {
+		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
+	}
+	s.mu.Lock()
+	s.setPending(blobPath(repo, digest), h)
+	s.mu.Unlock()
+	return nil
+}
+
+// OpenBlob opens a blob for verified reading, streamed from its object.
+func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
+	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
+		h, ok, err := s.lookup(blobPath(repo, digest))
+		if err == nil && !ok {
+			err = notExist("no such blob")
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		o, err := s.st.EncodedObject(plumbing.BlobObject, h)
+		if err != nil {
+			return nil, 0, fmt.Errorf("object %s: %w", h, err)
+		}
+		rc, err := o.Reader()
+		if err != nil {
+			return nil, 0, fmt.Errorf("object %s: %w", h, err)
+		}
+		return rc, o.Size(), nil
+	})
+}
+
+// readFile reads the regular file at path, at most max bytes; an error
+// wrapping fs.ErrNotExist when absent, store.ErrTooLarge when larger.
+func (s *Store) readFile(path string, max int64) ([]byte, error) {
+	h, ok, err := s.lookup(path)
+	if err == nil && !ok {
+		err = notExist(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	if o.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes; at most %d allowed: %w", path, o.Size(), max, store.ErrTooLarge)
+	}
+	rc, err := o.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	if int64(len(data)) != o.Size() {
+		return nil, fmt.Errorf("object %s: %d bytes; its header says %d: %w", h, len(data), o.Size(), ErrDamaged)
+	}
+	return data, nil
+}
+
+// ensureLayout makes repo an OCI image layout in the change if it is not
+// one yet: oci-layout and an empty index.json.
+func (s *Store) ensureLayout(ctx context.Context, repo string) error {
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	_, ok, err := s.lookup(repoDir(repo) + "/" + indexFile)
+	if err != nil || ok {
+		return err
+	}
+	idx, err := store.EncodeIndex(nil)
+	if err != nil {
+		return err
+	}
+	return s.putFiles(ctx, map[string][]byte{repoDir(repo) + "/" + layoutFile: []byte(ociLayout), repoDir(repo) + "/" + indexFile: idx})
+}
+
+// putFiles writes small files into the change.
+func (s *Store) putFiles(ctx context.Context, files map[string][]byte) error {
+	hashes := map[string]plumbing.Hash{}
+	for p, data := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		h, err := s.writeBytes(data)
+		if err != nil {
+			return err
+		}
+		hashes[p] = h
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, h := range hashes {
+		s.setPending(p, h)
+	}
+	return nil
+}

@@ -1,0 +1,17 @@
+package gitstore
+
+import "github.com/go-git/go-git/v5/plumbing"
+
+// BlobObject returns the git object of a blob, for tests that damage it.
+func (s *Store) BlobObject(repo, digest string) (plumbing.Hash, bool, error) {
+	return s.lookup(blobPath(repo, digest))
+}
+
+// RootTree returns the tree of the commit read.
+func (s *Store) RootTree() (plumbing.Hash, error) {
+	c, err := s.readCommit(s.Head())
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.TreeHash, nil
+}

@@ -1,0 +1,212 @@
+package gitstore
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// tempPrefix names the temp files of loose objects being written, in
+// objects/ (git's own prefix, so git gc also cleans what a killed writer
+// left; a writer removes those with the airvsx part when it opens).
+const tempPrefix = "tmp_obj_airvsx_"
+
+// maxMetaObject caps the trees, commits and tags a store reads into
+// memory.
+const maxMetaObject = 64 << 20
+
+// writeObject writes a loose object of type typ holding size bytes of r,
+// hashing SHA-1 (the object ID) and SHA-256 while compressing, and
+// reading at most size+1 bytes. check, when not nil, is given the byte
+// count and "sha256:<hex>" before the object is made visible; its error,
+// r's or ctx's leaves nothing behind. The file is renamed into
+// objects/xx/..., as git does (an object already present is kept); Commit
+// makes the objects durable before the branch names them.
+func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size int64, r io.Reader, check func(n int64, sum string) error) (h plumbing.Hash, err error) {
+	objects := filepath.Join(s.gitDir, "objects")
+	tmp := filepath.Join(objects, tempPrefix+rand.Text())
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed) // git's core.looseCompression default
+	hasher := plumbing.NewHasher(typ, size)
+	if _, err := fmt.Fprintf(zw, "%s %d\x00", typ, size); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	sum := sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(zw, hasher, sum), io.LimitReader(store.ContextReader(ctx, r), size+1), make([]byte, 256<<10))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if check != nil {
+		if err := check(n, index.DigestOfSum(sum.Sum(nil))); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	if n != size {
+		return plumbing.ZeroHash, fmt.Errorf("object content: %d bytes; want %d", n, size)
+	}
+	if err := zw.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	// Not fsynced here: Commit makes every object durable at once
+	// (syncObjects) before the branch can name it.
+	err, f = f.Close(), nil
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h = hasher.Sum()
+	hx := h.String()
+	dir := filepath.Join(objects, hx[:2])
+	final := filepath.Join(dir, hx[2:])
+	if _, err := os.Lstat(final); err == nil {
+		os.Remove(tmp)
+		return h, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	s.noteWritten(final)
+	return h, nil
+}
+
+// writeBytes writes a small blob.
+func (s *Store) writeBytes(data []byte) (plumbing.Hash, error) {
+	return s.writeObject(context.Background(), plumbing.BlobObject, int64(len(data)), bytes.NewReader(data), nil)
+}
+
+// removeTemps removes the temp objects a killed writer left behind. Only
+// a writer holding the lock calls it.
+func removeTemps(gitDir string, log *slog.Logger) {
+	dir := filepath.Join(gitDir, "objects")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix) && os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	if n > 0 {
+		log.Debug("removed stale temp objects", "count", n)
+	}
+}
+
+// readSmall reads a whole object of type typ (a tree, commit or tag) and
+// checks that its content hashes to h: go-git does not, and a tree
+// changed on disk must not pass for the one its ID names.
+func (s *Store) readSmall(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := s.st.EncodedObject(typ, h)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", typ, h, err)
+	}
+	if o.Size() > maxMetaObject {
+		return nil, fmt.Errorf("%s %s: %d bytes: %w", typ, h, o.Size(), store.ErrTooLarge)
+	}
+	r, err := o.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", typ, h, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, o.Size()+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", typ, h, err)
+	}
+	if got := plumbing.ComputeHash(typ, data); got != h || int64(len(data)) != o.Size() {
+		return nil, fmt.Errorf("%s %s: the object's content hashes to %s: %w", typ, h, got, ErrDamaged)
+	}
+	mo := &plumbing.MemoryObject{}
+	mo.SetType(typ)
+	mo.Write(data)
+	return mo, nil
+}
+
+// ErrDamaged is wrapped when a git object is not what its ID names.
+var ErrDamaged = errors.New("git object damaged")
+
+// readCommit reads and decodes a commit, its hash checked.
+func (s *Store) readCommit(h plumbing.Hash) (*object.Commit, error) {
+	o, err := s.readSmall(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &object.Commit{}
+	if err := c.Decode(o); err != nil {
+		return nil, fmt.Errorf("commit %s: %w", h, err)
+	}
+	c.Hash = h
+	return c, nil
+}
+
+// readTag returns the object an annotated tag names.
+func readTag(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	t := &object.Tag{}
+	if err := t.Decode(o); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("tag %s: %w", o.Hash(), err)
+	}
+	return t.Target, nil
+}
+
+// treeCache keeps decoded trees by ID (bounded).
+type treeCache struct {
+	mu sync.Mutex
+	m  map[plumbing.Hash]*object.Tree
+}
+
+const maxCachedTrees = 4096
+
+// readTree reads and decodes a tree, its hash checked, through the cache.
+func (s *Store) readTree(h plumbing.Hash) (*object.Tree, error) {
+	s.trees.mu.Lock()
+	t, ok := s.trees.m[h]
+	s.trees.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	o, err := s.readSmall(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	t = &object.Tree{}
+	if err := t.Decode(o); err != nil {
+		return nil, fmt.Errorf("tree %s: %w", h, err)
+	}
+	t.Hash = h
+	s.trees.mu.Lock()
+	if s.trees.m == nil || len(s.trees.m) >= maxCachedTrees {
+		s.trees.m = map[plumbing.Hash]*object.Tree{}
+	}
+	s.trees.m[h] = t
+	s.trees.mu.Unlock()
+	return t, nil
+}

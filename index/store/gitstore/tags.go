@@ -1,0 +1,155 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// readIndex reads repo's index.json as the change sees it.
+func (s *Store) readIndex(repo string) ([]store.TagEntry, error) {
+	p := repoDir(repo) + "/" + indexFile
+	data, err := s.readFile(p, store.MaxIndexBytes)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := store.DecodeIndex(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return tags, nil
+}
+
+func (s *Store) writeIndex(ctx context.Context, repo string, tags []store.TagEntry) error {
+	data, err := store.EncodeIndex(tags)
+	if err != nil {
+		return err
+	}
+	return s.putFiles(ctx, map[string][]byte{repoDir(repo) + "/" + indexFile: data})
+}
+
+// Tag points tag at a manifest already in repo, rewriting index.json in
+// the change. The descriptor's annotations are kept.
+func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) error {
+	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
+		return fmt.Errorf("tag: %w", err)
+	}
+	if err := s.writable(); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	if err := store.CheckManifestDescriptor(m); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	size, err := s.StatBlob(ctx, repo, m.Digest)
+	if err != nil {
+		return fmt.Errorf("tag %s in %s: manifest: %w", tag, repo, err)
+	}
+	if size != m.Size {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, &store.MismatchError{Repo: repo, Digest: m.Digest, Size: m.Size, GotSize: size})
+	}
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	tags, err := s.readIndex(repo)
+	if err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	tags = slices.DeleteFunc(tags, func(t store.TagEntry) bool { return t.Tag == tag })
+	m.Annotations = maps.Clone(m.Annotations)
+	delete(m.Annotations, "org.opencontainers.image.ref.name")
+	if len(m.Annotations) == 0 {
+		m.Annotations = nil
+	}
+	tags = append(tags, store.TagEntry{Tag: tag, Manifest: m})
+	if err := s.writeIndex(ctx, repo, tags); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	return nil
+}
+
+// Tags lists repo's tags from its index.json (read strictly, at most
+// store.MaxIndexBytes).
+func (s *Store) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("tags: %w", err)
+	}
+	if err := store.CheckRepo(repo); err != nil {
+		return nil, fmt.Errorf("tags: %w", err)
+	}
+	tags, err := s.readIndex(repo)
+	if err != nil {
+		return nil, fmt.Errorf("tags of %s: %w", repo, err)
+	}
+	return tags, nil
+}
+
+// Untag removes tag from repo's index.json in the change.
+func (s *Store) Untag(ctx context.Context, repo, tag string) error {
+	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
+		return fmt.Errorf("untag: %w", err)
+	}
+	if err := s.writable(); err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	tags, err := s.readIndex(repo)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
+	n := len(tags)
+	tags = slices.DeleteFunc(tags, func(t store.TagEntry) bool { return t.Tag == tag })
+	if len(tags) == n {
+		return nil
+	}
+	if err := s.writeIndex(ctx, repo, tags); err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
+	return nil
+}
+
+// Repos lists the repositories under extensions/ that have an index.json.
+// Names that are not valid repositories are skipped with a warning.
+func (s *Store) Repos(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("repos: %w", err)
+	}
+	namespaces, err := s.list(extensionsDir)
+	if err != nil {
+		return nil, fmt.Errorf("repos: %w", err)
+	}
+	repos := []string{}
+	for _, ns := range namespaces {
+		if !ns.isDir {
+			s.log.Warn("not a namespace directory; skipped", "path", extensionsDir+"/"+ns.name)
+			continue
+		}
+		names, err := s.list(extensionsDir + "/" + ns.name)
+		if err != nil {
+			return nil, fmt.Errorf("repos: %w", err)
+		}
+		for _, n := range names {
+			repo := ns.name + "/" + n.name
+			if err := store.CheckRepo(repo); err != nil || !n.isDir {
+				s.log.Warn("not a repository; skipped", "path", repoDir(repo))
+				continue
+			}
+			if _, ok, err := s.lookup(repoDir(repo) + "/" + indexFile); err != nil || !ok {
+				continue
+			}
+			repos = append(repos, repo)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("repos: %w", err)
+		}
+	}
+	slices.Sort(repos)
+	return repos, nil
+}

@@ -1,0 +1,221 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
+)
+
+// Errors callers branch on.
+var (
+	// ErrSource is wrapped when the source does not verify: its trust
+	// chain or catalog, a manifest, or a blob that is not what its digest
+	// says. The destination's catalog is then unchanged.
+	ErrSource = errors.New("the source does not verify")
+	// ErrRefused is wrapped when the destination holds a registry the
+	// copy would overwrite unsafely: another operator's (another root), a
+	// newer catalog (a rollback), another catalog of the same serial (a
+	// fork), or metadata that does not verify. Options.Force overrides it.
+	ErrRefused = errors.New("refused to overwrite the destination")
+)
+
+// Options configure Copy. Anchor is required; every other zero value works.
+type Options struct {
+	// Anchor is what the operator trusts: the source is checked from it
+	// as verify checks a registry (index/trust.Check). Required.
+	Anchor trust.Anchor
+	// State keeps what earlier runs verified; the source is checked
+	// against it (rollback) and, when it verifies, recorded in it as
+	// verify records it. Default nil: no state is read or written.
+	State *trust.StateDir
+	// Force overwrites a destination that holds another root's registry,
+	// a newer catalog or metadata that does not verify. Each override is
+	// logged as a warning and listed in Report.Forced. Default false:
+	// refuse (ErrRefused).
+	Force bool
+	// DryRun checks the source's trust chain, catalog and manifests and
+	// plans the copy, and writes nothing (not the state either): the
+	// report says what would move. The destination may then be nil, for
+	// a place that does not exist yet. Default false.
+	DryRun bool
+	// Source and Dest name the places in messages and in the report.
+	// Default "": "source" and "destination".
+	Source, Dest string
+	// Now is the clock the source's expiry is checked against. Default
+	// nil: time.Now.
+	Now func() time.Time
+	// Workers is how many blobs are copied at once. Default 0:
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// Progress, when set, is called as the copy goes (from several
+	// goroutines, one call at a time). Default nil.
+	Progress func(Progress)
+	// Logger receives warnings (forced overwrites) and debug records.
+	// Default nil: discard.
+	Logger *slog.Logger
+}
+
+// Progress is how far a copy has come.
+type Progress struct {
+	// Step is "plan", "blobs", "tags" or "metadata".
+	Step string
+	// Entries and PlannedEntries count the manifests read in the plan.
+	Entries, PlannedEntries int
+	// Blobs and Bytes count what has been copied; PlannedBlobs and
+	// PlannedBytes what the plan moves.
+	Blobs, PlannedBlobs int
+	Bytes, PlannedBytes int64
+}
+
+// Report says what a copy moved (or, in a dry run, would move).
+type Report struct {
+	Source string `json:"source"`
+	Dest   string `json:"destination"`
+	DryRun bool   `json:"dryRun"`
+	// Serial and Digest are the source's catalog's, which the
+	// destination holds after the copy.
+	Serial int64  `json:"serial"`
+	Digest string `json:"digest"`
+	// DestSerial and DestDigest are the destination's catalog before the
+	// copy (0 and "" when it had none).
+	DestSerial int64  `json:"destSerial"`
+	DestDigest string `json:"destDigest,omitempty"`
+	// Forced lists what Options.Force overrode.
+	Forced []string `json:"forced,omitempty"`
+	// Entries is how many entries the catalog has.
+	Entries int `json:"entries"`
+	// Repositories lists the repositories with blobs to move, sorted.
+	Repositories []RepoMove `json:"repositories"`
+	// Blobs and Bytes are what moved (or would move); Present and
+	// PresentBytes what the destination already held.
+	Blobs        int   `json:"blobs"`
+	Bytes        int64 `json:"bytes"`
+	Present      int   `json:"present"`
+	PresentBytes int64 `json:"presentBytes"`
+	// Tags is how many tags were written.
+	Tags int `json:"tags"`
+	// Metadata lists the metadata files written, in the order written.
+	Metadata []string `json:"metadata"`
+	// Duration is how long the copy took.
+	Duration time.Duration `json:"durationNs"`
+}
+
+// RepoMove is what moves into one repository.
+type RepoMove struct {
+	Repo  string `json:"repo"`
+	Blobs int    `json:"blobs"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Files is how many files the copy moves: blobs, tags and metadata.
+func (r *Report) Files() int { return r.Blobs + r.Tags + len(r.Metadata) }
+
+// Copy copies the registry in src to dst: see the package comment for the
+// steps and what each checks. The report is returned with the error too,
+// as far as the copy came. Errors about the source wrap ErrSource, a
+// refusal wraps ErrRefused, and a trust chain error wraps index/trust's
+// sentinel as well.
+func Copy(ctx context.Context, src, dst store.Store, opts Options) (*Report, error) {
+	start := time.Now()
+	if src == nil || (dst == nil && !opts.DryRun) {
+		return nil, errors.New("copy: no source or destination")
+	}
+	if (opts.Anchor.Root == nil) == (opts.Anchor.Key == nil) {
+		return nil, fmt.Errorf("copy: %w", trust.ErrNoAnchor)
+	}
+	if opts.Source == "" {
+		opts.Source = "source"
+	}
+	if opts.Dest == "" {
+		opts.Dest = "destination"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &copier{opts: opts, src: newMemo(src), rawSrc: src, dst: dst,
+		rep: &Report{Source: opts.Source, Dest: opts.Dest, DryRun: opts.DryRun, Repositories: []RepoMove{}, Metadata: []string{}}}
+	err := c.run(ctx)
+	c.rep.Duration = time.Since(start)
+	if err != nil {
+		return c.rep, err
+	}
+	return c.rep, nil
+}
+
+// copier is one run of Copy.
+type copier struct {
+	opts   Options
+	src    *memo       // the source, its metadata read once
+	rawSrc store.Store // the source as given (for what only its own type offers)
+	dst    store.Store // nil in a dry run to a place that does not exist
+	rep    *Report
+	plan   *plan
+}
+
+func (c *copier) run(ctx context.Context) error {
+	step := time.Now()
+	done := func(what string, args ...any) {
+		c.opts.Logger.Debug(what, append(args, "took", time.Since(step))...)
+		step = time.Now()
+	}
+	checked, err := c.checkSource(ctx)
+	if err != nil {
+		return err
+	}
+	done("checked the source", "serial", c.rep.Serial)
+	if err := c.checkDest(ctx, checked); err != nil {
+		return err
+	}
+	if !c.opts.DryRun {
+		// The chain verified: record it, as verify does.
+		if _, err := checked.Record(checked.cat); err != nil {
+			return fmt.Errorf("copy: %w", err)
+		}
+	}
+	if err := c.makePlan(ctx, checked); err != nil {
+		return err
+	}
+	done("planned", "blobs", c.rep.Blobs, "bytes", c.rep.Bytes, "present", c.rep.Present)
+	if c.opts.DryRun {
+		return nil
+	}
+	if err := c.copyBlobs(ctx); err != nil {
+		return err
+	}
+	done("copied the blobs", "blobs", c.rep.Blobs, "bytes", c.rep.Bytes)
+	if err := c.writeTags(ctx); err != nil {
+		return err
+	}
+	done("wrote the tags", "tags", c.rep.Tags)
+	if err := c.writeMetadata(ctx); err != nil {
+		return err
+	}
+	done("wrote the metadata", "files", len(c.rep.Metadata))
+	if c.rep.Files() == 0 {
+		return nil // no change to commit
+	}
+	msg := fmt.Sprintf("airvsx copy: catalog serial %d (%s) from %s", c.rep.Serial, c.rep.Digest, c.opts.Source)
+	if err := store.Commit(ctx, c.dst, msg); err != nil {
+		return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+	}
+	return nil
+}
+
+// progress reports p when the caller asked for progress.
+func (c *copier) progress(p Progress) {
+	if c.opts.Progress != nil {
+		c.opts.Progress(p)
+	}
+}

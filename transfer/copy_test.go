@@ -1,0 +1,423 @@
+package transfer_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/transfer"
+	"github.com/airvsx/airvsx/verify"
+)
+
+func TestMain(m *testing.M) { demoreg.Main(m) }
+
+func now() time.Time { return demoreg.VerifyNow }
+
+// options are the options of a copy anchored at the demo registry's key.
+func options(reg *demoreg.Registry) transfer.Options {
+	return transfer.Options{Anchor: trust.Anchor{Key: reg.Signer}, Now: now, Workers: 2}
+}
+
+// openDir opens (or creates) a directory registry for writing, closed
+// when the test ends.
+func openDir(t *testing.T, dir string) *store.Dir {
+	t.Helper()
+	d, err := store.OpenDir(dir, store.DirOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// readOnly opens a directory registry read-only, closed when the test
+// ends.
+func readOnly(t *testing.T, dir string) *store.Dir {
+	t.Helper()
+	d, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// mustVerify verifies st from the demo key, every byte, and fails on any
+// error-severity problem; it returns the catalog serial.
+func mustVerify(t *testing.T, reg *demoreg.Registry, st store.Store) int64 {
+	t.Helper()
+	rep, err := verify.Registry(t.Context(), verify.RegistryOptions{Store: st, Anchor: trust.Anchor{Key: reg.Signer}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		for _, p := range rep.Problems {
+			t.Errorf("destination: %s %s %s: %s", p.Severity, p.Rule, p.Path, p.Message)
+		}
+		t.FailNow()
+	}
+	return rep.Catalog.Serial
+}
+
+// blobFiles returns the blob files of a directory registry by path.
+func blobFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for p, data := range filetest.Files(t, dir) {
+		if strings.Contains(p, "/blobs/sha256/") || strings.HasPrefix(p, "metadata/") {
+			out[p] = data
+		}
+	}
+	return out
+}
+
+// partial copies the demo registry of serial 1 to a new directory without
+// the repository of its first entry (a copy that lost it, or never got
+// it), and returns the directory and that entry.
+func partial(t *testing.T, reg *demoreg.Registry) (string, index.Entry) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "dst")
+	filetest.CopyDir(t, reg.Dir1, dir)
+	cat, _ := demoreg.ReadCatalog(t, reg.Dir1)
+	e := cat.Entries[0]
+	if err := os.RemoveAll(filepath.Join(dir, "extensions", filepath.FromSlash(store.Repo(e.ID)))); err != nil {
+		t.Fatal(err)
+	}
+	return dir, e
+}
+
+func TestCopyFresh(t *testing.T) {
+	reg := demoreg.Get(t)
+	for _, tc := range []struct {
+		name string
+		src  func(t *testing.T) store.Store
+	}{
+		{"dir to dir", func(t *testing.T) store.Store { return readOnly(t, reg.Dir) }},
+		{"mem to dir", func(t *testing.T) store.Store { return storetest.MemFromDir(t, reg.Dir) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "dst")
+			dst := openDir(t, dir)
+			src := tc.src(t)
+			rep, err := transfer.Copy(t.Context(), src, dst, options(reg))
+			if err != nil {
+				t.Fatalf("Copy: %v", err)
+			}
+			cat, digest := demoreg.ReadCatalog(t, reg.Dir)
+			if rep.Serial != cat.Serial || rep.Digest != digest || rep.DestSerial != 0 || rep.Present != 0 || rep.Blobs == 0 {
+				t.Errorf("report: serial %d %s, destination serial %d, %d blobs present, %d moved; want serial %d %s, 0, 0, some",
+					rep.Serial, rep.Digest, rep.DestSerial, rep.Present, rep.Blobs, cat.Serial, digest)
+			}
+			if rep.Metadata[len(rep.Metadata)-1] != trust.TimestampFile {
+				t.Errorf("metadata written in the order %v; want timestamp.json last", rep.Metadata)
+			}
+			if got := mustVerify(t, reg, dst); got != cat.Serial {
+				t.Errorf("destination serial %d; want %d", got, cat.Serial)
+			}
+			// Every blob and metadata file arrived byte for byte.
+			if diff := gocmp.Diff(blobFiles(t, reg.Dir), blobFiles(t, dir)); diff != "" {
+				t.Errorf("blobs and metadata differ (-source +destination):\n%s", diff)
+			}
+
+			// A second copy moves nothing.
+			again, err := transfer.Copy(t.Context(), src, dst, options(reg))
+			if err != nil {
+				t.Fatalf("second Copy: %v", err)
+			}
+			if again.Files() != 0 || again.Bytes != 0 || again.Present != rep.Blobs || again.DestSerial != cat.Serial {
+				t.Errorf("second copy: %d files (%d blobs, %d tags, metadata %v), %d bytes, %d present; want nothing moved, %d present",
+					again.Files(), again.Blobs, again.Tags, again.Metadata, again.Bytes, again.Present, rep.Blobs)
+			}
+		})
+	}
+}
+
+// committing is an in-memory store that groups writes into changes, as a
+// git store does: it records each commit with the writes before it.
+type committing struct {
+	*storetest.Mem
+	writes  []string // since the last commit
+	commits [][]string
+}
+
+func (c *committing) WriteMetadata(ctx context.Context, name string, data []byte) error {
+	c.writes = append(c.writes, "metadata "+name)
+	return c.Mem.WriteMetadata(ctx, name, data)
+}
+
+func (c *committing) Tag(ctx context.Context, repo, tag string, d store.Descriptor) error {
+	c.writes = append(c.writes, "tag "+repo+":"+tag)
+	return c.Mem.Tag(ctx, repo, tag, d)
+}
+
+func (c *committing) Commit(ctx context.Context, message string) error {
+	c.commits = append(c.commits, c.writes)
+	c.writes = nil
+	return nil
+}
+
+// TestCopyCommits: a store that groups writes into changes gets one change
+// for the whole copy, committed after timestamp.json, and none when
+// nothing moved.
+func TestCopyCommits(t *testing.T) {
+	reg := demoreg.Get(t)
+	dst := &committing{Mem: storetest.NewMem()}
+	src := readOnly(t, reg.Dir)
+	if _, err := transfer.Copy(t.Context(), src, dst, options(reg)); err != nil {
+		t.Fatal(err)
+	}
+	if len(dst.commits) != 1 || len(dst.writes) != 0 {
+		t.Fatalf("%d commits, %d writes after the last; want 1, 0", len(dst.commits), len(dst.writes))
+	}
+	w := dst.commits[0]
+	if w[len(w)-1] != "metadata timestamp.json" {
+		t.Errorf("the change ends with %q; want metadata timestamp.json", w[len(w)-1])
+	}
+	mustVerify(t, reg, dst)
+	if _, err := transfer.Copy(t.Context(), src, dst, options(reg)); err != nil {
+		t.Fatal(err)
+	}
+	if len(dst.commits) != 1 {
+		t.Errorf("a copy that moved nothing committed: %d commits", len(dst.commits))
+	}
+}
+
+func TestCopyToMem(t *testing.T) {
+	reg := demoreg.Get(t)
+	dst := storetest.NewMem()
+	if _, err := transfer.Copy(t.Context(), readOnly(t, reg.Dir), dst, options(reg)); err != nil {
+		t.Fatal(err)
+	}
+	mustVerify(t, reg, dst)
+}
+
+// TestCopyIncremental copies serial 2 over a copy of serial 1 that lacks
+// one repository: only that repository's blobs move.
+func TestCopyIncremental(t *testing.T) {
+	reg := demoreg.Get(t)
+	dir, e := partial(t, reg)
+	dst := openDir(t, dir)
+	rep, err := transfer.Copy(t.Context(), readOnly(t, reg.Dir), dst, options(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.DestSerial != 1 || rep.Serial != 2 || rep.Present == 0 || rep.Blobs == 0 {
+		t.Errorf("report: destination serial %d, serial %d, %d present, %d moved; want 1, 2, some, some", rep.DestSerial, rep.Serial, rep.Present, rep.Blobs)
+	}
+	if len(rep.Repositories) != 1 || rep.Repositories[0].Repo != store.Repo(e.ID) {
+		t.Errorf("repositories moved: %+v; want only %s", rep.Repositories, store.Repo(e.ID))
+	}
+	if got := mustVerify(t, reg, dst); got != 2 {
+		t.Errorf("destination serial %d; want 2", got)
+	}
+}
+
+// TestCopyTamperedSource: a source blob that is not what its digest says
+// stops the copy, naming it, and the destination keeps its catalog, from
+// a store whose reader verifies (Mem) and from a directory, whose blob
+// file only the destination's PutBlob hashes.
+func TestCopyTamperedSource(t *testing.T) {
+	reg := demoreg.Get(t)
+	for _, tc := range []struct {
+		name   string
+		tamper func(t *testing.T, repo, digest string) store.Store
+	}{
+		{"mem", func(t *testing.T, repo, digest string) store.Store {
+			src := storetest.MemFromDir(t, reg.Dir)
+			data, ok := src.RawBlob(repo, digest)
+			if !ok {
+				t.Fatal("no vsix blob")
+			}
+			data[len(data)/2] ^= 1
+			src.SetRawBlob(repo, digest, data)
+			return src
+		}},
+		{"dir", func(t *testing.T, repo, digest string) store.Store {
+			dir := filepath.Join(t.TempDir(), "src")
+			filetest.CopyDir(t, reg.Dir, dir)
+			name := filepath.Join(dir, filepath.FromSlash(store.BlobName(repo, digest)))
+			data := filetest.ReadFile(t, name)
+			data[len(data)/2] ^= 1
+			filetest.WriteFile(t, name, data)
+			return readOnly(t, dir)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, e := partial(t, reg)
+			_, digest1 := demoreg.ReadCatalog(t, reg.Dir1)
+			repo, digest := store.Repo(e.ID), store.VsixDigest(&e)
+			src := tc.tamper(t, repo, digest)
+			before := filetest.Files(t, filepath.Join(dir, "metadata"))
+			dst := openDir(t, dir)
+			_, err := transfer.Copy(t.Context(), src, dst, options(reg))
+			if !errors.Is(err, transfer.ErrSource) || !errors.Is(err, store.ErrMismatch) {
+				t.Fatalf("Copy = %v; want ErrSource and ErrMismatch", err)
+			}
+			for _, want := range []string{repo, digest} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error does not name %s: %v", want, err)
+				}
+			}
+			if diff := gocmp.Diff(before, filetest.Files(t, filepath.Join(dir, "metadata"))); diff != "" {
+				t.Errorf("the destination's metadata changed:\n%s", diff)
+			}
+			if _, d := demoreg.ReadCatalog(t, dir); d != digest1 {
+				t.Errorf("destination catalog %s; want %s", d, digest1)
+			}
+			if tags, _ := dst.Tags(t.Context(), repo); len(tags) != 0 {
+				t.Errorf("tags written in %s: %v", repo, tags)
+			}
+			if _, err := dst.StatBlob(t.Context(), repo, digest); err == nil {
+				t.Errorf("the tampered blob %s is in the destination", digest)
+			}
+		})
+	}
+}
+
+// TestCopySourceUntrusted: a source not signed by the anchor stops the
+// copy before anything is written.
+func TestCopySourceUntrusted(t *testing.T) {
+	reg := demoreg.Get(t)
+	dir := filepath.Join(t.TempDir(), "dst")
+	dst := openDir(t, dir)
+	o := options(reg)
+	o.Anchor = trust.Anchor{Key: reg.Other}
+	_, err := transfer.Copy(t.Context(), readOnly(t, reg.Dir), dst, o)
+	if !errors.Is(err, transfer.ErrSource) || !errors.Is(err, trust.ErrSignature) {
+		t.Fatalf("Copy = %v; want ErrSource and ErrSignature", err)
+	}
+	if names, _ := dst.ListMetadata(t.Context()); len(names) != 0 {
+		t.Errorf("metadata written: %v", names)
+	}
+}
+
+// otherOperator returns a registry with the demo registry's blobs and
+// catalog, signed by another key.
+func otherOperator(t *testing.T, reg *demoreg.Registry) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "other")
+	filetest.CopyDir(t, reg.Dir1, dir)
+	_, digest := demoreg.ReadCatalog(t, reg.Dir1)
+	catBytes := filetest.ReadFile(t, filepath.Join(reg.Dir1, trust.CatalogPath(digest)))
+	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenDir(dir, store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), catBytes, reg.Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow1 }}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestCopyRefuses(t *testing.T) {
+	reg := demoreg.Get(t)
+	srcKey, err := trust.Anchor{Key: reg.Signer}.KeyID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey, err := trust.Anchor{Key: reg.Other}.KeyID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		src    string
+		dst    func(t *testing.T) string
+		want   []string // in the refusal
+		serial int64    // the destination's after --force
+	}{
+		{"another root", reg.Dir, func(t *testing.T) string { return otherOperator(t, reg) },
+			[]string{"another root", "root keys " + otherKey, "root keys " + srcKey}, 2},
+		{"newer serial", reg.Dir1, func(t *testing.T) string {
+			dir := filepath.Join(t.TempDir(), "newer")
+			filetest.CopyDir(t, reg.Dir, dir)
+			return dir
+		}, []string{"catalog serial 2", "serial 1", "roll it back"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dst(t)
+			before := filetest.Files(t, dir)
+			src := readOnly(t, tc.src)
+			dst := openDir(t, dir)
+			_, err := transfer.Copy(t.Context(), src, dst, options(reg))
+			if !errors.Is(err, transfer.ErrRefused) {
+				t.Fatalf("Copy = %v; want ErrRefused", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the refusal does not say %q: %v", w, err)
+				}
+			}
+			if diff := gocmp.Diff(before, filetest.Files(t, dir)); diff != "" {
+				t.Errorf("a refused copy changed the destination:\n%s", diff)
+			}
+
+			o := options(reg)
+			o.Force = true
+			rep, err := transfer.Copy(t.Context(), src, dst, o)
+			if err != nil {
+				t.Fatalf("Copy with Force: %v", err)
+			}
+			if len(rep.Forced) != 1 {
+				t.Errorf("Forced = %q; want the one override", rep.Forced)
+			}
+			if got := mustVerify(t, reg, dst); got != tc.serial {
+				t.Errorf("destination serial %d after Force; want %d", got, tc.serial)
+			}
+		})
+	}
+}
+
+func TestCopyDryRun(t *testing.T) {
+	reg := demoreg.Get(t)
+	dir, _ := partial(t, reg)
+	before := filetest.Files(t, dir)
+	o := options(reg)
+	o.DryRun = true
+	o.State = trust.OpenStateDir(filepath.Join(t.TempDir(), "state"))
+	rep, err := transfer.Copy(t.Context(), readOnly(t, reg.Dir), readOnly(t, dir), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.DryRun || rep.Blobs == 0 || rep.Bytes == 0 || len(rep.Repositories) == 0 || len(rep.Metadata) == 0 || rep.Tags == 0 {
+		t.Errorf("dry run report: %+v; want blobs, bytes, repositories, tags and metadata to move", rep)
+	}
+	var sum int64
+	for _, r := range rep.Repositories {
+		sum += r.Bytes
+	}
+	if sum != rep.Bytes {
+		t.Errorf("repositories add up to %d bytes; the report says %d", sum, rep.Bytes)
+	}
+	if diff := gocmp.Diff(before, filetest.Files(t, dir)); diff != "" {
+		t.Errorf("a dry run changed the destination:\n%s", diff)
+	}
+	if _, err := os.Stat(o.State.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dry run wrote the state directory: %v", err)
+	}
+
+	// To a place that does not exist yet: everything would move.
+	all, err := transfer.Copy(t.Context(), readOnly(t, reg.Dir), nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Blobs <= rep.Blobs || all.Present != 0 {
+		t.Errorf("dry run to nothing: %d blobs, %d present; want more than %d, 0", all.Blobs, all.Present, rep.Blobs)
+	}
+}

@@ -1,0 +1,110 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/airvsx/airvsx/index/trust"
+)
+
+// rootFile matches the names of the versioned roots, N.root.json.
+var rootFile = regexp.MustCompile(`^([1-9][0-9]*)\.root\.json$`)
+
+// checkDest reads the destination's current state and refuses (unless
+// Force) to overwrite another root's registry, a newer catalog, another
+// catalog of the same serial, or metadata that does not verify.
+func (c *copier) checkDest(ctx context.Context, src *checked) error {
+	if c.dst == nil {
+		return nil
+	}
+	first, err := c.dst.ReadMetadata(ctx, "1.root.json", trust.MaxRootBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c.checkRoots(ctx, src) // nothing published there yet
+	}
+	var refusals []string
+	if err == nil {
+		srcFirst, serr := c.src.ReadMetadata(ctx, "1.root.json", trust.MaxRootBytes)
+		if serr != nil {
+			return fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, serr)
+		}
+		if !bytes.Equal(first, srcFirst) {
+			refusals = append(refusals, c.otherRoot(ctx, src, first))
+		}
+	}
+	if len(refusals) == 0 {
+		// The same operator: compare the catalogs, read through the
+		// destination's own chain (signatures and hashes; not expiry, so
+		// an expired copy can be refreshed).
+		longAgo := func() time.Time { return time.Unix(1, 0) }
+		cat, tr, err := trust.ReadCatalog(ctx, c.dst, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, trust.ErrNoCatalog):
+		case err != nil:
+			refusals = append(refusals, fmt.Sprintf("%s's metadata does not verify (%v)", c.opts.Dest, err))
+		default:
+			c.rep.DestSerial, c.rep.DestDigest = cat.Serial, tr.CatalogDigest
+			switch {
+			case cat.Serial > src.cat.Serial:
+				refusals = append(refusals, fmt.Sprintf("%s holds catalog serial %d, newer than %s's serial %d: copying would roll it back",
+					c.opts.Dest, cat.Serial, c.opts.Source, src.cat.Serial))
+			case cat.Serial == src.cat.Serial && tr.CatalogDigest != src.CatalogDigest:
+				refusals = append(refusals, fmt.Sprintf("%s holds catalog serial %d as %s; %s's serial %d is %s: a fork",
+					c.opts.Dest, cat.Serial, tr.CatalogDigest, c.opts.Source, src.cat.Serial, src.CatalogDigest))
+			case tr.Timestamp.Version > src.Timestamp.Version:
+				refusals = append(refusals, fmt.Sprintf("%s's timestamp.json is version %d, newer than %s's version %d: copying would roll it back",
+					c.opts.Dest, tr.Timestamp.Version, c.opts.Source, src.Timestamp.Version))
+			}
+		}
+	}
+	if len(refusals) > 0 && !c.opts.Force {
+		return fmt.Errorf("copy: %s; pass --force to overwrite it: %w", strings.Join(refusals, "; "), ErrRefused)
+	}
+	for _, r := range refusals {
+		c.opts.Logger.Warn("overwriting the destination (--force)", "why", r)
+		c.rep.Forced = append(c.rep.Forced, r)
+	}
+	return c.checkRoots(ctx, src)
+}
+
+// otherRoot describes a destination whose first root is not the
+// source's, naming both roots' key IDs.
+func (c *copier) otherRoot(ctx context.Context, src *checked, first []byte) string {
+	theirs := "unreadable"
+	if _, tr, err := trust.ReadCatalog(ctx, c.dst, trust.CatalogOptions{Root: first, Load: trust.LoadOptions{Now: func() time.Time { return time.Unix(1, 0) }}}); err == nil {
+		theirs = strings.Join(tr.Root.KeyIDs, ",")
+	} else if ids, err := trust.RootKeyIDs(first); err == nil {
+		theirs = strings.Join(ids, ",")
+	}
+	return fmt.Sprintf("%s is signed by another root (root keys %s) than %s (root keys %s): another operator's registry",
+		c.opts.Dest, theirs, c.opts.Source, strings.Join(src.Root.KeyIDs, ","))
+}
+
+// checkRoots refuses a destination holding a root version beyond the
+// source's newest: the chain would follow it, and the copy would not
+// verify. The copy cannot remove files; the operator can.
+func (c *copier) checkRoots(ctx context.Context, src *checked) error {
+	names, err := c.dst.ListMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("copy: %s: list metadata: %w", c.opts.Dest, err)
+	}
+	for _, n := range names {
+		m := rootFile.FindStringSubmatch(n)
+		if m == nil {
+			continue
+		}
+		if v, err := strconv.ParseInt(m[1], 10, 64); err == nil && v > src.Root.Version {
+			return fmt.Errorf("copy: %s holds metadata/%s, beyond %s's newest root (version %d); remove %s's metadata first: %w",
+				c.opts.Dest, n, c.opts.Source, src.Root.Version, c.opts.Dest, ErrRefused)
+		}
+	}
+	return nil
+}

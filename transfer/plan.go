@@ -1,0 +1,254 @@
+package transfer
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
+)
+
+// plan is what a copy moves. It holds names, digests and sizes (and the
+// manifests, a few kilobytes each, which the plan had to read anyway),
+// never blob content: memory grows with the catalog, as the catalog
+// itself does, not with the bytes of the registry.
+type plan struct {
+	blobs     []blobItem     // config and layers, by repository
+	manifests []manifestItem // written after every layer
+	tags      []tagItem
+	meta      []metaItem // in the order they are written
+}
+
+type blobItem struct {
+	repo, digest string
+	size         int64
+}
+
+type manifestItem struct {
+	repo, digest string
+	data         []byte
+}
+
+type tagItem struct {
+	repo, tag string
+	desc      store.Descriptor
+}
+
+type metaItem struct {
+	name string
+	sum  [32]byte // sha256 of the source's bytes when planned
+}
+
+// makePlan reads every manifest the catalog pins from the source
+// (verified), and plans what the destination lacks. Every manifest that
+// does not verify is named, then the copy fails once.
+func (c *copier) makePlan(ctx context.Context, src *checked) error {
+	p := &plan{}
+	c.plan = p
+	seen := map[string]bool{} // repo "@" digest
+	repos := map[string]*RepoMove{}
+	tags := map[string][]store.TagEntry{}
+	var bad []error
+	n := len(src.cat.Entries)
+	for i := range src.cat.Entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := &src.cat.Entries[i]
+		c.progress(Progress{Step: "plan", Entries: i, PlannedEntries: n})
+		repo := store.Repo(e.ID)
+		m, raw, err := readManifest(ctx, c.src, e)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			bad = append(bad, err)
+			continue
+		}
+		want := func(digest string, size int64) (bool, error) {
+			k := repo + "@" + digest
+			if seen[k] {
+				return false, nil
+			}
+			seen[k] = true
+			if c.dst != nil {
+				got, err := c.dst.StatBlob(ctx, repo, digest)
+				switch {
+				case err == nil && got == size:
+					c.rep.Present++
+					c.rep.PresentBytes += size
+					return false, nil
+				case err != nil && !errors.Is(err, fs.ErrNotExist):
+					return false, fmt.Errorf("copy: %s: %w", c.opts.Dest, err)
+				}
+			}
+			rm := repos[repo]
+			if rm == nil {
+				rm = &RepoMove{Repo: repo}
+				repos[repo] = rm
+			}
+			rm.Blobs++
+			rm.Bytes += size
+			c.rep.Blobs++
+			c.rep.Bytes += size
+			return true, nil
+		}
+		blobs := []blobItem{{repo, store.EmptyConfigDigest, int64(len(store.EmptyConfig))}}
+		for _, l := range m.Layers {
+			blobs = append(blobs, blobItem{repo, l.Digest, l.Size})
+		}
+		for _, b := range blobs {
+			ok, err := want(b.digest, b.size)
+			if err != nil {
+				return err
+			}
+			if ok {
+				p.blobs = append(p.blobs, b)
+			}
+		}
+		ok, err := want(m.Digest, m.Size)
+		if err != nil {
+			return err
+		}
+		if ok {
+			p.manifests = append(p.manifests, manifestItem{repo, m.Digest, raw})
+		}
+		if err := c.planTag(ctx, p, tags, repo, m); err != nil {
+			return err
+		}
+	}
+	c.progress(Progress{Step: "plan", Entries: n, PlannedEntries: n, PlannedBlobs: c.rep.Blobs, PlannedBytes: c.rep.Bytes})
+	if len(bad) > 0 {
+		return fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, errors.Join(bad...))
+	}
+	// The config blob ("{}", two bytes) of each repository first: the
+	// first blob of a repository makes its layout (oci-layout,
+	// index.json), written durably, and on file systems that order data
+	// (ext4) each such fsync also waits for every blob written before
+	// it. Done first, they wait for nothing; then the large blobs stream
+	// with no fsync until the first tag.
+	slices.SortStableFunc(p.blobs, func(a, b blobItem) int {
+		return cmp.Compare(boolInt(a.digest != store.EmptyConfigDigest), boolInt(b.digest != store.EmptyConfigDigest))
+	})
+	for _, r := range repos {
+		c.rep.Repositories = append(c.rep.Repositories, *r)
+	}
+	slices.SortFunc(c.rep.Repositories, func(a, b RepoMove) int { return strings.Compare(a.Repo, b.Repo) })
+	c.rep.Tags = len(p.tags)
+	return c.planMetadata(ctx)
+}
+
+// readManifest reads the manifest the catalog pins for e, verified by
+// digest and size, and checks that it is e's.
+func readManifest(ctx context.Context, s store.Store, e *index.Entry) (*store.Manifest, []byte, error) {
+	raw, err := store.ReadBlob(ctx, s, store.Repo(e.ID), e.ManifestDigest, e.ManifestSize, store.MaxManifestBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("manifest of %s: %w", e, err)
+	}
+	m, err := store.ParseManifest(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("manifest of %s: %w", e, err)
+	}
+	if err := store.CheckEntry(m, e); err != nil {
+		return nil, nil, err
+	}
+	return m, raw, nil
+}
+
+// planTag plans the entry's tag unless the destination has it pointing at
+// the manifest.
+func (c *copier) planTag(ctx context.Context, p *plan, tags map[string][]store.TagEntry, repo string, m *store.Manifest) error {
+	if c.dst != nil {
+		have, ok := tags[repo]
+		if !ok {
+			t, err := c.dst.Tags(ctx, repo)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("copy: %s: %w", c.opts.Dest, err)
+			}
+			have, tags[repo] = t, t
+		}
+		tag := m.Tag()
+		i := slices.IndexFunc(have, func(t store.TagEntry) bool { return t.Tag == tag })
+		if i >= 0 && have[i].Manifest.Digest == m.Digest && have[i].Manifest.Size == m.Size {
+			return nil
+		}
+	}
+	p.tags = append(p.tags, tagItem{repo, m.Tag(), m.Descriptor()})
+	return nil
+}
+
+// planMetadata plans every metadata file of the source that the
+// destination lacks or holds with other bytes, in the order they are
+// written: the catalogs, targets and snapshots, then the roots by
+// version, root.json, and timestamp.json last, the commit point.
+func (c *copier) planMetadata(ctx context.Context) error {
+	names, err := c.src.ListMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("copy: %s: %w", c.opts.Source, err)
+	}
+	slices.SortStableFunc(names, func(a, b string) int {
+		if d := metaRank(a) - metaRank(b); d != 0 {
+			return d
+		}
+		return cmp.Compare(rootVersion(a), rootVersion(b)) // 0 for all but N.root.json
+	})
+	for _, name := range names {
+		data, err := c.src.ReadMetadata(ctx, name, index.MaxCatalogBytes)
+		if err != nil {
+			return fmt.Errorf("copy: %s: %w", c.opts.Source, err)
+		}
+		if c.dst != nil {
+			have, err := c.dst.ReadMetadata(ctx, name, int64(len(data)))
+			switch {
+			case err == nil && bytes.Equal(have, data):
+				continue
+			case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, store.ErrTooLarge):
+				return fmt.Errorf("copy: %s: %w", c.opts.Dest, err)
+			}
+		}
+		c.plan.meta = append(c.plan.meta, metaItem{name, sha256.Sum256(data)})
+		c.rep.Metadata = append(c.rep.Metadata, name)
+	}
+	return nil
+}
+
+// rootVersion is N of N.root.json, 0 for any other name.
+func rootVersion(name string) int64 {
+	m := rootFile.FindStringSubmatch(name)
+	if m == nil {
+		return 0
+	}
+	v, _ := strconv.ParseInt(m[1], 10, 64)
+	return v
+}
+
+// metaRank orders metadata writes: everything the new timestamp makes
+// reachable first, the roots next (in version order, then root.json),
+// timestamp.json last.
+func metaRank(name string) int {
+	switch {
+	case name == trust.TimestampFile:
+		return 3
+	case name == trust.RootFile:
+		return 2
+	case rootFile.MatchString(name):
+		return 1
+	}
+	return 0
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,83 @@
+package transfer
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
+)
+
+// memo is the source store with its metadata files kept once read, so
+// that the bytes the trust chain verified are the bytes copied, and no
+// metadata file is read twice.
+type memo struct {
+	store.Store
+	mu     sync.Mutex
+	files  map[string][]byte
+	frozen bool // keep no more files: only those the trust chain read
+}
+
+// freeze stops keeping files: those read from now on (the history the
+// chain does not reach) are read again when written, rather than held.
+func (m *memo) freeze() {
+	m.mu.Lock()
+	m.frozen = true
+	m.mu.Unlock()
+}
+
+func newMemo(s store.Store) *memo { return &memo{Store: s, files: map[string][]byte{}} }
+
+// ReadMetadata returns the bytes read before, or reads and keeps them.
+func (m *memo) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
+	m.mu.Lock()
+	b, ok := m.files[name]
+	m.mu.Unlock()
+	if ok {
+		if int64(len(b)) > maxSize {
+			return nil, fmt.Errorf("metadata %s: more than %d bytes: %w", name, maxSize, store.ErrTooLarge)
+		}
+		return b, nil
+	}
+	b, err := m.Store.ReadMetadata(ctx, name, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if !m.frozen {
+		m.files[name] = b
+	}
+	m.mu.Unlock()
+	return b, nil
+}
+
+// checked is the source's verified chain and catalog.
+type checked struct {
+	*trust.Checked
+	cat *index.Catalog
+}
+
+// checkSource checks the source's chain from the anchor and its catalog
+// against the recorded history, as verify does.
+func (c *copier) checkSource(ctx context.Context) (*checked, error) {
+	c.progress(Progress{Step: "plan"})
+	ch, err := trust.Check(ctx, c.src, c.opts.Anchor, trust.CheckOptions{State: c.opts.State, Now: c.opts.Now})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, err)
+	}
+	cat, err := ch.Decode()
+	if err == nil {
+		err = ch.CheckCatalog(cat)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, err)
+	}
+	c.src.freeze()
+	c.rep.Serial, c.rep.Digest, c.rep.Entries = cat.Serial, ch.CatalogDigest, len(cat.Entries)
+	return &checked{Checked: ch, cat: cat}, nil
+}

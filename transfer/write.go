@@ -1,0 +1,204 @@
+package transfer
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// blobFiler is what a directory store offers besides store.Store: the
+// blob's own file, read without a second hash (the destination's PutBlob
+// hashes every byte it writes).
+type blobFiler interface {
+	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
+}
+
+// copyBlobs copies the planned blobs on Workers goroutines, then the
+// manifests. A blob that is not what its digest says (or is missing from
+// the source) is recorded and the others go on; the copy then fails once,
+// naming every one, before any tag or metadata is written. Any other
+// error (the destination's) stops the copy at once.
+func (c *copier) copyBlobs(ctx context.Context) error {
+	parent := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu     sync.Mutex // bad, progress calls
+		bad    []error
+		done   int
+		nbytes atomic.Int64
+	)
+	p := Progress{Step: "blobs", PlannedBlobs: c.rep.Blobs, PlannedBytes: c.rep.Bytes}
+	report := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		p.Blobs, p.Bytes = done, nbytes.Load()
+		c.progress(p)
+	}
+	c.progress(p)
+	// pool copies items on workers goroutines.
+	pool := func(items []blobItem, workers int) {
+		var (
+			next atomic.Int64
+			wg   sync.WaitGroup
+		)
+		for range min(workers, max(len(items), 1)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(items) || ctx.Err() != nil {
+						return
+					}
+					err := c.copyBlob(ctx, items[i], &nbytes)
+					switch {
+					case err == nil:
+						report()
+					case isSourceFault(err):
+						mu.Lock()
+						bad = append(bad, err)
+						mu.Unlock()
+					default:
+						cancel(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	// The config blobs first, each making its repository's layout with
+	// a few small fsyncs (see makePlan): waits for the disk, not the
+	// CPU, so more at once, whose fsyncs the file system can group.
+	items := c.plan.blobs
+	n := 0
+	for n < len(items) && items[n].digest == store.EmptyConfigDigest {
+		n++
+	}
+	pool(items[:n], max(c.opts.Workers, layoutWorkers))
+	if ctx.Err() == nil {
+		pool(items[n:], c.opts.Workers)
+	}
+	if err := context.Cause(ctx); err != nil {
+		if parent.Err() != nil {
+			return parent.Err()
+		}
+		return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("copy: %s: %w (%s's catalog is unchanged): %w", c.opts.Source, ErrSource, c.opts.Dest, errors.Join(bad...))
+	}
+	for _, m := range c.plan.manifests {
+		if err := c.dst.PutBlob(ctx, m.repo, m.digest, int64(len(m.data)), store.BytesContent(m.data)); err != nil {
+			return fmt.Errorf("copy to %s: manifest: %w", c.opts.Dest, err)
+		}
+		nbytes.Add(int64(len(m.data)))
+		report()
+	}
+	return nil
+}
+
+// layoutWorkers is how many config blobs (each making a repository's
+// layout) are put at once, at least.
+const layoutWorkers = 8
+
+// isSourceFault reports whether err says the source's blob is not what
+// the catalog pins: another content, or missing.
+func isSourceFault(err error) bool {
+	return errors.Is(err, store.ErrMismatch) || errors.Is(err, fs.ErrNotExist)
+}
+
+// copyBlob copies one blob from the source to the destination, which
+// hashes it while writing. A directory source gives the blob's own file,
+// which PutBlob's hash checks; any other source reads through its
+// verifying reader, rewound by reopening it.
+func (c *copier) copyBlob(ctx context.Context, b blobItem, n *atomic.Int64) error {
+	var content store.Content
+	if bf, ok := c.rawSrc.(blobFiler); ok {
+		f, err := bf.OpenBlobFile(ctx, b.repo, b.digest)
+		if err != nil {
+			return fmt.Errorf("blob %s in %s: %w", b.digest, b.repo, err)
+		}
+		defer f.Close()
+		content = store.SeekContent(f)
+	} else {
+		rc, err := store.Reopen(func() (io.ReadCloser, error) { return c.rawSrc.OpenBlob(ctx, b.repo, b.digest, b.size) })
+		if err != nil {
+			return fmt.Errorf("blob %s in %s: %w", b.digest, b.repo, err)
+		}
+		defer rc.Close()
+		content = rc
+	}
+	cr := &countContent{Content: content, n: n}
+	if err := c.dst.PutBlob(ctx, b.repo, b.digest, b.size, cr); err != nil {
+		var mm *store.MismatchError
+		if errors.As(err, &mm) {
+			return fmt.Errorf("%s: blob %s in %s: %w", c.opts.Source, b.digest, b.repo, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// countContent counts the bytes read, for progress; a rewind takes back
+// what was counted.
+type countContent struct {
+	store.Content
+	n    *atomic.Int64
+	read int64
+}
+
+func (c *countContent) Read(p []byte) (int, error) {
+	n, err := c.Content.Read(p)
+	c.n.Add(int64(n))
+	c.read += int64(n)
+	return n, err
+}
+
+func (c *countContent) Rewind() error {
+	c.n.Add(-c.read)
+	c.read = 0
+	return c.Content.Rewind()
+}
+
+// writeTags points every planned tag at its manifest.
+func (c *copier) writeTags(ctx context.Context) error {
+	for i, t := range c.plan.tags {
+		c.progress(Progress{Step: "tags", Blobs: i, PlannedBlobs: len(c.plan.tags)})
+		if err := c.dst.Tag(ctx, t.repo, t.tag, t.desc); err != nil {
+			return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+		}
+	}
+	return nil
+}
+
+// writeMetadata writes the planned metadata files in order, timestamp.json
+// last. A file read again (history the trust chain does not reach) must
+// be the bytes planned.
+func (c *copier) writeMetadata(ctx context.Context) error {
+	for i, m := range c.plan.meta {
+		c.progress(Progress{Step: "metadata", Blobs: i, PlannedBlobs: len(c.plan.meta)})
+		data, err := c.src.ReadMetadata(ctx, m.name, index.MaxCatalogBytes)
+		if err != nil {
+			return fmt.Errorf("copy: %s: %w", c.opts.Source, err)
+		}
+		if sha256.Sum256(data) != m.sum {
+			return fmt.Errorf("copy: %s: metadata/%s changed during the copy: %w", c.opts.Source, m.name, ErrSource)
+		}
+		if err := c.dst.WriteMetadata(ctx, m.name, data); err != nil {
+			return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+		}
+	}
+	return nil
+}
