@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 
 type copyOptions struct {
 	anchor  anchorFlags
+	net     registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
 	signKey string
 	force   bool
 	dryRun  bool
@@ -29,9 +31,11 @@ func newCopyCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "copy SRC DST (--root root.json | --key PREFIX.pub)",
 		Short: "Copy a registry from one place to another, verifying it on the way",
-		Long: `Copy copies the registry at SRC to DST (each a directory, DIR, or a git
-repository, git:PATH[#REF]; a git DST commits the copy as one commit, signed
-with --sign-key, the operator's PREFIX.key). Only what DST lacks moves: blobs by digest, tags, and the metadata, written last, so that
+		Long: `Copy copies the registry at SRC to DST (each a directory, DIR, a git
+repository, git:PATH[#REF], or an OCI registry, docker://HOST[:PORT]/PREFIX;
+a git DST commits the copy as one commit, signed with --sign-key, the
+operator's PREFIX.key, and a docker:// DST gets a cosign signature of each
+entry from --sign-key when it is given). Only what DST lacks moves: blobs by digest, tags, and the metadata, written last, so that
 DST is at every moment either its previous state or the new one. A copy
 that is stopped (or killed) is completed by running it again, which moves
 only what did not arrive.
@@ -59,8 +63,9 @@ I/O errors.`,
 		},
 	}
 	opts.anchor.add(cmd, true)
+	opts.net.add(cmd, true)
 	f := cmd.Flags()
-	f.StringVar(&opts.signKey, "sign-key", "", "with a git DST: the key (PREFIX.key, password in COSIGN_PASSWORD) that signs the commit")
+	f.StringVar(&opts.signKey, "sign-key", "", "with a git DST: the key (PREFIX.key, password in COSIGN_PASSWORD) that signs the commit; with a docker:// DST, optional: it signs each entry (cosign)")
 	f.BoolVar(&opts.force, "force", false, "overwrite a DST signed by another root, holding a newer catalog, or whose metadata does not verify")
 	f.BoolVarP(&opts.dryRun, "dry-run", "n", false, "print what would move and write nothing")
 	f.BoolVar(&opts.json, "json", false, "print the report as JSON")
@@ -72,13 +77,17 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	if err != nil {
 		return err
 	}
-	src, err := openRegistry(srcPlace, false)
+	src, err := openRegistryNet(cmd.Context(), srcPlace, false, opts.net)
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
 	defer src.Close()
 	var signer signature.Signer
-	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceGit && !opts.dryRun {
+	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceDocker && opts.signKey != "" && !opts.dryRun {
+		if signer, err = trust.LoadSigner(opts.signKey, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
+			return fmt.Errorf("copy: --sign-key: %w", err)
+		}
+	} else if err == nil && p.Kind == store.PlaceGit && !opts.dryRun {
 		if opts.signKey == "" {
 			return usagef("copy: a git DST commits the copy signed: pass --sign-key PREFIX.key")
 		}
@@ -86,9 +95,10 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 			return fmt.Errorf("copy: --sign-key: %w", err)
 		}
 	} else if opts.signKey != "" {
-		return usagef("copy: --sign-key goes with a git DST (git:PATH)")
+		return usagef("copy: --sign-key goes with a git or docker:// DST")
 	}
-	dst, err := openCopyDest(dstPlace, opts.dryRun, signer)
+	opts.net.signer = signer
+	dst, err := openCopyDest(cmd.Context(), dstPlace, opts.dryRun, opts.net)
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
@@ -121,16 +131,16 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 // openCopyDest opens DST for writing (a directory is created), or for a
 // dry run read-only; a dry run to a directory that does not exist yet
 // gives nil: an empty place.
-func openCopyDest(place string, dryRun bool, signer signature.Signer) (store.Store, error) {
+func openCopyDest(ctx context.Context, place string, dryRun bool, n registryNet) (store.Store, error) {
 	if !dryRun {
-		return openRegistrySigned(place, true, signer)
+		return openRegistryNet(ctx, place, true, n)
 	}
 	if p, err := store.ParsePlace(place); err == nil && (p.Kind == store.PlaceDir || p.Kind == store.PlaceGit) {
 		if _, err := os.Stat(p.Path); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 	}
-	return openRegistry(place, false)
+	return openRegistryNet(ctx, place, false, n)
 }
 
 // copyProgressLine is the text of the progress line.

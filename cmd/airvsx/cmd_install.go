@@ -12,6 +12,7 @@ import (
 
 type installOptions struct {
 	registry     string
+	net          registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
 	anchor       anchorFlags
 	extensions   string
 	policy       string
@@ -57,6 +58,7 @@ Exit status: 0 installed, 1 refused (a check failed), 2 usage or I/O error.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.registry, "registry", "", placeHelp)
+	opts.net.add(cmd, true)
 	opts.anchor.add(cmd, true)
 	f.StringVar(&opts.extensions, "extensions", "", "the extensions directory (created if missing)")
 	f.StringVar(&opts.policy, "policy", "", "the policy whose capabilities rules grant capabilities (default: none granted)")
@@ -93,7 +95,7 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 		if rerr != nil {
 			return rerr
 		}
-		st, oerr := openRegistry(opts.registry, false)
+		st, oerr := openRegistryNet(cmd.Context(), opts.registry, false, opts.net)
 		if oerr != nil {
 			return fmt.Errorf("install: %w", oerr)
 		}

@@ -13,6 +13,7 @@ import (
 
 type lsOptions struct {
 	registry string
+	net      registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
 	anchor   anchorFlags
 	json     bool
 }
@@ -34,7 +35,7 @@ of every entry, run airvsx verify.`,
 			if opts.registry == "" {
 				return usagef("ls: --registry is required")
 			}
-			st, err := openRegistry(opts.registry, false)
+			st, err := openRegistryNet(cmd.Context(), opts.registry, false, opts.net)
 			if err != nil {
 				return err
 			}
@@ -57,6 +58,7 @@ of every entry, run airvsx verify.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.registry, "registry", "", placeHelp)
+	opts.net.add(cmd, true)
 	opts.anchor.add(cmd, true)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the catalog as JSON")
 	return cmd

@@ -12,6 +12,7 @@ import (
 
 type siteOptions struct {
 	registry   string
+	net        registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
 	out        string
 	baseURL    string
 	title      string
@@ -46,6 +47,7 @@ one step. --out must be absent, empty, or a site airvsx rendered before.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.registry, "registry", "", placeHelp)
+	opts.net.add(cmd, true)
 	f.StringVar(&opts.out, "out", "", "the directory to render the site into")
 	f.StringVar(&opts.baseURL, "base-url", "", "the http(s) URL the site will be served from (shown in download commands)")
 	f.StringVar(&opts.title, "title", "", `the site's title (default "airvsx registry")`)
@@ -84,7 +86,7 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 			return err
 		}
 	}
-	st, err := openRegistry(opts.registry, false)
+	st, err := openRegistryNet(cmd.Context(), opts.registry, false, opts.net)
 	if err != nil {
 		return fmt.Errorf("site: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index"
@@ -24,6 +23,7 @@ type syncOptions struct {
 	upstream    string
 	policy      string
 	registry    string
+	net         registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
 	key         string
 	dryRun      bool
 	prune       bool
@@ -57,7 +57,8 @@ reason, the run goes on, and the exit status is 1.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.upstream, "upstream", "", "the Open VSX to mirror from (overrides the policy's upstream:)")
 	f.StringVar(&opts.policy, "policy", "", "the policy file (required)")
-	f.StringVar(&opts.registry, "registry", "", "the registry, created if missing (required): a directory (DIR) or a git repository (git:PATH[#BRANCH]: one signed commit per sync; a new one is bare when PATH ends in .git)")
+	f.StringVar(&opts.registry, "registry", "", "the registry, created if missing (required): a directory (DIR), a git repository (git:PATH[#BRANCH]: one signed commit per sync; a new one is bare when PATH ends in .git) or an OCI registry (docker://HOST[:PORT]/PREFIX, whose entries are also cosign-signed with the key)")
+	opts.net.add(cmd, false)
 	f.StringVar(&opts.key, "key", "", "the signing key, PREFIX.key from airvsx keygen or a cosign.key (required unless --dry-run)")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the plan and write nothing")
 	f.BoolVar(&opts.prune, "prune", false, "drop from the catalog what the policy no longer wants")
@@ -65,7 +66,7 @@ reason, the run goes on, and the exit status is 1.`,
 	f.StringVar(&opts.report, "report", "", "also write the JSON report to this file")
 	f.IntVar(&opts.concurrency, "concurrency", 4, "parallel downloads")
 	f.Float64Var(&opts.rate, "rate", 2, "requests per second to the upstream (Open VSX's free tier allows under 3)")
-	f.StringVar(&opts.caFile, "ca-file", "", "extra PEM CA bundle to trust for the upstream")
+	f.StringVar(&opts.caFile, "ca-file", "", "extra PEM CA bundle to trust for the upstream and a docker:// registry")
 	return cmd
 }
 
@@ -126,13 +127,16 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 			}
 		}()
 		so.Signer = signer
+		opts.net.signer = signer
 	}
+	opts.net.caFile, opts.net.logger = opts.caFile, logger
 	regPath := opts.registry
 	statPath := regPath
-	if p, err := store.ParsePlace(regPath); err == nil && p.Kind == store.PlaceGit {
+	p, perr := store.ParsePlace(regPath)
+	if perr == nil && p.Kind == store.PlaceGit {
 		statPath = p.Path
 	}
-	if _, err := os.Stat(statPath); opts.dryRun && errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(statPath); opts.dryRun && !(perr == nil && p.Kind == store.PlaceDocker) && errors.Is(err, os.ErrNotExist) {
 		// Plan against an empty registry, writing nothing at the target.
 		tmp, err := os.MkdirTemp("", "airvsx-dry-run-")
 		if err != nil {
@@ -146,11 +150,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 			return err
 		}
 	}
-	var commitSigner signature.Signer
-	if signer != nil {
-		commitSigner = signer
-	}
-	st, err := openRegistrySigned(regPath, !opts.dryRun, commitSigner)
+	st, err := openRegistryNet(ctx, regPath, !opts.dryRun, opts.net)
 	if err != nil {
 		return err
 	}

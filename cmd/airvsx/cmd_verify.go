@@ -17,6 +17,7 @@ import (
 
 type verifyOptions struct {
 	registry   string
+	net        registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
 	anchor     anchorFlags
 	policy     string
 	format     string
@@ -75,6 +76,7 @@ an unreadable trust anchor, not a registry).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.registry, "registry", "", placeHelp)
+	opts.net.add(cmd, true)
 	opts.anchor.add(cmd, true)
 	f.StringVar(&opts.policy, "policy", "", "a policy every entry (or the package) must satisfy")
 	f.StringVar(&opts.format, "format", "text", "report format: text, json, sarif or junit")
@@ -133,7 +135,7 @@ func verifyRegistry(cmd *cobra.Command, g *globals, opts verifyOptions, pol *pol
 	if err != nil {
 		return nil, err
 	}
-	st, err := openRegistry(opts.registry, false)
+	st, err := openRegistryNet(cmd.Context(), opts.registry, false, opts.net)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}

@@ -20,9 +20,14 @@ var dialers = []string{
 	"github.com/airvsx/airvsx/mirror/openvsxtest",
 	"github.com/airvsx/airvsx/cmd/openvsx-fixture",
 	"github.com/airvsx/airvsx/internal/demoreg",
+	// Tests only: starts a distribution registry on loopback and waits
+	// for it to answer.
+	"github.com/airvsx/airvsx/internal/ocitest",
 	// The extension host's network broker: it makes the requests
 	// hostlaunch/host allowed (see networkBrokers).
 	"github.com/airvsx/airvsx/hostlaunch/netbroker",
+	// The OCI-registry store (see networkStores).
+	"github.com/airvsx/airvsx/ociregistry",
 }
 
 // networkBrokers make the requests the extension host's brokers allow.
@@ -41,10 +46,8 @@ var mustStayOffline = []string{
 
 // networkStores are the stores that can dial (an OCI registry over HTTP):
 // each lives in a package of its own that only cmd/airvsx imports, so a
-// reader that takes a store.Store never links a network client. None is
-// built yet; the OCI-registry store joins this list (and dialers) when it
-// lands.
-var networkStores = []string{}
+// reader that takes a store.Store never links a network client.
+var networkStores = []string{"github.com/airvsx/airvsx/ociregistry"}
 
 // offlineReaders are the package trees that read registries and must work
 // with no network at all: they may not depend on any dialer or network

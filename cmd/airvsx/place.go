@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/sigstore/sigstore/pkg/signature"
@@ -11,26 +14,87 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/safefile"
+	"github.com/airvsx/airvsx/ociregistry"
 )
 
 // placeHelp is how flag help names a place.
-const placeHelp = "the registry: a directory (DIR) or a git repository (git:PATH[#REF], one signed commit per change); docker://HOST[:PORT]/PREFIX is recognized but not built yet"
+const placeHelp = "the registry: a directory (DIR), a git repository (git:PATH[#REF], one signed commit per change) or an OCI registry (docker://HOST[:PORT]/PREFIX)"
+
+// registryNet are the flags of a registry reached over the network (a
+// docker:// place; they change nothing for a directory or git) and the
+// writer's signer.
+type registryNet struct {
+	insecure, allowInsecureRemote bool
+	caFile                        string
+	// signer, when set, signs a writer's changes (sync's key): each
+	// commit of a git store, and each entry manifest tagged in a
+	// docker:// registry with a cosign signature.
+	signer signature.Signer
+	logger *slog.Logger
+}
+
+// add registers --insecure and --allow-insecure-remote, and --ca-file
+// when withCA (sync has its own, which trusts its CA bundle for both).
+func (n *registryNet) add(cmd *cobra.Command, withCA bool) {
+	f := cmd.Flags()
+	f.BoolVar(&n.insecure, "insecure", false, "reach a docker:// registry over plain HTTP: only at a loopback or private address, unless --allow-insecure-remote")
+	f.BoolVar(&n.allowInsecureRemote, "allow-insecure-remote", false, "with --insecure, allow plain HTTP to a docker:// registry at any address")
+	if withCA {
+		f.StringVar(&n.caFile, "ca-file", "", "extra PEM CA bundle to trust for a docker:// registry (default: the system roots)")
+	}
+}
+
+// maxCABundle caps a --ca-file.
+const maxCABundle = 4 << 20
 
 // openRegistry opens the registry at a place (and, for writers, creates a
-// directory registry). Every command goes through it, so every command
-// accepts the same forms (store.ParsePlace).
+// directory registry) with no network flags. Every command goes through
+// it or openRegistryNet, so every command accepts the same forms
+// (store.ParsePlace).
 func openRegistry(place string, write bool) (store.Store, error) {
-	return openRegistrySigned(place, write, nil)
+	return openRegistryNet(context.Background(), place, write, registryNet{})
 }
 
 // openRegistrySigned is openRegistry for a writer that signs its changes
 // (sync): a git store signs each commit with signer.
 func openRegistrySigned(place string, write bool, signer signature.Signer) (store.Store, error) {
+	return openRegistryNet(context.Background(), place, write, registryNet{signer: signer})
+}
+
+// openRegistryNet is openRegistry with the network flags of a docker://
+// place and the writer's signer. A docker:// registry is the only store
+// that dials, and only its own host.
+func openRegistryNet(ctx context.Context, place string, write bool, n registryNet) (store.Store, error) {
 	p, err := store.ParsePlace(place)
 	if err != nil {
 		return nil, &usageError{err}
 	}
 	switch p.Kind {
+	case store.PlaceDocker:
+		o := ociregistry.Options{Insecure: n.insecure, AllowInsecureRemote: n.allowInsecureRemote, ReadOnly: !write, Logger: n.logger}
+		if write {
+			o.Signer = n.signer
+		}
+		if n.caFile != "" {
+			pem, err := safefile.ReadFile(n.caFile, maxCABundle)
+			if err != nil {
+				return nil, fmt.Errorf("--ca-file: %w", err)
+			}
+			pool, err := x509.SystemCertPool()
+			if err != nil {
+				pool = x509.NewCertPool()
+			}
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, &usageError{fmt.Errorf("--ca-file %s: no PEM certificate in it", n.caFile)}
+			}
+			o.RootCAs = pool
+		}
+		st, err := ociregistry.Open(ctx, p, o)
+		if errors.Is(err, ociregistry.ErrInsecureRemote) {
+			return nil, &usageError{err}
+		}
+		return st, err
 	case store.PlaceDir:
 		if !write {
 			st, err := store.OpenDir(p.Path, store.DirOptions{ReadOnly: true})
@@ -41,13 +105,13 @@ func openRegistrySigned(place string, write bool, signer signature.Signer) (stor
 		}
 		return store.OpenDir(p.Path, store.DirOptions{Create: true})
 	case store.PlaceGit:
-		st, err := gitstore.Open(p.Path, gitstore.Options{Ref: p.Ref, Write: write, Create: write, Signer: signer})
+		st, err := gitstore.Open(p.Path, gitstore.Options{Ref: p.Ref, Write: write, Create: write, Signer: n.signer})
 		if !write && errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("registry %s: %w (check the path and the ref, or create one with airvsx sync)", place, err)
 		}
 		return st, err
 	default:
-		return nil, &usageError{fmt.Errorf("place %s: %s registries are not built yet; use a directory (copy it with cp -a or rsync)", place, p.Kind)}
+		return nil, &usageError{fmt.Errorf("place %s: %s registries are not built yet; use a directory (copy it with cp -a or rsync) or an OCI registry (docker://HOST[:PORT]/PREFIX)", place, p.Kind)}
 	}
 }
 

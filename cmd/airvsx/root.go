@@ -63,7 +63,9 @@ key a registry is signed with. "run" starts installed extensions in a
 Node.js extension host and executes one of their commands (the kernel
 sandbox around the host is not built yet).
 
-Only "sync" opens network connections, and only to the upstream it is given.
+Only "sync" opens network connections, and only to the upstream it is given,
+except that every command given a docker:// registry connects to that
+registry's host.
 
 Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		SilenceUsage:  true,

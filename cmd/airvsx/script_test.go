@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/ocitest"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )
 
@@ -65,10 +66,11 @@ func TestScript(t *testing.T) {
 			return l.Close()
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"hostile":  cmdHostile,
-			"status":   cmdStatus,
-			"upstream": cmdUpstream,
-			"vsix":     cmdVsix,
+			"hostile":     cmdHostile,
+			"ociregistry": cmdOCIRegistry,
+			"status":      cmdStatus,
+			"upstream":    cmdUpstream,
+			"vsix":        cmdVsix,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -78,6 +80,22 @@ func TestScript(t *testing.T) {
 				if _, err := exec.LookPath("oras"); err != nil {
 					if os.Getenv("CI") != "" {
 						return false, fmt.Errorf("oras is not on PATH in CI: %w", err)
+					}
+					return false, nil
+				}
+				return true, nil
+			case "cosign":
+				// Stock cosign checks the signatures a docker:// sync
+				// writes where it is installed (CI does not install it).
+				_, err := exec.LookPath("cosign")
+				return err == nil, nil
+			case "registry":
+				// The CNCF distribution registry (internal/ocitest) is
+				// installed by CI (.ci/run); where it is missing outside
+				// CI the script skips, in CI it must be there.
+				if _, err := ocitest.Binary(); err != nil {
+					if os.Getenv("CI") != "" {
+						return false, fmt.Errorf("in CI: %w", err)
 					}
 					return false, nil
 				}
@@ -100,6 +118,26 @@ func TestScript(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
+}
+
+// cmdOCIRegistry starts a CNCF distribution registry on loopback for the
+// rest of the script and sets OCIREG to its HOST:PORT (plain HTTP):
+//
+//	ociregistry start
+func cmdOCIRegistry(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 || args[0] != "start" {
+		ts.Fatalf("usage: ociregistry start")
+	}
+	dir := ts.MkAbs("ociregistry-files")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	r, err := ocitest.Start(dir, ocitest.Options{})
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	ts.Defer(r.Stop)
+	ts.Setenv("OCIREG", r.Host)
 }
 
 // cmdStatus runs a program and checks its exact exit status; its output

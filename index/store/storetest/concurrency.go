@@ -73,9 +73,10 @@ func testConcurrent(t *testing.T, s store.Store) {
 	errs := make(chan error, n)
 	want := make(map[string]store.Descriptor)
 	var mu sync.Mutex
+	put(t, s, repo, []byte(store.EmptyConfig))
 	for i := range n {
 		wg.Go(func() {
-			b := []byte(fmt.Sprintf(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","n":%d}`, i))
+			b := manifestBytes("", fmt.Sprint(i))
 			d := digestOf(b)
 			if err := s.PutBlob(t.Context(), repo, d, int64(len(b)), store.BytesContent(b)); err != nil {
 				errs <- err

@@ -121,11 +121,26 @@ func (f *failingReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// manifest stores a small manifest blob and returns its descriptor.
+// manifest stores a small manifest blob, with its empty config, and
+// returns its descriptor.
 func manifest(t *testing.T, s store.Store, repo, text string) store.Descriptor {
 	t.Helper()
-	b := []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","x":"` + text + `"}`)
+	put(t, s, repo, []byte(store.EmptyConfig))
+	b := manifestBytes(store.ArtifactType, text)
 	return store.Descriptor{MediaType: store.MediaTypeManifest, Digest: put(t, s, repo, b), Size: int64(len(b)), ArtifactType: store.ArtifactType}
+}
+
+// manifestBytes is a valid OCI image manifest with the empty config, no
+// layer, the artifact type (if any) and text in an annotation: one a
+// registry accepts too (its config blob must be stored first).
+func manifestBytes(artifactType, text string) []byte {
+	at := ""
+	if artifactType != "" {
+		at = `"artifactType":"` + artifactType + `",`
+	}
+	return []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",` + at +
+		`"config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":"` + store.EmptyConfigDigest + `","size":2},` +
+		`"layers":[],"annotations":{"x":"` + text + `"}}`)
 }
 
 func tags(t *testing.T, s store.Store, repo string) map[string]store.Descriptor {

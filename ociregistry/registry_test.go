@@ -1,0 +1,60 @@
+package ociregistry_test
+
+import (
+	"crypto/x509"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/ocitest"
+	"github.com/airvsx/airvsx/ociregistry"
+)
+
+// testRegistry is a CNCF distribution registry on loopback
+// (internal/ocitest).
+type testRegistry struct {
+	*ocitest.Registry
+	host string
+}
+
+// startRegistry starts a registry over plain HTTP for t.
+func startRegistry(t *testing.T) *testRegistry {
+	t.Helper()
+	r := ocitest.Run(t, ocitest.Options{})
+	return &testRegistry{r, r.Host}
+}
+
+// startRegistryTLS starts one serving TLS with the certificate and key
+// in certFile and keyFile, trusted through pool.
+func startRegistryTLS(t *testing.T, certFile, keyFile string, pool *x509.CertPool) *testRegistry {
+	t.Helper()
+	r := ocitest.Run(t, ocitest.Options{CertFile: certFile, KeyFile: keyFile, Pool: pool})
+	return &testRegistry{r, r.Host}
+}
+
+var prefixes atomic.Int64
+
+// open opens a store at a new prefix of r (so it starts empty), closed
+// when t ends.
+func (r *testRegistry) open(t *testing.T, opts ociregistry.Options) *ociregistry.Store {
+	t.Helper()
+	p, err := store.ParsePlace(fmt.Sprintf("docker://%s/airvsx/t%d", r.host, prefixes.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Insecure = true
+	if opts.Backoff == 0 {
+		opts.Backoff = 10 * time.Millisecond
+	}
+	s, err := ociregistry.Open(t.Context(), p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// blobData is the file holding a blob in the registry's storage.
+func (r *testRegistry) blobData(digest string) string { return r.BlobData(digest) }

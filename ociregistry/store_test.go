@@ -1,0 +1,30 @@
+package ociregistry_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/ociregistry"
+)
+
+// TestConformance runs the store conformance suite against a distribution
+// registry on loopback; the verify-on-read check damages a blob's file in
+// the registry's own storage, behind the store's back.
+func TestConformance(t *testing.T) {
+	r := startRegistry(t)
+	storetest.Run(t, func(t *testing.T) store.Store { return r.open(t, ociregistry.Options{}) }, storetest.Options{
+		Tamper: func(t *testing.T, s store.Store, repo, digest string) {
+			f := r.blobData(digest)
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)/2] ^= 1
+			if err := os.WriteFile(f, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+	})
+}
