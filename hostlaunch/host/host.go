@@ -1,12 +1,10 @@
 package host
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -434,125 +432,3 @@ func (h *Host) serveFS(id int64, method string, params json.RawMessage) {
 // kindActivating is the host's notice that an extension's activate() is
 // about to run; the launcher keeps it to itself.
 const kindActivating = "activating"
-
-// track follows which extensions are activating; it says whether ev is
-// for the consumers.
-func (h *Host) track(ev Event) bool {
-	h.amu.Lock()
-	defer h.amu.Unlock()
-	if h.activating == nil {
-		h.activating = map[string]bool{}
-	}
-	switch ev.Kind {
-	case kindActivating:
-		h.activating[ev.Extension] = true
-		return false
-	case KindActivated:
-		delete(h.activating, ev.Extension)
-		h.activated = append(h.activated, ev.Extension)
-	case KindActivationFailed:
-		delete(h.activating, ev.Extension)
-	}
-	return true
-}
-
-// Activating lists the extensions whose activation was running: after
-// the host has ended, those its end is blamed on.
-func (h *Host) Activating() []string {
-	h.amu.Lock()
-	defer h.amu.Unlock()
-	out := make([]string, 0, len(h.activating))
-	for id := range h.activating {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// Activated lists the extensions this host activated, in order.
-func (h *Host) Activated() []string {
-	h.amu.Lock()
-	defer h.amu.Unlock()
-	return slices.Clone(h.activated)
-}
-
-// deliver passes ev, within the rate cap, to its request and to Events.
-func (h *Host) deliver(ev Event, cause *int64) {
-	ok, warn := h.limit.allow(ev.Extension)
-	if !ok {
-		if warn == nil {
-			return
-		}
-		ev = *warn
-		h.log.Warn(warn.Text)
-	}
-	if cause != nil {
-		h.conn.attach(*cause, ev)
-	}
-	select {
-	case h.events <- ev:
-	default:
-		h.dropped.Add(1)
-	}
-}
-
-// output turns the lines the host writes on r into events.
-func (h *Host) output(r io.ReadCloser, kind string) {
-	defer r.Close()
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 {
-			text := string(line)
-			if n := len(text); text[n-1] == '\n' {
-				text = text[:n-1]
-			}
-			h.log.Debug("host output", "stream", kind, "text", text)
-			if kind == KindStderr && strings.TrimSpace(text) != "" {
-				last := text[:min(len(text), 1000)]
-				h.lastStderr.Store(&last)
-			}
-			h.deliver(Event{Kind: kind, Text: text, Time: time.Now()}, nil)
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return
-		}
-	}
-}
-
-// heartbeat pings the host; two pings unanswered mean it is hung.
-func (h *Host) heartbeat() {
-	t := time.NewTicker(h.opts.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.done:
-			return
-		case <-t.C:
-		}
-		if h.missed.Load() >= 2 {
-			h.log.Warn("extension host hung: killed", "pid", h.info.PID)
-			h.kill("hung: missed 2 heartbeats")
-			return
-		}
-		h.missed.Add(1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*h.opts.Heartbeat)
-			defer cancel()
-			if _, err := h.call(ctx, "ping", nil, nil); err == nil {
-				h.missed.Store(0)
-			}
-		}()
-	}
-}
-
-// kill ends the host's process group, once, recording why.
-func (h *Host) kill(reason string) {
-	h.killOnce.Do(func() {
-		if h.cmd == nil || h.cmd.Process == nil {
-			return
-		}
-		h.reason.Store(&reason)
-		syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL)
-	})
-}
