@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -48,12 +47,12 @@ func RecordIsolation(ctx context.Context, dir string, i Isolation) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(i, "", "  ")
+	b, err := strictjson.Marshal(i)
 	if err != nil {
 		return err
 	}
 	name := filepath.Join(dir, IsolationFile)
-	if err := atomicfile.WriteFile(name, append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(name, b, 0o644); err != nil {
 		return fmt.Errorf("record isolation: %w", err)
 	}
 	return nil

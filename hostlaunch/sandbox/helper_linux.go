@@ -151,14 +151,20 @@ func pathsOf(hs *helperSpec) access {
 // libraries: remounted noexec, they could not run, and exempting them
 // would let an extension run what it writes there.
 func checkRuntimeOutside(a access, exe []string) error {
-	runtime := append(slices.Clone(exe), libDirs...)
+	// exe is resolved already; the library directories once, here.
+	runtime := slices.Clone(exe)
+	for _, d := range libDirs {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			runtime = append(runtime, r)
+		}
+	}
 	for _, p := range append(slices.Clone(a.read), a.write...) {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			return err
 		}
 		for _, r := range runtime {
-			if rr, err := filepath.EvalSymlinks(r); err == nil && (rr == real || strings.HasPrefix(rr, real+string(filepath.Separator)) || real == "/") {
+			if real == "/" || r == real || strings.HasPrefix(r, real+string(filepath.Separator)) {
 				return fmt.Errorf("%s holds %s, which the sandbox must execute or load, but it mounts %s noexec: choose a workspace (and storage) that does not contain the node runtime or the system libraries", p, r, p)
 			}
 		}
@@ -230,21 +236,18 @@ func lockedFlags(f int64) uintptr {
 // processes and threads, and the memory the host may allocate (the
 // launcher also watches its resident memory).
 func setLimits(hs *helperSpec) error {
-	limits := []struct {
+	type limit struct {
 		name string
 		res  int
 		v    uint64
-	}{
+	}
+	limits := []limit{
 		{"RLIMIT_NOFILE", unix.RLIMIT_NOFILE, 4096},
 		{"RLIMIT_CORE", unix.RLIMIT_CORE, 0},
 		{"RLIMIT_NPROC", unix.RLIMIT_NPROC, 512},
 	}
 	if hs.DataMB > 0 {
-		limits = append(limits, struct {
-			name string
-			res  int
-			v    uint64
-		}{"RLIMIT_DATA", unix.RLIMIT_DATA, uint64(hs.DataMB) << 20})
+		limits = append(limits, limit{"RLIMIT_DATA", unix.RLIMIT_DATA, uint64(hs.DataMB) << 20})
 	}
 	for _, l := range limits {
 		var cur unix.Rlimit
