@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	mrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,44 +15,10 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/internal/synthreg"
 	"github.com/airvsx/airvsx/transfer"
 )
-
-// copyEntry stores entry i of a synthetic registry: a vsix of size
-// random bytes (seeded by i, so entry i is the same in every registry) and
-// two small layers. Copy checks hashes, not the package rules.
-func copyEntry(size int64) synthreg.EntryFunc {
-	return func(ctx context.Context, st store.Store, i int) (index.Entry, error) {
-		name := fmt.Sprintf("ext-%03d", i)
-		id := index.ID{Namespace: "crash", Name: name}
-		var seed [32]byte
-		seed[0], seed[1] = byte(i), byte(i>>8)
-		data := make([]byte, size)
-		mrand.NewChaCha8(seed).Read(data)
-		a := synthreg.NewArtifact(st, id)
-		pkg := []byte(fmt.Sprintf(`{"name":%q,"publisher":"crash","version":"1.0.0"}`, name))
-		if err := a.Add(ctx, store.RoleVsix, "crash."+name+"-1.0.0.vsix", data); err != nil {
-			return index.Entry{}, err
-		}
-		if err := a.Add(ctx, store.RoleUpstreamMetadata, "openvsx.json", []byte(`{"crash":true}`)); err != nil {
-			return index.Entry{}, err
-		}
-		if err := a.Add(ctx, store.RoleManifest, "package.json", pkg); err != nil {
-			return index.Entry{}, err
-		}
-		published := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-		sum := strings.TrimPrefix(index.DigestBytes(data), "sha256:")
-		m, err := a.Put(ctx, store.ArtifactInfo{ID: id, Version: "1.0.0", Platform: index.Universal, Created: published, UpstreamSHA256: sum})
-		if err != nil {
-			return index.Entry{}, err
-		}
-		return index.Entry{ID: id, Version: "1.0.0", Platform: index.Universal, Published: published, VsixSHA256: sum,
-			VsixSize: size, Engine: "^1.80.0", DisplayName: name, ManifestDigest: m.Digest, ManifestSize: m.Size}, nil
-	}
-}
 
 // blobFiles counts the blob files of a directory registry (temp files
 // left by a killed writer aside).
@@ -97,7 +61,7 @@ func TestCopyKilled(t *testing.T) {
 	// The destination's previous state: serial 1, 5 entries. The source:
 	// serial 2, the same 5 and 35 more.
 	base := filepath.Join(work, "base")
-	cat1, err := synthreg.Build(ctx, base, synthreg.Options{Entries: 5, Signer: signer, Now: signed}, copyEntry(size))
+	cat1, err := synthreg.Build(ctx, base, synthreg.Options{Entries: 5, Signer: signer, Now: signed}, synthreg.RandomEntry("crash", size))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +72,7 @@ func TestCopyKilled(t *testing.T) {
 	src := filepath.Join(work, "src")
 	filetest.CopyDir(t, base, src)
 	if _, err := synthreg.Build(ctx, src, synthreg.Options{Entries: 40, Signer: signer, Now: signed.Add(time.Second),
-		Catalog: index.Catalog{Serial: 2, Previous: digest1, Created: signed}}, copyEntry(size)); err != nil {
+		Catalog: index.Catalog{Serial: 2, Previous: digest1, Created: signed}}, synthreg.RandomEntry("crash", size)); err != nil {
 		t.Fatal(err)
 	}
 	args := func(dst string) []string { return []string{"copy", src, dst, "--key", key, "--no-state", "--json"} }

@@ -22,7 +22,7 @@ func TestCopyProgressOnTerminal(t *testing.T) {
 	key := filepath.Join(dir, "k.pub")
 	filetest.WriteFile(t, key, pub)
 	src := filepath.Join(dir, "src")
-	if _, err := synthreg.Build(t.Context(), src, synthreg.Options{Entries: 3, Signer: signer}, copyEntry(64<<10)); err != nil {
+	if _, err := synthreg.Build(t.Context(), src, synthreg.Options{Entries: 3, Signer: signer}, synthreg.RandomEntry("crash", 64<<10)); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
