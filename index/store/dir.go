@@ -91,7 +91,10 @@ type Dir struct {
 	lock *os.File // writers: the marker file, locked
 	opts DirOptions
 	log  *slog.Logger
-	mu   sync.Mutex // serializes read-modify-write of index.json and quarantine names
+	mu   sync.Mutex // serializes the choice of quarantine names
+	// repos serializes the read-modify-write of each repository's
+	// index.json and the making of its layout.
+	repos repoLocks
 
 	// dirty holds the blob directories with renames not yet fsynced,
 	// and the blob files in each whose content is not yet fsynced: a

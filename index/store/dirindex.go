@@ -23,8 +23,7 @@ const ociLayout = `{"imageLayoutVersion":"1.0.0"}`
 // oci-layout, then an empty index.json (whose presence makes the
 // repository exist).
 func (d *Dir) ensureLayout(ctx context.Context, repo string) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	defer d.repos.lock(repo)()
 	dir := repoDir(repo)
 	if _, err := d.root.Lstat(dir + "/" + ocispec.ImageIndexFile); err == nil {
 		return nil
@@ -146,7 +145,8 @@ func (d *Dir) readIndex(repo string) ([]TagEntry, error) {
 	return tags, nil
 }
 
-// writeIndex replaces repo's index.json atomically. The caller holds d.mu.
+// writeIndex replaces repo's index.json atomically. The caller holds
+// repo's lock (d.repos).
 func (d *Dir) writeIndex(ctx context.Context, repo string, tags []TagEntry) error {
 	data, err := encodeIndex(tags)
 	if err != nil {
@@ -175,8 +175,7 @@ func (d *Dir) Tag(ctx context.Context, repo, tag string, m Descriptor) error {
 	if err := d.syncDirty(repoDir(repo)); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	defer d.repos.lock(repo)()
 	tags, err := d.readIndex(repo)
 	if err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
@@ -215,8 +214,7 @@ func (d *Dir) Untag(ctx context.Context, repo, tag string) error {
 	if err := d.checkTagArgs(ctx, repo, tag); err != nil {
 		return fmt.Errorf("untag: %w", err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	defer d.repos.lock(repo)()
 	tags, err := d.readIndex(repo)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
 // How Dir writes: every file through a temporary file that is renamed
@@ -163,7 +164,7 @@ func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, chec
 		}
 	}()
 	h := sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(f, h), ContextReader(ctx, r), make([]byte, 256<<10))
+	n, err := copybuf.Copy(io.MultiWriter(f, h), ContextReader(ctx, r))
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
 // The helpers below read one catalog entry out of any Store, verified;
@@ -104,7 +105,7 @@ func OpenBlobAt(ctx context.Context, s Store, repo, digest string, size int64, a
 	if also != nil {
 		w = io.MultiWriter(dst, also)
 	}
-	if _, err := io.CopyBuffer(w, rc, make([]byte, 256<<10)); err != nil {
+	if _, err := copybuf.Copy(w, rc); err != nil {
 		dst.Close()
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func checkFile(ctx context.Context, f *os.File, repo, digest string, size int64,
 	if also != nil {
 		w = also
 	}
-	if _, err := io.CopyBuffer(w, VerifyReader(ctx, io.NopCloser(f), repo, digest, size), make([]byte, 256<<10)); err != nil {
+	if _, err := copybuf.Copy(w, VerifyReader(ctx, io.NopCloser(f), repo, digest, size)); err != nil {
 		return err
 	}
 	_, err := f.Seek(0, io.SeekStart)
