@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/policies"
 )
 
@@ -147,10 +147,14 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		defer f.staging.Remove()
 		f.tmpDir = f.staging.Path
 	} else {
-		if f.tmpDir, err = os.MkdirTemp(opts.TempDir, "airvsx-sync-"); err != nil {
+		// A killed sync cannot remove its downloads; the next one does
+		// (tempdir).
+		td, err := tempdir.New(opts.TempDir, "airvsx-sync-", log)
+		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(f.tmpDir)
+		defer td.Remove()
+		f.tmpDir = td.Path
 	}
 
 	// Items are fetched as soon as the planner finds them, so downloads

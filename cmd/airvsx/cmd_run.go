@@ -21,6 +21,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/strictjson"
+	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/internal/termtext"
 )
 
@@ -182,12 +183,12 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		hopts.Settings = b
 	}
 	if hopts.StorageDir == "" {
-		tmp, err := os.MkdirTemp("", "airvsx-storage-")
+		tmp, err := tempdir.New("", "airvsx-storage-", log)
 		if err != nil {
 			return fmt.Errorf("run: %w", err)
 		}
-		defer os.RemoveAll(tmp)
-		hopts.StorageDir = tmp
+		defer tmp.Remove()
+		hopts.StorageDir = tmp.Path
 	}
 	// An extension whose activation crashes the host twice in a row is
 	// disabled in installed.json.

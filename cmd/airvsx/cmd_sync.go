@@ -14,6 +14,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/policies"
@@ -138,12 +139,12 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	if _, err := os.Stat(statPath); opts.dryRun && !(perr == nil && p.Kind == store.PlaceDocker) && errors.Is(err, os.ErrNotExist) {
 		// Plan against an empty registry, writing nothing at the target.
-		tmp, err := os.MkdirTemp("", "airvsx-dry-run-")
+		tmp, err := tempdir.New("", "airvsx-dry-run-", nil)
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
-		regPath = filepath.Join(tmp, "registry")
+		defer tmp.Remove()
+		regPath = filepath.Join(tmp.Path, "registry")
 		if st, err := openRegistry(regPath, true); err != nil {
 			return err
 		} else if err := st.Close(); err != nil {

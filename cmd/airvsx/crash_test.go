@@ -54,6 +54,13 @@ func TestSyncKilled(t *testing.T) {
 func testSyncKilled(t *testing.T, kind string) {
 	srv := openvsxtest.New(t, openvsxtest.Options{Latency: 15 * time.Millisecond})
 	work := t.TempDir()
+	// The children's temporary directory, where a killed sync into git
+	// leaves its downloads (checked at the end).
+	tmp := filepath.Join(work, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
 	key := filepath.Join(work, "k")
 	run := func(args ...string) {
 		t.Helper()
@@ -153,6 +160,30 @@ func testSyncKilled(t *testing.T, kind string) {
 		t.Errorf("only %d of %d syncs were killed mid-run; the points do not cover the run", killed, points)
 	}
 	t.Logf("%d of %d syncs killed mid-run", killed, points)
+	checkTempSwept(t, tmp, func() { run(syncArgs(full, timed)...) })
+}
+
+// checkTempSwept checks that the temporary directories killed syncs left
+// in tmp (a sync into a directory registry stages inside it and leaves
+// none) are removed by the next sync, once they are old enough that no
+// sync can still be starting in them.
+func checkTempSwept(t *testing.T, tmp string, sync func()) {
+	t.Helper()
+	left, err := filepath.Glob(filepath.Join(tmp, "airvsx-sync-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d temporary directories left by killed syncs", len(left))
+	old := time.Now().Add(-time.Hour)
+	for _, d := range left {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync()
+	if left, _ := filepath.Glob(filepath.Join(tmp, "airvsx-sync-*")); len(left) != 0 {
+		t.Errorf("after another sync, %d temporary directories of killed syncs are left: %v", len(left), left)
+	}
 }
 
 // gitHead returns the commit a git place's branch names ("" for a

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"syscall"
 	"time"
 )
@@ -116,7 +115,7 @@ func (h *Host) Close(ctx context.Context) error {
 			}
 			<-h.done
 		}
-		if err := os.RemoveAll(h.hostDir); err != nil {
+		if err := h.hostTmp.Remove(); err != nil {
 			errs = append(errs, err)
 		}
 	})

@@ -4,8 +4,11 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/airvsx/airvsx/internal/tempdir"
 )
 
 // js holds the extension host's JavaScript; host.js is its entry point.
@@ -15,12 +18,14 @@ var js embed.FS
 
 // writeHost writes the host's scripts into a new private directory under
 // parent (the system's temporary directory when ""), read-only, and
-// returns the directory.
-func writeHost(parent string) (string, error) {
-	dir, err := os.MkdirTemp(parent, "airvsx-host-")
+// returns the directory (which tempdir removes if this process is killed
+// before it does).
+func writeHost(parent string, log *slog.Logger) (*tempdir.Dir, error) {
+	td, err := tempdir.New(parent, "airvsx-host-", log)
 	if err != nil {
-		return "", fmt.Errorf("host scripts: %w", err)
+		return nil, fmt.Errorf("host scripts: %w", err)
 	}
+	dir := td.Path
 	err = fs.WalkDir(js, "js", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -32,8 +37,8 @@ func writeHost(parent string) (string, error) {
 		return os.WriteFile(filepath.Join(dir, d.Name()), b, 0o400)
 	})
 	if err != nil {
-		os.RemoveAll(dir)
-		return "", fmt.Errorf("host scripts: %w", err)
+		td.Remove()
+		return nil, fmt.Errorf("host scripts: %w", err)
 	}
-	return dir, nil
+	return td, nil
 }

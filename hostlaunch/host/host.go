@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/tempdir"
 )
 
 // Extension is one extension the host is to run.
@@ -135,7 +137,8 @@ type Host struct {
 	log     *slog.Logger
 	cmd     *exec.Cmd
 	conn    *conn
-	hostDir string
+	hostDir string       // the host's scripts: hostTmp.Path
+	hostTmp *tempdir.Dir // removed on Close
 	info    Info
 	startup Startup
 	limit   *limiter
@@ -193,9 +196,10 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	}
 	h := &Host{opts: opts, log: opts.Logger, done: make(chan struct{}), ready: make(chan Info, 1), wsfs: newWorkspaceFS(opts.Workspace),
 		events: make(chan Event, 4096), limit: &limiter{rate: opts.EventRate, now: time.Now, win: map[string]*window{}}}
-	if h.hostDir, err = writeHost(""); err != nil {
+	if h.hostTmp, err = writeHost("", h.log); err != nil {
 		return nil, fmt.Errorf("launch host: %w", err)
 	}
+	h.hostDir = h.hostTmp.Path
 	defer func() {
 		if err != nil {
 			h.kill("launch failed")
