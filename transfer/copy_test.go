@@ -3,6 +3,7 @@ package transfer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -419,5 +420,23 @@ func TestCopyDryRun(t *testing.T) {
 	}
 	if all.Blobs <= rep.Blobs || all.Present != 0 {
 		t.Errorf("dry run to nothing: %d blobs, %d present; want more than %d, 0", all.Blobs, all.Present, rep.Blobs)
+	}
+}
+
+// unreadable is an in-memory store whose metadata cannot be read at all,
+// as a registry that refuses the connection.
+type unreadable struct{ *storetest.Mem }
+
+func (unreadable) ReadMetadata(ctx context.Context, name string, max int64) ([]byte, error) {
+	return nil, fmt.Errorf("read metadata %s: connect to 127.0.0.1:1: connection refused: %w", name, store.ErrUnreachable)
+}
+
+// TestCopyDestUnreadable: a destination that cannot be read is an error
+// that says so, not a refusal that --force would override.
+func TestCopyDestUnreadable(t *testing.T) {
+	reg := demoreg.Get(t)
+	_, err := transfer.Copy(t.Context(), readOnly(t, reg.Dir), unreadable{storetest.NewMem()}, options(reg))
+	if err == nil || errors.Is(err, transfer.ErrRefused) || !errors.Is(err, store.ErrUnreachable) || strings.Contains(err.Error(), "--force") {
+		t.Fatalf("copy to an unreachable destination: %v; want ErrUnreachable, not a refusal", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 )
 
@@ -25,8 +26,13 @@ func (c *copier) checkDest(ctx context.Context, src *checked) error {
 		return nil
 	}
 	first, err := c.dst.ReadMetadata(ctx, "1.root.json", trust.MaxRootBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return c.checkRoots(ctx, src) // nothing published there yet
+	case err != nil && !errors.Is(err, store.ErrTooLarge):
+		// Not read at all (unreachable, no permission): nothing to judge,
+		// and --force would not help.
+		return fmt.Errorf("copy: read %s: %w", c.opts.Dest, err)
 	}
 	var refusals []string
 	if err == nil {

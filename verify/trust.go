@@ -38,8 +38,8 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if errors.Is(err, trust.ErrState) || errors.Is(err, trust.ErrNoAnchor) {
-			return nil, err
+		if errors.Is(err, trust.ErrState) || errors.Is(err, trust.ErrNoAnchor) || errors.Is(err, store.ErrUnreachable) {
+			return nil, err // nothing to judge: not a verdict
 		}
 		v.trustProblems(err)
 		return nil, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/transfer"
 )
@@ -56,6 +57,10 @@ func report(stderr io.Writer, err error) int {
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errFailed) {
 		fmt.Fprintf(stderr, "airvsx: %v\n", err)
+		if errors.Is(err, store.ErrUnreachable) {
+			fmt.Fprintln(stderr, "airvsx: nothing was read from it: check the place's address, that the registry is running and answers from here,\n"+
+				"  the TLS flags (--ca-file for a private CA, --insecure for plain HTTP) and the credentials (docker login); then run the command again")
+		}
 	}
 	return code
 }

@@ -111,6 +111,10 @@ var (
 	ErrLocked = errors.New("registry is locked by another writer")
 	// ErrReadOnly is wrapped by writes to a store opened read-only.
 	ErrReadOnly = errors.New("registry is open read-only")
+	// ErrUnreachable is wrapped when a store cannot reach its place at
+	// all (a registry that refuses the connection, fails TLS or rejects
+	// the credentials): nothing was read, so nothing can be judged.
+	ErrUnreachable = errors.New("the place cannot be reached")
 )
 
 // MismatchError says a blob's content is not what its digest and size
