@@ -9,6 +9,8 @@
 //     test (a build failure, a panic outside a test, a timeout);
 //   - every skipped test with its reason (the last thing it logged,
 //     up to three lines);
+//   - the slowest packages and top-level tests, with their wall time, to
+//     show where a slow run spends it;
 //   - last, one line exactly of the form "N passed, N failed, N skipped",
 //     counting tests (subtests included), not packages.
 //
@@ -51,6 +53,7 @@ type event struct {
 	Package     string
 	Test        string
 	Output      string
+	Elapsed     float64 // seconds, on pass, fail and skip
 	ImportPath  string
 	FailedBuild string
 }
@@ -72,7 +75,30 @@ type summary struct {
 	FailedTests             []string // "package TestName"
 	FailedPackages          []string // packages that failed with no failing test
 	BuildFailures           []string // import paths whose build failed
+	SlowTests, SlowPackages []timed  // the slowest, slowest first
 	events                  int
+}
+
+// timed is a test or package and its wall time in seconds.
+type timed struct {
+	Name    string
+	Elapsed float64
+}
+
+// maxSlow is how many of the slowest tests and packages the summary lists.
+const maxSlow = 8
+
+// addSlow keeps the maxSlow slowest of list and t, slowest first.
+func addSlow(list []timed, t timed) []timed {
+	i := len(list)
+	for i > 0 && list[i-1].Elapsed < t.Elapsed {
+		i--
+	}
+	if i >= maxSlow {
+		return list
+	}
+	list = append(list[:i], append([]timed{t}, list[i:]...)...)
+	return list[:min(len(list), maxSlow)]
 }
 
 // ok reports whether the run passed: results were seen and nothing failed.
@@ -146,6 +172,9 @@ func summarize(r io.Reader, w io.Writer, verbose bool) (*summary, error) {
 				case e.Action == "build-fail":
 					s.BuildFailures = append(s.BuildFailures, e.ImportPath)
 				case e.Test == "":
+					if (e.Action == "pass" || e.Action == "fail") && e.Package != "" {
+						s.SlowPackages = addSlow(s.SlowPackages, timed{e.Package, e.Elapsed})
+					}
 					if e.Action == "fail" && !pkgFailed[e.Package] {
 						pkgFailed[e.Package] = true
 						pkgOrder = append(pkgOrder, e.Package)
@@ -156,9 +185,11 @@ func summarize(r io.Reader, w io.Writer, verbose bool) (*summary, error) {
 					}
 				case e.Action == "pass":
 					s.Passed++
+					s.addSlowTest(e)
 					delete(logs, k)
 				case e.Action == "fail":
 					s.Failed++
+					s.addSlowTest(e)
 					failedTests[e.Package]++
 					s.FailedTests = append(s.FailedTests, e.Package+" "+e.Test)
 					delete(logs, k)
@@ -189,6 +220,13 @@ func summarize(r io.Reader, w io.Writer, verbose bool) (*summary, error) {
 		}
 	}
 	return s, nil
+}
+
+// addSlowTest counts a finished top-level test among the slowest.
+func (s *summary) addSlowTest(e event) {
+	if !strings.Contains(e.Test, "/") {
+		s.SlowTests = addSlow(s.SlowTests, timed{e.Package + " " + e.Test, e.Elapsed})
+	}
 }
 
 // lastEntry returns the last log entry of a test's output (from its last
@@ -246,6 +284,18 @@ func (s *summary) write(w io.Writer) {
 		fmt.Fprintln(w, "Failures (their output is above):")
 		for _, f := range failures {
 			fmt.Fprintf(w, "  FAIL %s\n", f)
+		}
+	}
+	for _, list := range []struct {
+		what  string
+		items []timed
+	}{{"packages", s.SlowPackages}, {"tests", s.SlowTests}} {
+		if len(list.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "Slowest %s:\n", list.what)
+		for _, t := range list.items {
+			fmt.Fprintf(w, "  %7.1fs %s\n", t.Elapsed, t.Name)
 		}
 	}
 	if s.events == 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -210,7 +211,8 @@ func TestSummarize(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, *got, cmp.AllowUnexported(summary{}), cmp.FilterPath(func(p cmp.Path) bool {
-				return p.Last().String() == ".events"
+				last := p.Last().String()
+				return last == ".events" || last == ".SlowTests" || last == ".SlowPackages" // TestSlowest
 			}, cmp.Ignore())); diff != "" {
 				t.Errorf("summarize: (-want +got)\n%s", diff)
 			}
@@ -237,5 +239,43 @@ func TestSummarize(t *testing.T) {
 				t.Errorf("last line = %q; want %q", last, tc.wantLast)
 			}
 		})
+	}
+}
+
+// TestSlowest: the summary lists the slowest packages and top-level tests
+// (not subtests), slowest first, at most maxSlow of each.
+func TestSlowest(t *testing.T) {
+	var evs []event
+	for i := range maxSlow + 2 {
+		pkg := fmt.Sprintf("m/p%d", i)
+		test := testEvents(pkg, "TestT", "pass")
+		test[len(test)-1].Elapsed = float64(i)
+		sub := testEvents(pkg, "TestT/sub", "pass")
+		sub[len(sub)-1].Elapsed = 100 // a subtest: not listed
+		p := pkgEvents(pkg, "pass", sub, test)
+		p[len(p)-1].Elapsed = float64(10 * i)
+		evs = append(evs, p...)
+	}
+	var out bytes.Buffer
+	got, err := summarize(strings.NewReader(stream(t, evs...)), &out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantTests, wantPkgs []timed
+	for i := maxSlow + 1; i > 1; i-- {
+		wantTests = append(wantTests, timed{fmt.Sprintf("m/p%d TestT", i), float64(i)})
+		wantPkgs = append(wantPkgs, timed{fmt.Sprintf("m/p%d", i), float64(10 * i)})
+	}
+	if diff := cmp.Diff(wantTests, got.SlowTests); diff != "" {
+		t.Errorf("slowest tests (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantPkgs, got.SlowPackages); diff != "" {
+		t.Errorf("slowest packages (-want +got):\n%s", diff)
+	}
+	got.write(&out)
+	for _, w := range []string{"Slowest packages:\n     90.0s m/p9\n", "Slowest tests:\n      9.0s m/p9 TestT\n"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
+		}
 	}
 }
