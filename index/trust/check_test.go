@@ -11,6 +11,7 @@ import (
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
 
 // checkRegistry makes a directory registry published by s with one
@@ -30,7 +31,7 @@ func checkRegistry(t *testing.T, s signature.Signer, serials ...int64) (*store.D
 }
 
 func TestCheckAnchor(t *testing.T) {
-	keyA, keyB := newTestSigner(t), newTestSigner(t)
+	keyA, keyB := signtest.Signer(t), signtest.Signer(t)
 	st, dir := checkRegistry(t, keyA, 1)
 	state := OpenStateDir(t.TempDir())
 	opts := CheckOptions{State: state, Now: at(t0)}
@@ -83,7 +84,7 @@ func TestCheckAnchor(t *testing.T) {
 // (same key, new 1.root.json bytes: a different registry or a replay)
 // fails against the root saved before.
 func TestCheckSavedRootOnChain(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	st, _ := checkRegistry(t, key, 1)
 	state := OpenStateDir(t.TempDir())
 	opts := CheckOptions{State: state, Now: at(t0)}
@@ -113,7 +114,7 @@ func TestCheckSavedRootOnChain(t *testing.T) {
 }
 
 func TestCheckCatalogHistory(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	st, _ := checkRegistry(t, key, 5)
 	state := OpenStateDir(t.TempDir())
 	c, err := Check(t.Context(), st, Anchor{Key: key}, CheckOptions{State: state, Now: at(t0)})
@@ -163,7 +164,7 @@ func TestStateDirDamaged(t *testing.T) {
 // (and ErrMissing, naming timestamp.json) in both modes; one that
 // published but lost a file is ErrMissing alone.
 func TestCheckNeverPublished(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	empty, _ := checkRegistry(t, key)
 	_, dir := checkRegistry(t, key, 1)
 	root := filetest.ReadFile(t, filepath.Join(dir, "metadata", "1.root.json"))

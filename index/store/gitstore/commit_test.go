@@ -3,9 +3,6 @@ package gitstore_test
 import (
 	"context"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"errors"
 	"io"
 	"io/fs"
@@ -22,30 +19,8 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
-
-// newSigner returns a fresh ECDSA P-256 signer, as airvsx keygen makes.
-func newSigner(t *testing.T) signature.SignerVerifier {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv, err := signature.LoadECDSASignerVerifier(k, crypto.SHA256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sv
-}
-
-func publicKey(t *testing.T, sv signature.SignerVerifier) crypto.PublicKey {
-	t.Helper()
-	pub, err := sv.PublicKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pub
-}
 
 // needGit skips a test that runs stock git when there is none.
 func needGit(t *testing.T) string {
@@ -75,7 +50,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // options that use it.
 func allowedSigners(t *testing.T, sv signature.SignerVerifier) []string {
 	t.Helper()
-	line, err := gitstore.AllowedSigner("airvsx", publicKey(t, sv))
+	line, err := gitstore.AllowedSigner("airvsx", signtest.PublicKey(t, sv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +102,7 @@ func TestCommitStockGit(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "")
 	for _, kind := range []string{"reg.git", "reg"} {
 		t.Run(kind, func(t *testing.T) {
-			sv := newSigner(t)
+			sv := signtest.Signer(t)
 			path := filepath.Join(t.TempDir(), kind)
 			s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})
 			if err != nil {
@@ -168,10 +143,10 @@ func TestCommitStockGit(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			if err := r.CheckSignature(t.Context(), []crypto.PublicKey{publicKey(t, sv)}); err != nil {
+			if err := r.CheckSignature(t.Context(), []crypto.PublicKey{signtest.PublicKey(t, sv)}); err != nil {
 				t.Errorf("CheckSignature(HEAD) = %v", err)
 			}
-			if err := r.CheckSignature(t.Context(), []crypto.PublicKey{publicKey(t, newSigner(t))}); !errors.Is(err, gitstore.ErrSignature) {
+			if err := r.CheckSignature(t.Context(), []crypto.PublicKey{signtest.PublicKey(t, signtest.Signer(t))}); !errors.Is(err, gitstore.ErrSignature) {
 				t.Errorf("CheckSignature(another key) = %v; want ErrSignature", err)
 			}
 			if ok, err := r.Descends(t.Context(), first); !ok || err != nil {
@@ -200,7 +175,7 @@ func TestCommitReproducible(t *testing.T) {
 	var trees []string
 	for range 2 {
 		path := filepath.Join(t.TempDir(), "reg.git")
-		s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
+		s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: signtest.Signer(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +242,7 @@ func (c committing) Quarantine(ctx context.Context, name, reason string, files m
 // TestConformanceCommitted runs the conformance suite with a commit after
 // every write.
 func TestConformanceCommitted(t *testing.T) {
-	sv := newSigner(t)
+	sv := signtest.Signer(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, err := gitstore.Open(filepath.Join(t.TempDir(), "reg"), gitstore.Options{Write: true, Create: true, Signer: sv})
 		if err != nil {
@@ -289,7 +264,7 @@ func TestConformanceCommitted(t *testing.T) {
 // its ID names; opening the registry fails, naming the damage.
 func TestDamagedTree(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "reg.git")
-	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
+	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: signtest.Signer(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +293,7 @@ func TestDamagedTree(t *testing.T) {
 // and commits them; a writer that starts from another commit drops it,
 // and a damaged object is not taken over.
 func TestTakeOver(t *testing.T) {
-	sv := newSigner(t)
+	sv := signtest.Signer(t)
 	path := filepath.Join(t.TempDir(), "reg.git")
 	open := func() *gitstore.Store {
 		s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})

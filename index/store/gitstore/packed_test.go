@@ -11,6 +11,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
 
 // TestPackedConcurrentReads reads a registry that stock git packed (a
@@ -19,7 +20,7 @@ import (
 func TestPackedConcurrentReads(t *testing.T) {
 	needGit(t)
 	src := filepath.Join(t.TempDir(), "src.git")
-	s, err := gitstore.Open(src, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
+	s, err := gitstore.Open(src, gitstore.Options{Write: true, Create: true, Signer: signtest.Signer(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store/gitstore"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
 
 // TestRefs opens a registry of two commits at every kind of ref: readers
@@ -16,7 +17,7 @@ import (
 func TestRefs(t *testing.T) {
 	needGit(t)
 	path := filepath.Join(t.TempDir(), "reg.git")
-	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
+	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: signtest.Signer(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestIdentity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "reg.git")
 			opts := tt.opts
-			opts.Write, opts.Create, opts.Signer = true, true, newSigner(t)
+			opts.Write, opts.Create, opts.Signer = true, true, signtest.Signer(t)
 			s, err := gitstore.Open(path, opts)
 			if err != nil {
 				t.Fatal(err)
