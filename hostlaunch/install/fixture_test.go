@@ -2,12 +2,7 @@ package install_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,13 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sigstore/sigstore/pkg/signature"
-
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
@@ -120,8 +114,8 @@ func buildFixture(t *testing.T) (*fixture, error) {
 		return nil, err
 	}
 	f := &fixture{dir: filepath.Join(tmpRoot, "registry"), policy: pol}
-	signer, _ := newSigner(t, tmpRoot, "signer")
-	_, f.otherPub = newSigner(t, tmpRoot, "other")
+	signer, _ := demoreg.Signer(t, tmpRoot, "signer")
+	_, f.otherPub = demoreg.Signer(t, tmpRoot, "other")
 	st, err := store.OpenDir(f.dir, store.DirOptions{Create: true})
 	if err != nil {
 		return nil, err
@@ -133,25 +127,6 @@ func buildFixture(t *testing.T) (*fixture, error) {
 	}
 	f.root, err = os.ReadFile(filepath.Join(f.dir, "metadata", "1.root.json"))
 	return f, err
-}
-
-func newSigner(t testing.TB, dir, name string) (signature.SignerVerifier, string) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, _ := x509.MarshalPKCS8PrivateKey(k)
-	pubDER, _ := x509.MarshalPKIXPublicKey(&k.PublicKey)
-	sv, err := trust.ParseSigner(name+".key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name+".pub")
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return sv, p
 }
 
 // registry opens the fixture registry read-only, anchored at its root.
