@@ -61,6 +61,27 @@ func allowedSigners(t *testing.T, sv signature.SignerVerifier) []string {
 	return []string{"-c", "gpg.format=ssh", "-c", "gpg.ssh.allowedSignersFile=" + f}
 }
 
+// openWriter opens the registry at path for writing, creating it, its
+// commits signed by sv.
+func openWriter(t *testing.T, path string, sv signature.Signer) *gitstore.Store {
+	t.Helper()
+	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// commitChange writes the change of text (writeChange, at created) and
+// commits it with msg.
+func commitChange(t *testing.T, s *gitstore.Store, text, msg string) {
+	t.Helper()
+	writeChange(t, s, text, created)
+	if err := s.Commit(t.Context(), msg); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writeChange puts a blob, tags a manifest, and writes a catalog created
 // at created; it returns the blob.
 func writeChange(t *testing.T, s store.Store, text string, created time.Time) []byte {
@@ -104,10 +125,7 @@ func TestCommitStockGit(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			sv := signtest.Signer(t)
 			path := filepath.Join(t.TempDir(), kind)
-			s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := openWriter(t, path, sv)
 			defer s.Close()
 			writeChange(t, s, "1.0.0", created)
 			if err := store.Commit(t.Context(), s, "airvsx sync: catalog serial 1"); err != nil {
@@ -175,14 +193,8 @@ func TestCommitReproducible(t *testing.T) {
 	var trees []string
 	for range 2 {
 		path := filepath.Join(t.TempDir(), "reg.git")
-		s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: signtest.Signer(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeChange(t, s, "1.0.0", created)
-		if err := s.Commit(t.Context(), "m"); err != nil {
-			t.Fatal(err)
-		}
+		s := openWriter(t, path, signtest.Signer(t))
+		commitChange(t, s, "1.0.0", "m")
 		s.Close()
 		trees = append(trees, strings.TrimSpace(git(t, path, "rev-parse", "HEAD^{tree}")))
 	}
@@ -244,10 +256,7 @@ func (c committing) Quarantine(ctx context.Context, name, reason string, files m
 func TestConformanceCommitted(t *testing.T) {
 	sv := signtest.Signer(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := gitstore.Open(filepath.Join(t.TempDir(), "reg"), gitstore.Options{Write: true, Create: true, Signer: sv})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := openWriter(t, filepath.Join(t.TempDir(), "reg"), sv)
 		t.Cleanup(func() { s.Close() })
 		return committing{s}
 	}, storetest.Options{Tamper: func(t *testing.T, st store.Store, repo, digest string) {
@@ -264,14 +273,8 @@ func TestConformanceCommitted(t *testing.T) {
 // its ID names; opening the registry fails, naming the damage.
 func TestDamagedTree(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "reg.git")
-	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: signtest.Signer(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeChange(t, s, "1.0.0", created)
-	if err := s.Commit(t.Context(), "m"); err != nil {
-		t.Fatal(err)
-	}
+	s := openWriter(t, path, signtest.Signer(t))
+	commitChange(t, s, "1.0.0", "m")
 	s.Close()
 	r, err := gitstore.Open(path, gitstore.Options{})
 	if err != nil {
@@ -295,19 +298,12 @@ func TestDamagedTree(t *testing.T) {
 func TestTakeOver(t *testing.T) {
 	sv := signtest.Signer(t)
 	path := filepath.Join(t.TempDir(), "reg.git")
-	open := func() *gitstore.Store {
-		s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	s := open()
+	s := openWriter(t, path, sv)
 	b := writeChange(t, s, "1.0.0", created)
 	d := index.DigestBytes(b)
 	s.Close() // no Commit: as if killed
 
-	s = open()
+	s = openWriter(t, path, sv)
 	if n, err := s.StatBlob(t.Context(), "golang/go", d); err != nil || n != int64(len(b)) {
 		t.Fatalf("StatBlob after the take-over = %d, %v; want the blob the killed writer put", n, err)
 	}
@@ -328,7 +324,7 @@ func TestTakeOver(t *testing.T) {
 	}
 	s.Close()
 	tamperObject(t, path, h)
-	s = open()
+	s = openWriter(t, path, sv)
 	if _, err := s.StatBlob(t.Context(), "golang/go", od); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("StatBlob of a damaged object taken over = %v; want fs.ErrNotExist", err)
 	}
@@ -341,7 +337,7 @@ func TestTakeOver(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(path, "airvsx-change"), []byte("airvsx change 1 "+strings.Repeat("1", 40)+" refs/heads/main\n"+h.String()+" extensions/golang/go/x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s = open()
+	s = openWriter(t, path, sv)
 	defer s.Close()
 	if _, err := s.ReadMetadata(t.Context(), "timestamp.json", 100); err != nil {
 		t.Errorf("ReadMetadata after dropping a stale change = %v", err)
