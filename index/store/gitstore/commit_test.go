@@ -19,6 +19,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/internal/gittest"
 	"github.com/airvsx/airvsx/internal/signtest"
 )
 
@@ -265,7 +266,7 @@ func TestConformanceCommitted(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("BlobObject(%s, %s) = %v, %v", repo, digest, ok, err)
 		}
-		tamperObject(t, s.GitDir(), h)
+		gittest.TamperLoose(t, s.GitDir(), h)
 	}})
 }
 
@@ -285,7 +286,7 @@ func TestDamagedTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tamperObject(t, path, root)
+	gittest.TamperLoose(t, path, root)
 	if _, err := gitstore.Open(path, gitstore.Options{}); !errors.Is(err, gitstore.ErrDamaged) {
 		t.Errorf("Open with a damaged root tree = %v; want ErrDamaged", err)
 	}
@@ -323,7 +324,7 @@ func TestTakeOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	tamperObject(t, path, h)
+	gittest.TamperLoose(t, path, h)
 	s = openWriter(t, path, sv)
 	if _, err := s.StatBlob(t.Context(), "golang/go", od); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("StatBlob of a damaged object taken over = %v; want fs.ErrNotExist", err)
