@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
@@ -132,6 +135,25 @@ func CheckTagArgs(ctx context.Context, repo, tag string) error {
 		return err
 	}
 	return CheckTag(tag)
+}
+
+// CheckMetadataArgs is CheckBlobArgs for the metadata methods: ctx is not
+// done, and name is a valid metadata name (CheckMetadataName).
+func CheckMetadataArgs(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return CheckMetadataName(name)
+}
+
+// CheckQuarantineArgs is CheckBlobArgs for Quarantine: ctx is not done,
+// and the quarantine's name and the names of its files are valid
+// (CheckQuarantine).
+func CheckQuarantineArgs(ctx context.Context, name string, files map[string]io.Reader) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return CheckQuarantine(name, slices.Collect(maps.Keys(files)))
 }
 
 func checkRepoArgs(ctx context.Context, repo string) error {
