@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"slices"
 
 	"github.com/airvsx/airvsx/index/store"
@@ -42,15 +41,8 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 	if err := s.writable(); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
-	if err := store.CheckManifestDescriptor(m); err != nil {
+	if err := store.CheckTagTarget(ctx, s, repo, m); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	size, err := s.StatBlob(ctx, repo, m.Digest)
-	if err != nil {
-		return fmt.Errorf("tag %s in %s: manifest: %w", tag, repo, err)
-	}
-	if size != m.Size {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, &store.MismatchError{Repo: repo, Digest: m.Digest, Size: m.Size, GotSize: size})
 	}
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
@@ -58,13 +50,7 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 	if err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
-	tags = slices.DeleteFunc(tags, func(t store.TagEntry) bool { return t.Tag == tag })
-	m.Annotations = maps.Clone(m.Annotations)
-	delete(m.Annotations, "org.opencontainers.image.ref.name")
-	if len(m.Annotations) == 0 {
-		m.Annotations = nil
-	}
-	tags = append(tags, store.TagEntry{Tag: tag, Manifest: m})
+	tags = store.SetTag(tags, tag, m)
 	if err := s.writeIndex(ctx, repo, tags); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
@@ -104,9 +90,8 @@ func (s *Store) Untag(ctx context.Context, repo, tag string) error {
 	if err != nil {
 		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
 	}
-	n := len(tags)
-	tags = slices.DeleteFunc(tags, func(t store.TagEntry) bool { return t.Tag == tag })
-	if len(tags) == n {
+	tags, removed := store.RemoveTag(tags, tag)
+	if !removed {
 		return nil
 	}
 	if err := s.writeIndex(ctx, repo, tags); err != nil {
