@@ -179,10 +179,7 @@ func (d *Dir) Tag(ctx context.Context, repo, tag string, m Descriptor) error {
 // Tags lists repo's tags from its index.json (read strictly, at most
 // MaxIndexBytes).
 func (d *Dir) Tags(ctx context.Context, repo string) ([]TagEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	if err := CheckRepo(repo); err != nil {
+	if err := CheckRepoArgs(ctx, repo); err != nil {
 		return nil, fmt.Errorf("tags: %w", err)
 	}
 	tags, err := d.readIndex(repo)

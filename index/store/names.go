@@ -122,7 +122,7 @@ func CheckTag(tag string) error {
 // is not done, and repo and digest are valid names (CheckRepo,
 // CheckDigest).
 func CheckBlobArgs(ctx context.Context, repo, digest string) error {
-	if err := checkRepoArgs(ctx, repo); err != nil {
+	if err := CheckRepoArgs(ctx, repo); err != nil {
 		return err
 	}
 	return CheckDigest(digest)
@@ -131,7 +131,7 @@ func CheckBlobArgs(ctx context.Context, repo, digest string) error {
 // CheckTagArgs is CheckBlobArgs for the tag methods: ctx is not done, and
 // repo and tag are valid names (CheckRepo, CheckTag).
 func CheckTagArgs(ctx context.Context, repo, tag string) error {
-	if err := checkRepoArgs(ctx, repo); err != nil {
+	if err := CheckRepoArgs(ctx, repo); err != nil {
 		return err
 	}
 	return CheckTag(tag)
@@ -156,7 +156,9 @@ func CheckQuarantineArgs(ctx context.Context, name string, files map[string]io.R
 	return CheckQuarantine(name, slices.Collect(maps.Keys(files)))
 }
 
-func checkRepoArgs(ctx context.Context, repo string) error {
+// CheckRepoArgs is what a store checks first in every method on one
+// repository: ctx is not done, and repo is a valid name (CheckRepo).
+func CheckRepoArgs(ctx context.Context, repo string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

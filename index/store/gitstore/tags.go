@@ -60,10 +60,7 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 // Tags lists repo's tags from its index.json (read strictly, at most
 // store.MaxIndexBytes).
 func (s *Store) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	if err := store.CheckRepo(repo); err != nil {
+	if err := store.CheckRepoArgs(ctx, repo); err != nil {
 		return nil, fmt.Errorf("tags: %w", err)
 	}
 	tags, err := s.readIndex(repo)

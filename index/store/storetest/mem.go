@@ -162,10 +162,7 @@ func (m *Mem) Tag(ctx context.Context, repo, tag string, d store.Descriptor) err
 
 // Tags lists repo's tags sorted by tag.
 func (m *Mem) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	if err := store.CheckRepo(repo); err != nil {
+	if err := store.CheckRepoArgs(ctx, repo); err != nil {
 		return nil, fmt.Errorf("tags: %w", err)
 	}
 	m.mu.RLock()
