@@ -77,13 +77,8 @@ func TestScript(t *testing.T) {
 			case "oras":
 				// oras is installed by CI (.ci/run); where it is missing
 				// outside CI the script skips, in CI it must be there.
-				if _, err := exec.LookPath("oras"); err != nil {
-					if os.Getenv("CI") != "" {
-						return false, fmt.Errorf("oras is not on PATH in CI: %w", err)
-					}
-					return false, nil
-				}
-				return true, nil
+				_, err := exec.LookPath("oras")
+				return ciTool(err, "oras is not on PATH in CI")
 			case "cosign":
 				// Stock cosign checks the signatures a docker:// sync
 				// writes where it is installed (CI does not install it).
@@ -93,23 +88,13 @@ func TestScript(t *testing.T) {
 				// The CNCF distribution registry (internal/ocitest) is
 				// installed by CI (.ci/run); where it is missing outside
 				// CI the script skips, in CI it must be there.
-				if _, err := ocitest.Binary(); err != nil {
-					if os.Getenv("CI") != "" {
-						return false, fmt.Errorf("in CI: %w", err)
-					}
-					return false, nil
-				}
-				return true, nil
+				_, err := ocitest.Binary()
+				return ciTool(err, "in CI")
 			case "node":
 				// node runs the extension host; outside CI a machine
 				// without it skips, in CI it must be there.
-				if _, err := exec.LookPath("node"); err != nil {
-					if os.Getenv("CI") != "" {
-						return false, fmt.Errorf("node is not on PATH in CI: %w", err)
-					}
-					return false, nil
-				}
-				return true, nil
+				_, err := exec.LookPath("node")
+				return ciTool(err, "node is not on PATH in CI")
 			case "netns":
 				// Can this process make a user and network namespace
 				// with no network at all?
@@ -118,6 +103,20 @@ func TestScript(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
+}
+
+// ciTool is the condition on a tool CI installs, given the error of
+// looking for it: true when it was found; where it is missing, false
+// outside CI (the script skips) and in CI an error saying msg, for in CI
+// it must be there.
+func ciTool(err error, msg string) (bool, error) {
+	if err == nil {
+		return true, nil
+	}
+	if os.Getenv("CI") != "" {
+		return false, fmt.Errorf("%s: %w", msg, err)
+	}
+	return false, nil
 }
 
 // cmdOCIRegistry starts a CNCF distribution registry on loopback for the
