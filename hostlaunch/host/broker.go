@@ -137,22 +137,13 @@ func (h *Host) audit(a Audit, capability string, cause *int64) {
 // serveBroker answers the host's broker request id with serve's result.
 func (h *Host) serveBroker(id int64, params json.RawMessage, serve func(json.RawMessage) (any, error)) {
 	res, err := serve(params)
-	reply := message{ID: &id}
+	var rerr *rpcError
 	var de *deniedError
 	switch {
 	case errors.As(err, &de):
-		reply.Error = &rpcError{Code: codeDenied, Message: de.Msg}
+		rerr = &rpcError{Code: codeDenied, Message: de.Msg}
 	case err != nil:
-		reply.Error = &rpcError{Code: -32000, Message: err.Error()}
-	default:
-		b, merr := json.Marshal(res)
-		if merr != nil {
-			reply.Error = &rpcError{Code: -32603, Message: merr.Error()}
-		} else {
-			reply.Result = b
-		}
+		rerr = &rpcError{Code: -32000, Message: err.Error()}
 	}
-	if err := h.conn.send(reply); err != nil {
-		h.log.Debug("broker reply not sent", "err", err)
-	}
+	h.reply(id, res, rerr, "broker")
 }
