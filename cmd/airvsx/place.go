@@ -56,12 +56,6 @@ func openRegistry(place string, write bool) (store.Store, error) {
 	return openRegistryNet(context.Background(), place, write, registryNet{})
 }
 
-// openRegistrySigned is openRegistry for a writer that signs its changes
-// (sync): a git store signs each commit with signer.
-func openRegistrySigned(place string, write bool, signer signature.Signer) (store.Store, error) {
-	return openRegistryNet(context.Background(), place, write, registryNet{signer: signer})
-}
-
 // openRegistryNet is openRegistry with the network flags of a docker://
 // place and the writer's signer. A docker:// registry is the only store
 // that dials, and only its own host.
