@@ -48,10 +48,7 @@ type tamperCase struct {
 func tamperCases() []tamperCase {
 	return []tamperCase{
 		{"flipped byte in a vsix", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			f := blobFile(t, dir, hello, store.RoleVsix)
-			b := readBlob(t, dir, hello, store.RoleVsix)
-			b[len(b)/2] ^= 0x01
-			filetest.WriteFile(t, f, b)
+			filetest.FlipByte(t, blobFile(t, dir, hello, store.RoleVsix))
 			return []want{{verify.RuleBlobDigest, relBlob(t, dir, hello, store.RoleVsix), hello}}
 		}},
 		{"truncated vsix", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {

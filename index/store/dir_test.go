@@ -19,6 +19,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -39,15 +40,7 @@ func blobFile(d *store.Dir, repo, digest string) string {
 func TestDirConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return newDir(t) }, storetest.Options{
 		Tamper: func(t *testing.T, s store.Store, repo, digest string) {
-			p := blobFile(s.(*store.Dir), repo, digest)
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[len(b)/2] ^= 1
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			filetest.FlipByte(t, blobFile(s.(*store.Dir), repo, digest))
 		},
 	})
 }

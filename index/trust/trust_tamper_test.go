@@ -106,9 +106,7 @@ func TestLoadTamper(t *testing.T) {
 		{
 			name: "catalog byte flipped",
 			tamper: func(t *testing.T, dir string) {
-				b := filetest.ReadFile(t, filepath.Join(dir, catPath))
-				b[len(b)/2] ^= 1
-				filetest.WriteFile(t, filepath.Join(dir, catPath), b)
+				filetest.FlipByte(t, filepath.Join(dir, catPath))
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/" + catPath,
 		},
