@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,13 +55,7 @@ func TestSignalStops(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			cmd := airvsxCmd(ctx, t, tt.args...)
-			var buf bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &buf, &buf
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			buf, done := startCmd(t, cmd)
 			// Signal as soon as the command is at work.
 			for busy := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
 				if m, _ := filepath.Glob(tt.busy); len(m) > 0 {
