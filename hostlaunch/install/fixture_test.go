@@ -105,14 +105,8 @@ func buildFixture(t *testing.T) (*fixture, error) {
 		}
 	}
 	srv := openvsxtest.New(t, openvsxtest.Options{Fixtures: fx})
-	c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond})
-	if err != nil {
-		return nil, err
-	}
-	pol, err := policies.Parse("test.yaml", []byte(testPolicy))
-	if err != nil {
-		return nil, err
-	}
+	c := demoreg.Client(t, srv)
+	pol := demoreg.ParsePolicy(t, testPolicy)
 	f := &fixture{dir: filepath.Join(tmpRoot, "registry"), policy: pol}
 	signer, _ := demoreg.Signer(t, tmpRoot, "signer")
 	_, f.otherPub = demoreg.Signer(t, tmpRoot, "other")
