@@ -105,10 +105,7 @@ func tamperCases() []tamperCase {
 		{"tag pointed at another version's manifest", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			cat, _ := demoreg.ReadCatalog(t, dir)
 			other := find(t, cat, helloLinux)
-			st, err := store.OpenDir(dir, store.DirOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := storetest.OpenDir(t, dir, store.DirOptions{})
 			defer st.Close()
 			if err := st.Tag(t.Context(), "airvsx-demo/hello-command", "universal-1.0.0", store.Descriptor{MediaType: store.MediaTypeManifest, Digest: other.ManifestDigest, Size: other.ManifestSize, ArtifactType: store.ArtifactType}); err != nil {
 				t.Fatal(err)
@@ -370,10 +367,7 @@ func TestExtrasAreHints(t *testing.T) {
 	dir := fresh(t)
 	cat, _ := demoreg.ReadCatalog(t, dir)
 	other := find(t, cat, helloLinux)
-	st, err := store.OpenDir(dir, store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{})
 	ctx := t.Context()
 	if err := st.Tag(ctx, "airvsx-demo/hello-command", "universal-9.0.0", store.Descriptor{MediaType: store.MediaTypeManifest, Digest: other.ManifestDigest, Size: other.ManifestSize, ArtifactType: store.ArtifactType}); err != nil {
 		t.Fatal(err)

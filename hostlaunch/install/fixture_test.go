@@ -14,6 +14,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/internal/demoreg"
@@ -127,10 +128,7 @@ func buildFixture(t *testing.T) (*fixture, error) {
 func registry(t *testing.T) install.Registry {
 	t.Helper()
 	f := base(t)
-	st, err := store.OpenDir(f.dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, f.dir, store.DirOptions{ReadOnly: true})
 	t.Cleanup(func() { st.Close() })
 	return install.Registry{Store: st, Place: f.dir, Anchor: trust.Anchor{Root: f.root}}
 }

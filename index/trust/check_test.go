@@ -10,6 +10,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/internal/signtest"
 )
@@ -19,10 +20,7 @@ import (
 func checkRegistry(t *testing.T, s signature.Signer, serials ...int64) (*store.Dir, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "reg")
-	st, err := store.OpenDir(dir, store.DirOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
 	t.Cleanup(func() { st.Close() })
 	for _, n := range serials {
 		mustPublish(t, Metadata(t.Context(), st), trustCatalog(t, n), s, t0)
