@@ -202,8 +202,7 @@ func fileName(it *Item) string {
 }
 
 func putBytes(ctx context.Context, s store.Store, repo string, data []byte) (string, int64, error) {
-	sum := sha256.Sum256(data)
-	d := index.DigestOfSum(sum[:])
+	d := index.DigestBytes(data)
 	if err := s.PutBlob(ctx, repo, d, int64(len(data)), store.BytesContent(data)); err != nil {
 		return "", 0, fmt.Errorf("store blob in %s: %w", repo, err)
 	}
