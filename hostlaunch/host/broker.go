@@ -118,6 +118,25 @@ func (h *Host) extension(id string, c string) (*Extension, error) {
 	return e, nil
 }
 
+// brokered begins the broker request a for capability: it returns the
+// extension that asks, named by a.Extension (set to its ID), and deny,
+// which records a as refused, with the error as its reason, and returns
+// that error. When the extension may not use the broker, err is the
+// refusal.
+func (h *Host) brokered(a *Audit, capability string, cause *int64) (*Extension, func(error) (any, error), error) {
+	deny := func(err error) (any, error) {
+		a.Details.Reason = err.Error()
+		h.audit(*a, capability, cause)
+		return nil, err
+	}
+	e, err := h.extension(a.Extension, capability)
+	if err != nil {
+		return nil, deny, err
+	}
+	a.Extension = e.ID
+	return e, deny, nil
+}
+
 // audit records a: an event of kind KindAudit attributed to its extension
 // and to the request cause, an INFO line in the launcher's log, and
 // Options.Audit.

@@ -139,16 +139,10 @@ func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("spawn: bad request: %w", err)
 	}
 	a := Audit{Extension: req.Extension, Kind: "spawn", Details: AuditDetails{Program: req.File, Args: req.Args}}
-	deny := func(err error) (any, error) {
-		a.Details.Reason = err.Error()
-		h.audit(a, "spawn", req.Cause)
-		return nil, err
-	}
-	e, err := h.extension(req.Extension, "spawn")
+	e, deny, err := h.brokered(&a, "spawn", req.Cause)
 	if err != nil {
 		return deny(err)
 	}
-	a.Extension = e.ID
 	prog, err := resolveProgram(e, req.File)
 	if prog != "" {
 		a.Details.Program = prog
