@@ -315,10 +315,7 @@ func (h *Host) start(ctx context.Context, node string) error {
 		return err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = nil, outW, errW, []*os.File{child}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()

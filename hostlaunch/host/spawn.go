@@ -277,10 +277,7 @@ func (h *Host) runProgram(s SpawnSpec, input []byte, timeout time.Duration, key 
 	if len(input) > 0 {
 		cmd.Stdin = bytes.NewReader(input)
 	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	// A process that left the group but holds the pipes does not keep
 	// the broker waiting.
 	cmd.WaitDelay = time.Second
