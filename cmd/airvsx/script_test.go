@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/citool"
 	"github.com/airvsx/airvsx/internal/ocitest"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )
@@ -78,7 +79,7 @@ func TestScript(t *testing.T) {
 				// oras is installed by CI (.ci/run); where it is missing
 				// outside CI the script skips, in CI it must be there.
 				_, err := exec.LookPath("oras")
-				return ciTool(err, "oras is not on PATH in CI")
+				return citool.Condition(err, "oras is not on PATH in CI")
 			case "cosign":
 				// Stock cosign checks the signatures a docker:// sync
 				// writes where it is installed (CI does not install it).
@@ -89,12 +90,12 @@ func TestScript(t *testing.T) {
 				// installed by CI (.ci/run); where it is missing outside
 				// CI the script skips, in CI it must be there.
 				_, err := ocitest.Binary()
-				return ciTool(err, "in CI")
+				return citool.Condition(err, "in CI")
 			case "node":
 				// node runs the extension host; outside CI a machine
 				// without it skips, in CI it must be there.
 				_, err := exec.LookPath("node")
-				return ciTool(err, "node is not on PATH in CI")
+				return citool.Condition(err, "node is not on PATH in CI")
 			case "netns":
 				// Can this process make a user and network namespace
 				// with no network at all?
@@ -103,20 +104,6 @@ func TestScript(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
-}
-
-// ciTool is the condition on a tool CI installs, given the error of
-// looking for it: true when it was found; where it is missing, false
-// outside CI (the script skips) and in CI an error saying msg, for in CI
-// it must be there.
-func ciTool(err error, msg string) (bool, error) {
-	if err == nil {
-		return true, nil
-	}
-	if os.Getenv("CI") != "" {
-		return false, fmt.Errorf("%s: %w", msg, err)
-	}
-	return false, nil
 }
 
 // cmdOCIRegistry starts a CNCF distribution registry on loopback for the
