@@ -136,12 +136,7 @@ func TestLoadRootRotationRules(t *testing.T) {
 			dir, root1, _ := rotated(t, trustCatalog(t, 1), a, b)
 			tt.tamper(t, dir)
 			_, err := Load(t.Context(), DirMetadata(dir), root1, LoadOptions{Now: at(later)})
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Load = %v; want %v", err, tt.wantErr)
-			}
-			if err != nil && !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("Load error %q does not contain %q", err, tt.wantMsg)
-			}
+			checkLoadErr(t, err, tt.wantErr, tt.wantMsg)
 		})
 	}
 }

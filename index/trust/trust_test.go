@@ -22,6 +22,18 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 500, time.UTC)
 
 func at(t time.Time) func() time.Time { return func() time.Time { return t } }
 
+// checkLoadErr checks what Load returned: an error wrapping wantErr (nil:
+// no error) and, when there is one, a message that contains wantMsg.
+func checkLoadErr(t *testing.T, err, wantErr error, wantMsg string) {
+	t.Helper()
+	if !errors.Is(err, wantErr) {
+		t.Fatalf("Load = %v; want %v", err, wantErr)
+	}
+	if err != nil && !strings.Contains(err.Error(), wantMsg) {
+		t.Errorf("Load error %q does not contain %q", err, wantMsg)
+	}
+}
+
 func keyIDOf(t *testing.T, s signature.SignerVerifier) string {
 	t.Helper()
 	id, err := KeyID(signtest.PublicKey(t, s))
@@ -213,12 +225,7 @@ func TestLoadRollback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(t.Context(), DirMetadata(tt.dir), f.root, LoadOptions{Now: at(f.now), Previous: tt.prev})
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Load = %v; want %v", err, tt.wantErr)
-			}
-			if err != nil && !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("Load error %q does not contain %q", err, tt.wantMsg)
-			}
+			checkLoadErr(t, err, tt.wantErr, tt.wantMsg)
 		})
 	}
 }
