@@ -224,6 +224,16 @@ func hasProblem(rep *verify.Report, w want) bool {
 	return false
 }
 
+// checkWants checks that rep has each of the errors wants names.
+func checkWants(t *testing.T, rep *verify.Report, wants []want) {
+	t.Helper()
+	for _, w := range wants {
+		if !hasProblem(rep, w) {
+			t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
+		}
+	}
+}
+
 func hasWarning(rep *verify.Report, w want) bool {
 	for _, p := range rep.Warnings() {
 		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry {

@@ -202,11 +202,7 @@ func TestGitTamper(t *testing.T) {
 			if rep.OK() {
 				t.Fatalf("verify passed a damaged git registry")
 			}
-			for _, w := range wants {
-				if !hasProblem(rep, w) {
-					t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
-				}
-			}
+			checkWants(t, rep, wants)
 		})
 	}
 }

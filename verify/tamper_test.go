@@ -300,11 +300,7 @@ func TestTamperMatrix(t *testing.T) {
 			if rep.OK() || rep.Summary.Errors == 0 {
 				t.Fatalf("verify passed a tampered registry; problems: %v", rep.Problems)
 			}
-			for _, w := range wants {
-				if !hasProblem(rep, w) {
-					t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
-				}
-			}
+			checkWants(t, rep, wants)
 			checkOnGit(t, dir, o, rep)
 			checkOnMem(t, dir, o, rep, wants)
 		})
