@@ -165,28 +165,13 @@ func (d *Dir) Tag(ctx context.Context, repo, tag string, m Descriptor) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	tags, err := d.readIndex(repo)
-	if err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	tags = SetTag(tags, tag, m)
-	if err := d.writeIndex(ctx, repo, tags); err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	return nil
+	return TagIndex(ctx, repo, tag, m, d.readIndex, d.writeIndex)
 }
 
 // Tags lists repo's tags from its index.json (read strictly, at most
 // MaxIndexBytes).
 func (d *Dir) Tags(ctx context.Context, repo string) ([]TagEntry, error) {
-	if err := CheckRepoArgs(ctx, repo); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	tags, err := d.readIndex(repo)
-	if err != nil {
-		return nil, fmt.Errorf("tags of %s: %w", repo, err)
-	}
-	return tags, nil
+	return TagsFromIndex(ctx, repo, d.readIndex)
 }
 
 // Untag removes tag from repo's index.json atomically.
@@ -196,21 +181,7 @@ func (d *Dir) Untag(ctx context.Context, repo, tag string) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	tags, err := d.readIndex(repo)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
-	tags, removed := RemoveTag(tags, tag)
-	if !removed {
-		return nil
-	}
-	if err := d.writeIndex(ctx, repo, tags); err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
-	return nil
+	return UntagIndex(ctx, repo, tag, d.readIndex, d.writeIndex)
 }
 
 func (d *Dir) checkTagArgs(ctx context.Context, repo, tag string) error {

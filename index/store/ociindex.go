@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"slices"
 
@@ -19,20 +21,65 @@ func EncodeIndex(tags []TagEntry) ([]byte, error) { return encodeIndex(tags) }
 // tags sorted: every descriptor must carry a valid tag, no tag twice.
 func DecodeIndex(data []byte) ([]TagEntry, error) { return decodeIndex(data) }
 
-// SetTag returns tags with tag pointing at m, in place of what it pointed
-// at before, as Tag keeps it in index.json: m's annotations are copied,
-// less the ref name (the tag itself).
-func SetTag(tags []TagEntry, tag string, m Descriptor) []TagEntry {
-	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
-	m.Annotations = withoutRefName(m.Annotations)
-	return append(tags, TagEntry{Tag: tag, Manifest: m})
+// IndexReader reads a repository's tags from its index.json (a missing
+// one is an error wrapping fs.ErrNotExist): with IndexWriter, what a store
+// that keeps the directory store's tree (Dir, the git store) builds its
+// tag methods from (TagsFromIndex, TagIndex, UntagIndex).
+type IndexReader func(repo string) ([]TagEntry, error)
+
+// IndexWriter replaces a repository's index.json with one holding tags.
+type IndexWriter func(ctx context.Context, repo string, tags []TagEntry) error
+
+// TagsFromIndex is Tags for a store that keeps index.json files: the
+// arguments checked (CheckRepoArgs), then read.
+func TagsFromIndex(ctx context.Context, repo string, read IndexReader) ([]TagEntry, error) {
+	if err := CheckRepoArgs(ctx, repo); err != nil {
+		return nil, fmt.Errorf("tags: %w", err)
+	}
+	tags, err := read(repo)
+	if err != nil {
+		return nil, fmt.Errorf("tags of %s: %w", repo, err)
+	}
+	return tags, nil
 }
 
-// RemoveTag returns tags without tag, and whether tag was among them.
-func RemoveTag(tags []TagEntry, tag string) ([]TagEntry, bool) {
+// TagIndex points tag at m in repo's index.json, in place of what it
+// pointed at before: m's annotations are copied, less the ref name (the
+// tag itself). The caller has checked the arguments (CheckTagArgs,
+// CheckTagTarget) and holds the lock that orders the index's writes.
+func TagIndex(ctx context.Context, repo, tag string, m Descriptor, read IndexReader, write IndexWriter) error {
+	tags, err := read(repo)
+	if err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
+	m.Annotations = withoutRefName(m.Annotations)
+	if err := write(ctx, repo, append(tags, TagEntry{Tag: tag, Manifest: m})); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	return nil
+}
+
+// UntagIndex removes tag from repo's index.json; an absent index.json or
+// tag is no change. The caller has checked the arguments (CheckTagArgs)
+// and holds the lock that orders the index's writes.
+func UntagIndex(ctx context.Context, repo, tag string, read IndexReader, write IndexWriter) error {
+	tags, err := read(repo)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
 	n := len(tags)
 	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
-	return tags, len(tags) != n
+	if len(tags) == n {
+		return nil
+	}
+	if err := write(ctx, repo, tags); err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
+	return nil
 }
 
 // CheckTagTarget checks the manifest Tag is to point at: a valid manifest

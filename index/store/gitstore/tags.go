@@ -2,9 +2,7 @@ package gitstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 
 	"github.com/airvsx/airvsx/index/store"
@@ -46,28 +44,13 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 	}
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
-	tags, err := s.readIndex(repo)
-	if err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	tags = store.SetTag(tags, tag, m)
-	if err := s.writeIndex(ctx, repo, tags); err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	return nil
+	return store.TagIndex(ctx, repo, tag, m, s.readIndex, s.writeIndex)
 }
 
 // Tags lists repo's tags from its index.json (read strictly, at most
 // store.MaxIndexBytes).
 func (s *Store) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
-	if err := store.CheckRepoArgs(ctx, repo); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	tags, err := s.readIndex(repo)
-	if err != nil {
-		return nil, fmt.Errorf("tags of %s: %w", repo, err)
-	}
-	return tags, nil
+	return store.TagsFromIndex(ctx, repo, s.readIndex)
 }
 
 // Untag removes tag from repo's index.json in the change.
@@ -80,21 +63,7 @@ func (s *Store) Untag(ctx context.Context, repo, tag string) error {
 	}
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
-	tags, err := s.readIndex(repo)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
-	tags, removed := store.RemoveTag(tags, tag)
-	if !removed {
-		return nil
-	}
-	if err := s.writeIndex(ctx, repo, tags); err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
-	return nil
+	return store.UntagIndex(ctx, repo, tag, s.readIndex, s.writeIndex)
 }
 
 // Repos lists the repositories under extensions/ that have an index.json.
