@@ -10,9 +10,14 @@ import (
 // store.ValidDigest.
 
 // DigestBytes returns "sha256:<hex>" of b.
-func DigestBytes(b []byte) string {
+func DigestBytes(b []byte) string { return SHA256Digest(SHA256Hex(b)) }
+
+// SHA256Hex returns the lowercase hex of b's SHA-256 sum, without the
+// "sha256:" (as catalog entries record a vsix's, and as Open VSX's
+// .sha256 files hold it).
+func SHA256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
-	return DigestOfSum(sum[:])
+	return hex.EncodeToString(sum[:])
 }
 
 // DigestOfSum returns "sha256:<hex>" of a SHA-256 sum already computed,

@@ -63,17 +63,26 @@ type Entry struct {
 }
 
 // Key identifies the entry within a catalog: lower-cased
-// "namespace.name@version@platform".
-func (e *Entry) Key() string {
-	return e.ID.Key() + "@" + e.Version + "@" + string(e.Platform)
-}
+// "namespace.name@version@platform" (EntryKey).
+func (e *Entry) Key() string { return EntryKey(e.ID, e.Version, e.Platform) }
 
 // String returns "namespace.name@version" plus "@platform" when the
-// platform is not universal.
-func (e *Entry) String() string {
-	s := e.ID.String() + "@" + e.Version
-	if e.Platform != Universal && e.Platform != "" {
-		s += "@" + string(e.Platform)
+// platform is not universal (EntryName).
+func (e *Entry) String() string { return EntryName(e.ID, e.Version, e.Platform) }
+
+// EntryKey returns the catalog key of the build of id at version for
+// platform: "namespace.name@version@platform", the ID lower-cased.
+func EntryKey(id ID, version string, platform Platform) string {
+	return id.Key() + "@" + version + "@" + string(platform)
+}
+
+// EntryName names the build of id at version for platform for people:
+// "namespace.name@version" plus "@platform" when the platform is neither
+// universal nor empty.
+func EntryName(id ID, version string, platform Platform) string {
+	s := id.String() + "@" + version
+	if platform != Universal && platform != "" {
+		s += "@" + string(platform)
 	}
 	return s
 }

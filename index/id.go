@@ -35,6 +35,19 @@ func ParseID(s string) (ID, error) {
 	return id, nil
 }
 
+// ValidIDs parses each of list with ParseID and returns the valid IDs, in
+// order; the others are left out (a manifest's problem, reported as such
+// where it is parsed).
+func ValidIDs(list []string) []ID {
+	var ids []ID
+	for _, s := range list {
+		if id, err := ParseID(s); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // MustParseID is ParseID for constants in tests and examples; it panics on
 // an invalid ID.
 func MustParseID(s string) ID {

@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/mirror"
@@ -366,10 +367,7 @@ func syncInProcess(b *testing.B, set *benchSet, pol *policies.Policy, conc int) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := store.OpenDir(filepath.Join(dir, "registry"), store.DirOptions{Create: true})
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := storetest.OpenDir(b, filepath.Join(dir, "registry"), store.DirOptions{Create: true})
 	defer st.Close()
 	priv, _, err := trust.GenerateKeyPair([]byte("pw"))
 	if err != nil {

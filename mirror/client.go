@@ -3,7 +3,6 @@ package mirror
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/certpool"
 	"github.com/airvsx/airvsx/internal/safefile"
 	"golang.org/x/time/rate"
 )
@@ -231,11 +231,8 @@ func newTransport(caFile string, proxy func(*http.Request) (*url.URL, error)) (*
 		if err != nil {
 			return nil, fmt.Errorf("CA file: %w", err)
 		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
+		pool, ok := certpool.WithSystem(pem)
+		if !ok {
 			return nil, fmt.Errorf("CA file %s: no PEM certificates", caFile)
 		}
 		cfg.RootCAs = pool

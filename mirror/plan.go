@@ -38,9 +38,9 @@ type Item struct {
 }
 
 // String returns "ns.name@version" plus "@platform" unless universal.
-func (it *Item) String() string { return entryName(it.ID, it.Version, it.Platform) }
+func (it *Item) String() string { return index.EntryName(it.ID, it.Version, it.Platform) }
 
-func (it *Item) key() string { return entryKey(it.ID, it.Version, it.Platform) }
+func (it *Item) key() string { return index.EntryKey(it.ID, it.Version, it.Platform) }
 
 // Skip is a version upstream offers that the plan leaves out, and why.
 type Skip struct {
@@ -136,7 +136,7 @@ func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index
 	if current != nil {
 		for i := range current.Entries {
 			e := &current.Entries[i]
-			p.current[entryKey(e.ID, e.Version, e.Platform)] = e
+			p.current[index.EntryKey(e.ID, e.Version, e.Platform)] = e
 		}
 	}
 	ids := pol.ExactIDs()
@@ -284,7 +284,7 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		}
 		engine, _ := index.ParseEngineRange(ref.Engines["vscode"]) // a bad range stays zero and is refused by an editor check
 		c := &cand{c: policies.Candidate{ID: id, Version: v, Platform: plat, Engine: engine, Signed: true}, ref: ref}
-		if e := p.current[entryKey(id, ref.Version, plat)]; e != nil {
+		if e := p.current[index.EntryKey(id, ref.Version, plat)]; e != nil {
 			c.entry, c.confirmed = e, true
 			c.c.PreRelease, c.c.Signed, c.c.Size = e.PreRelease, e.Upstream.Signed, e.VsixSize
 		}
@@ -313,7 +313,7 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 			}
 			meta, err := p.api.ExtensionVersion(ctx, id, c.c.Platform, c.ref.Version)
 			if err != nil {
-				return nil, fmt.Errorf("read metadata of %s: %w", entryName(id, c.ref.Version, c.c.Platform), err)
+				return nil, fmt.Errorf("read metadata of %s: %w", index.EntryName(id, c.ref.Version, c.c.Platform), err)
 			}
 			c.meta, c.confirmed = meta, true
 			if meta.Files["download"] == "" {
@@ -342,7 +342,7 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "no version upstream satisfies the policy", Fatal: true})
 	}
 	for _, c := range cands {
-		name := entryName(id, c.ref.Version, c.c.Platform)
+		name := index.EntryName(id, c.ref.Version, c.c.Platform)
 		switch {
 		case c.unusable != "":
 			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: c.unusable})
@@ -355,7 +355,7 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: reason})
 			continue
 		}
-		key := entryKey(id, c.ref.Version, c.c.Platform)
+		key := index.EntryKey(id, c.ref.Version, c.c.Platform)
 		r.planned = append(r.planned, key)
 		if c.entry != nil {
 			r.plan.Unchanged = append(r.plan.Unchanged, *c.entry)
@@ -405,28 +405,16 @@ func excludedReason(pol *policies.Policy, id index.ID) (string, bool) {
 
 func (p *planner) sort() {
 	byEntry := func(a, b index.Entry) int {
-		return strings.Compare(entryKey(a.ID, a.Version, a.Platform), entryKey(b.ID, b.Version, b.Platform))
+		return strings.Compare(index.EntryKey(a.ID, a.Version, a.Platform), index.EntryKey(b.ID, b.Version, b.Platform))
 	}
 	slices.SortFunc(p.plan.New, func(a, b Item) int { return strings.Compare(a.key(), b.key()) })
 	slices.SortFunc(p.plan.Unchanged, byEntry)
 	slices.SortFunc(p.plan.Leaving, byEntry)
 	slices.SortFunc(p.plan.Skipped, func(a, b Skip) int {
-		return strings.Compare(entryKey(a.ID, a.Version, a.Platform), entryKey(b.ID, b.Version, b.Platform))
+		return strings.Compare(index.EntryKey(a.ID, a.Version, a.Platform), index.EntryKey(b.ID, b.Version, b.Platform))
 	})
 	slices.SortFunc(p.plan.Missing, func(a, b Missing) int {
 		return strings.Compare(a.ID.Key()+" "+a.RequiredBy, b.ID.Key()+" "+b.RequiredBy)
 	})
 	p.plan.Missing = slices.CompactFunc(p.plan.Missing, func(a, b Missing) bool { return a.ID.Equal(b.ID) && a.RequiredBy == b.RequiredBy })
-}
-
-func entryKey(id index.ID, version string, platform index.Platform) string {
-	return id.Key() + "@" + version + "@" + string(platform)
-}
-
-func entryName(id index.ID, version string, platform index.Platform) string {
-	s := id.String() + "@" + version
-	if platform != index.Universal && platform != "" {
-		s += "@" + string(platform)
-	}
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
@@ -46,10 +47,7 @@ func TestSyncProgress(t *testing.T) {
 			if tt.policy != "" {
 				pol = demoreg.ParsePolicy(t, tt.policy)
 			}
-			st, err := store.OpenDir(e.dir, store.DirOptions{Create: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
 			defer st.Close()
 			var seen []mirror.Progress
 			rep, err := mirror.Sync(t.Context(), mirror.Options{

@@ -50,9 +50,9 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 		return index.Entry{}, "bad package: " + problemsText(errs), nil
 	}
 	if !pkg.ID.Equal(it.ID) || pkg.Version == nil || pkg.Version.Original() != it.Version || pkg.Platform != it.Platform {
-		got := entryName(pkg.ID, "?", pkg.Platform)
+		got := index.EntryName(pkg.ID, "?", pkg.Platform)
 		if pkg.Version != nil {
-			got = entryName(pkg.ID, pkg.Version.Original(), pkg.Platform)
+			got = index.EntryName(pkg.ID, pkg.Version.Original(), pkg.Platform)
 		}
 		return index.Entry{}, fmt.Sprintf("the package is %s, not the %s upstream listed", got, it), nil
 	}
@@ -202,8 +202,7 @@ func fileName(it *Item) string {
 }
 
 func putBytes(ctx context.Context, s store.Store, repo string, data []byte) (string, int64, error) {
-	sum := sha256.Sum256(data)
-	d := index.DigestOfSum(sum[:])
+	d := index.DigestBytes(data)
 	if err := s.PutBlob(ctx, repo, d, int64(len(data)), store.BytesContent(data)); err != nil {
 		return "", 0, fmt.Errorf("store blob in %s: %w", repo, err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/mirror"
@@ -50,10 +51,7 @@ func newEnv(t *testing.T, opts openvsxtest.Options) *env {
 
 func (e *env) sync(t *testing.T, pol *policies.Policy, dryRun bool) *mirror.Report {
 	t.Helper()
-	st, err := store.OpenDir(e.dir, store.DirOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
 	defer st.Close()
 	rep, err := mirror.Sync(t.Context(), mirror.Options{
 		Client: e.client, Policy: pol, Store: st, Signer: e.signer, DryRun: dryRun,
@@ -296,10 +294,7 @@ func checkStoredVSIX(t *testing.T, dir string, en index.Entry, name string) {
 	if en.VsixSHA256 != hex.EncodeToString(sum[:]) || en.VsixSize != int64(len(want)) {
 		t.Errorf("entry sha256 %s size %d; want the fixture's %x and %d", en.VsixSHA256, en.VsixSize, sum, len(want))
 	}
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
 	defer st.Close()
 	r, err := st.OpenBlob(t.Context(), store.Repo(en.ID), "sha256:"+en.VsixSHA256, en.VsixSize)
 	if err != nil {
@@ -373,11 +368,8 @@ func (failingMetadata) WriteMetadata(context.Context, string, []byte) error {
 // package again (it re-verifies what the store holds).
 func TestSyncResumes(t *testing.T) {
 	e := newEnv(t, openvsxtest.Options{})
-	st, err := store.OpenDir(e.dir, store.DirOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = mirror.Sync(t.Context(), mirror.Options{
+	st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+	_, err := mirror.Sync(t.Context(), mirror.Options{
 		Client: e.client, Policy: demoreg.Policy(t), Store: failingMetadata{st}, Signer: e.signer,
 		Now: func() time.Time { return demoreg.SyncNow1 }, TempDir: t.TempDir(),
 	})
@@ -417,10 +409,7 @@ func TestSyncOverlapsPlanning(t *testing.T) {
 	for _, conc := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("concurrency %d", conc), func(t *testing.T) {
 			e := newEnv(t, openvsxtest.Options{Latency: 15 * time.Millisecond})
-			st, err := store.OpenDir(e.dir, store.DirOptions{Create: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
 			defer st.Close()
 			rep, err := mirror.Sync(t.Context(), mirror.Options{
 				Client: e.client, Policy: demoreg.Policy(t), Store: st, Signer: e.signer, Concurrency: conc,

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 
 	"github.com/chromedp/chromedp"
@@ -74,10 +75,7 @@ func BenchmarkSite(b *testing.B) {
 	}
 
 	b.Run("render", func(b *testing.B) {
-		st, err := store.OpenDir(reg, store.DirOptions{ReadOnly: true})
-		if err != nil {
-			b.Fatal(err)
-		}
+		st := storetest.OpenDir(b, reg, store.DirOptions{ReadOnly: true})
 		defer st.Close()
 		for b.Loop() {
 			if _, err := site.Render(b.Context(), st, opts); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
 
@@ -49,10 +50,7 @@ func demoNow() time.Time { return demoreg.VerifyNow }
 // render renders the registry in dir into out with opts (Out set here).
 func render(t testing.TB, dir, out string, opts site.Options) *site.Result {
 	t.Helper()
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
 	defer st.Close()
 	opts.Out = out
 	res, err := site.Render(t.Context(), st, opts)

@@ -18,10 +18,7 @@ import (
 // tests that must give the same verdict from either.
 func stores(t *testing.T, dir string) map[string]store.Store {
 	t.Helper()
-	d, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
 	t.Cleanup(func() { d.Close() })
 	return map[string]store.Store{"dir": d, "mem": storetest.MemFromDir(t, dir)}
 }

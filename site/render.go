@@ -3,9 +3,7 @@ package site
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -301,8 +299,7 @@ func (r *renderer) writeImage(b []byte) (string, error) {
 	if ext == "" {
 		return "", nil
 	}
-	sum := sha256.Sum256(b)
-	name := "img/" + hex.EncodeToString(sum[:]) + ext
+	name := "img/" + index.SHA256Hex(b) + ext
 	if r.out.claim(name) {
 		if err := r.out.write(name, b); err != nil {
 			return "", err

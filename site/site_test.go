@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/site"
 	"github.com/airvsx/airvsx/site/sitetest"
@@ -336,12 +337,9 @@ func TestReplace(t *testing.T) {
 	foreign := filepath.Join(parent, "home")
 	os.Mkdir(foreign, 0o755)
 	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
-	st, err := store.OpenDir(f.Dir1, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, f.Dir1, store.DirOptions{ReadOnly: true})
 	defer st.Close()
-	_, err = site.Render(t.Context(), st, site.Options{Out: foreign, Anchor: trust.Anchor{Key: f.Signer}, Now: demoNow})
+	_, err := site.Render(t.Context(), st, site.Options{Out: foreign, Anchor: trust.Anchor{Key: f.Signer}, Now: demoNow})
 	if err == nil || !strings.Contains(err.Error(), "not empty and not a site") {
 		t.Errorf("Render into a foreign directory: %v; want a refusal", err)
 	}

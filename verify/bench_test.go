@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/internal/benchreg"
@@ -52,10 +53,7 @@ func benchRegistry(b *testing.B, signed bool) (verify.RegistryOptions, *benchreg
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := store.OpenDir(filepath.Join(dir, "reg"), store.DirOptions{ReadOnly: true})
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := storetest.OpenDir(b, filepath.Join(dir, "reg"), store.DirOptions{ReadOnly: true})
 	b.Cleanup(func() { st.Close() })
 	return verify.RegistryOptions{Store: st, Anchor: trust.Anchor{Key: key}}, res, entries
 }

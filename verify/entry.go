@@ -429,10 +429,10 @@ func (c *entryCheck) comparePackage(pkg *vsix.Package, path string) {
 	}
 	var bad []string
 	if m := pkg.Manifest; m != nil {
-		if !sameIDs(e.Dependencies, parseIDs(m.ExtensionDependencies)) {
+		if !sameIDs(e.Dependencies, m.DependencyIDs()) {
 			bad = append(bad, fmt.Sprintf("dependencies %v, package %v", e.Dependencies, m.ExtensionDependencies))
 		}
-		if !sameIDs(e.ExtensionPack, parseIDs(m.ExtensionPack)) {
+		if !sameIDs(e.ExtensionPack, m.PackIDs()) {
 			bad = append(bad, fmt.Sprintf("extensionPack %v, package %v", e.ExtensionPack, m.ExtensionPack))
 		}
 		if e.Engine != m.Engines["vscode"] {
@@ -445,16 +445,6 @@ func (c *entryCheck) comparePackage(pkg *vsix.Package, path string) {
 	if len(bad) > 0 {
 		c.add(RuleEntrySummary, path, "the catalog entry disagrees with its package: %s", strings.Join(bad, "; "))
 	}
-}
-
-func parseIDs(ss []string) []index.ID {
-	var out []index.ID
-	for _, s := range ss {
-		if id, err := index.ParseID(s); err == nil {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 func sameIDs(a, b []index.ID) bool {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/filetest"
@@ -55,10 +56,7 @@ func check(t *testing.T, dir string, opts ...func(*verify.RegistryOptions)) *ver
 // read-only for the test) with the pinned root at demoreg.VerifyNow.
 func regOpts(t *testing.T, dir string) verify.RegistryOptions {
 	t.Helper()
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
 	t.Cleanup(func() { st.Close() })
 	return verify.RegistryOptions{Store: st, Target: dir, Anchor: trust.Anchor{Root: base(t).Root}, Now: func() time.Time { return demoreg.VerifyNow }}
 }
@@ -118,10 +116,7 @@ func relBlob(t *testing.T, dir, entry string, role store.Role) string {
 func resign(t *testing.T, dir string, edit func(st *store.Dir, cat *index.Catalog)) {
 	t.Helper()
 	cat, digest := demoreg.ReadCatalog(t, dir)
-	st, err := store.OpenDir(dir, store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{})
 	defer st.Close()
 	edit(st, cat)
 	cat.Serial++
@@ -229,6 +224,16 @@ func hasProblem(rep *verify.Report, w want) bool {
 	return false
 }
 
+// checkWants checks that rep has each of the errors wants names.
+func checkWants(t *testing.T, rep *verify.Report, wants []want) {
+	t.Helper()
+	for _, w := range wants {
+		if !hasProblem(rep, w) {
+			t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
+		}
+	}
+}
+
 func hasWarning(rep *verify.Report, w want) bool {
 	for _, p := range rep.Warnings() {
 		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry {
@@ -263,10 +268,7 @@ func publishWithOtherKey(t *testing.T, dir string) {
 	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.OpenDir(dir, store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{})
 	defer st.Close()
 	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
 		t.Fatal(err)

@@ -1,9 +1,6 @@
 package verify_test
 
 import (
-	"bytes"
-	"compress/zlib"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +15,7 @@ import (
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/gittest"
 	"github.com/airvsx/airvsx/verify"
 )
 
@@ -179,7 +177,7 @@ func TestGitTamper(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tamperLoose(t, path, plumbing.ComputeHash(plumbing.BlobObject, vsix))
+			gittest.TamperLoose(t, path, plumbing.ComputeHash(plumbing.BlobObject, vsix))
 			return []want{{verify.RuleBlobDigest, "extensions/airvsx-demo/hello-command/", hello}}
 		}},
 	}
@@ -204,11 +202,7 @@ func TestGitTamper(t *testing.T) {
 			if rep.OK() {
 				t.Fatalf("verify passed a damaged git registry")
 			}
-			for _, w := range wants {
-				if !hasProblem(rep, w) {
-					t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
-				}
-			}
+			checkWants(t, rep, wants)
 		})
 	}
 }
@@ -254,33 +248,6 @@ func parentOf(t *testing.T, path, c string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// tamperLoose flips one byte of a loose object's content in place.
-func tamperLoose(t *testing.T, path string, h plumbing.Hash) {
-	t.Helper()
-	p := filepath.Join(path, "objects", h.String()[:2], h.String()[2:])
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := zlib.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(data)-100] ^= 1
-	var buf bytes.Buffer
-	zw := zlib.NewWriter(&buf)
-	zw.Write(data)
-	zw.Close()
-	os.Chmod(p, 0o644)
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 var _ store.History = (*gitstore.Store)(nil)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/airvsx/airvsx/internal/safefile"
 )
@@ -120,8 +121,7 @@ func readSigCache(path string) ([]sigKey, error) {
 	if !ok {
 		return nil, damaged("no checksum line")
 	}
-	sum := sha256.Sum256(body)
-	if string(sumLine) != "sha256 "+hex.EncodeToString(sum[:]) {
+	if string(sumLine) != "sha256 "+index.SHA256Hex(body) {
 		return nil, damaged("checksum mismatch")
 	}
 	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
@@ -254,8 +254,7 @@ func (c *sigCache) save() error {
 			write(k)
 		}
 	}
-	sum := sha256.Sum256(b.Bytes())
-	b.WriteString("sha256 " + hex.EncodeToString(sum[:]) + "\n")
+	b.WriteString("sha256 " + index.SHA256Hex(b.Bytes()) + "\n")
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return err
 	}

@@ -251,10 +251,7 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		// fails it, and no verdict is taken for it from the cache.
 		dir, state := fresh(t), t.TempDir()
 		n := signedRun(t, dir, state)
-		f := blobFile(t, dir, hello, store.RoleVsix)
-		b := filetest.ReadFile(t, f)
-		b[len(b)/2] ^= 1
-		filetest.WriteFile(t, f, b)
+		filetest.FlipByte(t, blobFile(t, dir, hello, store.RoleVsix))
 		rep := check(t, dir, withStateDir(state))
 		if v, c := sigCounts(rep); rep.OK() || v != 0 || c != n-1 {
 			t.Fatalf("ok=%v, %d verified, %d cached; want a failure, 0 verified, %d cached\n%s", rep.OK(), v, c, n-1, problemList(rep))

@@ -107,12 +107,7 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		defer dst.Close()
 	}
 	prog := stderrProgress(g, opts.json)
-	logger := g.logger()
-	if prog.On() {
-		lg := *g
-		lg.stderr = prog.LogWriter()
-		logger = lg.logger()
-	}
+	logger := g.loggerBeside(prog)
 	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun,
 		Source: srcPlace, Dest: dstPlace, Logger: logger}
 	if prog.On() {

@@ -289,12 +289,7 @@ func lateEvents(ctx context.Context, log *slog.Logger, pool *host.Pool, seen []h
 // recordActivations sets the last activation time, in installed.json, of
 // the extensions the hosts activated.
 func recordActivations(ctx context.Context, log *slog.Logger, dir string, activated []string) {
-	var ids []index.ID
-	for _, s := range activated {
-		if id, err := index.ParseID(s); err == nil {
-			ids = append(ids, id)
-		}
-	}
+	ids := index.ValidIDs(activated)
 	if len(ids) == 0 {
 		return
 	}

@@ -95,12 +95,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	// On a terminal, a progress line on stderr that log records keep clear
 	// of.
 	prog := syncProgress(g, opts.json)
-	logger := g.logger()
-	if prog.On() {
-		lg := *g
-		lg.stderr = prog.LogWriter()
-		logger = lg.logger()
-	}
+	logger := g.loggerBeside(prog)
 	client, err := mirror.NewClient(mirror.ClientOptions{
 		BaseURL: upstream, UserAgent: userAgent(), Rate: opts.rate, CAFile: opts.caFile, Logger: logger,
 	})

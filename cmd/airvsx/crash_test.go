@@ -36,6 +36,20 @@ func airvsxCmd(ctx context.Context, t *testing.T, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// startCmd starts cmd with its stdout and stderr both into out, and
+// returns the channel on which what its Wait returns arrives.
+func startCmd(t *testing.T, cmd *exec.Cmd) (out *bytes.Buffer, done <-chan error) {
+	t.Helper()
+	out = new(bytes.Buffer)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- cmd.Wait() }()
+	return out, ch
+}
+
 // TestSyncKilled kills a sync (SIGKILL to a child process) at points
 // spread over its run, 20 into a directory and 12 into a git repository.
 // Each time the registry's previous catalog still verifies, signature and
@@ -114,14 +128,8 @@ func testSyncKilled(t *testing.T, kind string) {
 		}
 		filetest.CopyDir(t, base, reg)
 		cmd := airvsxCmd(t.Context(), t, syncArgs(full, reg)...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		_, done := startCmd(t, cmd)
 		at := total * time.Duration(i) / time.Duration(points+1)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
 			t.Logf("point %d (%v): the sync finished before the kill (%v)", i, at, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/certpool"
 	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/airvsx/airvsx/ociregistry"
 )
@@ -56,12 +56,6 @@ func openRegistry(place string, write bool) (store.Store, error) {
 	return openRegistryNet(context.Background(), place, write, registryNet{})
 }
 
-// openRegistrySigned is openRegistry for a writer that signs its changes
-// (sync): a git store signs each commit with signer.
-func openRegistrySigned(place string, write bool, signer signature.Signer) (store.Store, error) {
-	return openRegistryNet(context.Background(), place, write, registryNet{signer: signer})
-}
-
 // openRegistryNet is openRegistry with the network flags of a docker://
 // place and the writer's signer. A docker:// registry is the only store
 // that dials, and only its own host.
@@ -81,11 +75,8 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 			if err != nil {
 				return nil, fmt.Errorf("--ca-file: %w", err)
 			}
-			pool, err := x509.SystemCertPool()
-			if err != nil {
-				pool = x509.NewCertPool()
-			}
-			if !pool.AppendCertsFromPEM(pem) {
+			pool, ok := certpool.WithSystem(pem)
+			if !ok {
 				return nil, &usageError{fmt.Errorf("--ca-file %s: no PEM certificate in it", n.caFile)}
 			}
 			o.RootCAs = pool

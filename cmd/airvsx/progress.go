@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -54,6 +55,18 @@ func stderrProgress(g *globals, quiet bool) *progressLine {
 		width = 0
 	}
 	return newProgressLine(g.stderr, true, width)
+}
+
+// loggerBeside is the command's logger, writing through prog's
+// LogWriter when the progress line is on, so that log records keep clear
+// of it.
+func (g *globals) loggerBeside(prog *progressLine) *slog.Logger {
+	if !prog.On() {
+		return g.logger()
+	}
+	lg := *g
+	lg.stderr = prog.LogWriter()
+	return lg.logger()
 }
 
 // terminalFd returns w's file descriptor when w is a terminal.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
 
@@ -30,17 +31,26 @@ func TestStderrProgressTerminal(t *testing.T) {
 func TestSiteProgressOnTerminal(t *testing.T) {
 	dir := t.TempDir()
 	reg := filepath.Join(dir, "reg")
-	signer, pub, err := sitetest.NewSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer, key := demoreg.Signer(t, dir, "k")
 	if _, err := sitetest.Build(t.Context(), reg, sitetest.Synthetic(3, 1, 100, 1), signer, sitetest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	key := filepath.Join(dir, "k.pub")
-	if err := os.WriteFile(key, pub, 0o644); err != nil {
-		t.Fatal(err)
+	args := func(name string) []string {
+		return []string{"site", "--registry", reg, "--out", filepath.Join(dir, "www-"+name), "--key", key}
 	}
+	testProgressOnTerminal(t, args, "\r\033[Ksite: rendering 0/", "the page count", func(t *testing.T, stdout string) {
+		if strings.Contains(stdout, "rendering") {
+			t.Errorf("progress on stdout: %q", stdout)
+		}
+	})
+}
+
+// testProgressOnTerminal runs the command args(name) with stderr on a
+// terminal, in a subtest "text" and, with --json, in a subtest "json".
+// With --json nothing may reach the terminal; as text, the terminal must
+// get termPrefix first (showing what, for the message) and end with the
+// line cleared. checkStdout checks the text run's stdout.
+func testProgressOnTerminal(t *testing.T, args func(name string) []string, termPrefix, what string, checkStdout func(t *testing.T, stdout string)) {
 	for _, tc := range []struct {
 		name string
 		json bool
@@ -50,27 +60,25 @@ func TestSiteProgressOnTerminal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			master, slave := openPTY(t)
-			args := []string{"site", "--registry", reg, "--out", filepath.Join(dir, "www-"+tc.name), "--key", key}
+			args := args(tc.name)
 			if tc.json {
 				args = append(args, "--json")
 			}
 			var stdout bytes.Buffer
 			if code := run(t.Context(), args, strings.NewReader(""), &stdout, slave); code != exitOK {
-				t.Fatalf("site: exit %d", code)
+				t.Fatalf("%s: exit %d", args[0], code)
 			}
 			term := readAvailable(t, master)
 			if tc.json {
 				if term != "" {
-					t.Errorf("site --json wrote %q to the terminal", term)
+					t.Errorf("%s --json wrote %q to the terminal", args[0], term)
 				}
 				return
 			}
-			if !strings.HasPrefix(term, "\r\033[Ksite: rendering 0/") || !strings.HasSuffix(term, "\r\033[K") {
-				t.Errorf("terminal got %q; want the page count, then the line cleared", term)
+			if !strings.HasPrefix(term, termPrefix) || !strings.HasSuffix(term, "\r\033[K") {
+				t.Errorf("terminal got %q; want %s, then the line cleared", term, what)
 			}
-			if strings.Contains(stdout.String(), "rendering") {
-				t.Errorf("progress on stdout: %q", stdout.String())
-			}
+			checkStdout(t, stdout.String())
 		})
 	}
 }

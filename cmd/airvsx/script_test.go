@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/citool"
 	"github.com/airvsx/airvsx/internal/ocitest"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )
@@ -77,45 +78,25 @@ func TestScript(t *testing.T) {
 			case "oras":
 				// oras is installed by CI (.ci/run); where it is missing
 				// outside CI the script skips, in CI it must be there.
-				if _, err := exec.LookPath("oras"); err != nil {
-					if os.Getenv("CI") != "" {
-						return false, fmt.Errorf("oras is not on PATH in CI: %w", err)
-					}
-					return false, nil
-				}
-				return true, nil
+				_, err := exec.LookPath("oras")
+				return citool.Condition(err, "oras is not on PATH in CI")
 			case "cosign":
 				// Stock cosign checks the signatures a docker:// sync
 				// writes; CI installs it (.ci/run), and there it must be
 				// on PATH.
-				if _, err := exec.LookPath("cosign"); err != nil {
-					if os.Getenv("CI") != "" {
-						return false, fmt.Errorf("cosign is not on PATH in CI: %w", err)
-					}
-					return false, nil
-				}
-				return true, nil
+				_, err := exec.LookPath("cosign")
+				return citool.Condition(err, "cosign is not on PATH in CI")
 			case "registry":
 				// The CNCF distribution registry (internal/ocitest) is
 				// installed by CI (.ci/run); where it is missing outside
 				// CI the script skips, in CI it must be there.
-				if _, err := ocitest.Binary(); err != nil {
-					if os.Getenv("CI") != "" {
-						return false, fmt.Errorf("in CI: %w", err)
-					}
-					return false, nil
-				}
-				return true, nil
+				_, err := ocitest.Binary()
+				return citool.Condition(err, "in CI")
 			case "node":
 				// node runs the extension host; outside CI a machine
 				// without it skips, in CI it must be there.
-				if _, err := exec.LookPath("node"); err != nil {
-					if os.Getenv("CI") != "" {
-						return false, fmt.Errorf("node is not on PATH in CI: %w", err)
-					}
-					return false, nil
-				}
-				return true, nil
+				_, err := exec.LookPath("node")
+				return citool.Condition(err, "node is not on PATH in CI")
 			case "netns":
 				// Can this process make a user and network namespace
 				// with no network at all?

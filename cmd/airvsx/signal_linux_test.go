@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -27,13 +26,8 @@ func TestSignalAtPasswordPrompt(t *testing.T) {
 		}
 	}
 	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, &stderr, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd.Stdin = slave
+	stderr, done := startCmd(t, cmd)
 	// Wait for the prompt: echo is off once it is shown.
 	deadline := time.Now().Add(10 * time.Second)
 	for {

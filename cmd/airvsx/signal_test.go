@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
@@ -27,14 +26,8 @@ func TestSignalStops(t *testing.T) {
 	}
 	work := t.TempDir()
 	reg := filepath.Join(work, "reg")
-	signer, pub, err := sitetest.NewSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer, key := demoreg.Signer(t, work, "k")
 	if _, err := sitetest.Build(t.Context(), reg, sitetest.Synthetic(200, 1, 4<<10, 1), signer, sitetest.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(work, "k.pub"), pub, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	srv := openvsxtest.New(t, openvsxtest.Options{Latency: 200 * time.Millisecond})
@@ -50,9 +43,9 @@ func TestSignalStops(t *testing.T) {
 		dir  string // where no temporary file may be left
 		busy string // a glob that matches once the command is at work
 	}{
-		{"verify", []string{"verify", "--registry", reg, "--key", filepath.Join(work, "k.pub"), "--state", filepath.Join(work, "state"), "--no-cache"},
+		{"verify", []string{"verify", "--registry", reg, "--key", key, "--state", filepath.Join(work, "state"), "--no-cache"},
 			work, filepath.Join(work, "state", "registries", "*")},
-		{"site", []string{"site", "--registry", reg, "--key", filepath.Join(work, "k.pub"), "--state", filepath.Join(work, "state-site"), "--out", filepath.Join(work, "site")},
+		{"site", []string{"site", "--registry", reg, "--key", key, "--state", filepath.Join(work, "state-site"), "--out", filepath.Join(work, "site")},
 			work, filepath.Join(work, ".site.tmp-*")},
 		{"sync", []string{"sync", "--upstream", srv.URL, "--rate", "1000", "--policy", policy, "--registry", filepath.Join(work, "synced"), "--key", filepath.Join(work, "sk.key")},
 			filepath.Join(work, "synced"), filepath.Join(work, "synced", "airvsx-registry")},
@@ -62,13 +55,7 @@ func TestSignalStops(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			cmd := airvsxCmd(ctx, t, tt.args...)
-			var buf bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &buf, &buf
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			buf, done := startCmd(t, cmd)
 			// Signal as soon as the command is at work.
 			for busy := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
 				if m, _ := filepath.Glob(tt.busy); len(m) > 0 {

@@ -6,13 +6,15 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/citool"
 )
 
 // BenchmarkColdStart measures a host from nothing to the first command's
 // result: write the scripts, start node, handshake, initialize, activate
 // on the command, run it. Close is outside the timing. Goal: < 300 ms.
 func BenchmarkColdStart(b *testing.B) {
-	needNode(b)
+	citool.Need(b, "node")
 	root := b.TempDir()
 	e := ext(b, root, "a.bench", command("a.bench", "return 1;"))
 	ctx := context.Background()
@@ -56,7 +58,7 @@ func BenchmarkCommandRoundTrip(b *testing.B) {
 // extensions that are not asked for must cost next to nothing. It
 // reports both times and their ratio.
 func BenchmarkStartupScaling(b *testing.B) {
-	needNode(b)
+	citool.Need(b, "node")
 	root := b.TempDir()
 	exts := make([]Extension, 100)
 	for i := range exts {

@@ -118,6 +118,25 @@ func (h *Host) extension(id string, c string) (*Extension, error) {
 	return e, nil
 }
 
+// brokered begins the broker request a for capability: it returns the
+// extension that asks, named by a.Extension (set to its ID), and deny,
+// which records a as refused, with the error as its reason, and returns
+// that error. When the extension may not use the broker, err is the
+// refusal.
+func (h *Host) brokered(a *Audit, capability string, cause *int64) (*Extension, func(error) (any, error), error) {
+	deny := func(err error) (any, error) {
+		a.Details.Reason = err.Error()
+		h.audit(*a, capability, cause)
+		return nil, err
+	}
+	e, err := h.extension(a.Extension, capability)
+	if err != nil {
+		return nil, deny, err
+	}
+	a.Extension = e.ID
+	return e, deny, nil
+}
+
 // audit records a: an event of kind KindAudit attributed to its extension
 // and to the request cause, an INFO line in the launcher's log, and
 // Options.Audit.
@@ -137,22 +156,13 @@ func (h *Host) audit(a Audit, capability string, cause *int64) {
 // serveBroker answers the host's broker request id with serve's result.
 func (h *Host) serveBroker(id int64, params json.RawMessage, serve func(json.RawMessage) (any, error)) {
 	res, err := serve(params)
-	reply := message{ID: &id}
+	var rerr *rpcError
 	var de *deniedError
 	switch {
 	case errors.As(err, &de):
-		reply.Error = &rpcError{Code: codeDenied, Message: de.Msg}
+		rerr = &rpcError{Code: codeDenied, Message: de.Msg}
 	case err != nil:
-		reply.Error = &rpcError{Code: -32000, Message: err.Error()}
-	default:
-		b, merr := json.Marshal(res)
-		if merr != nil {
-			reply.Error = &rpcError{Code: -32603, Message: merr.Error()}
-		} else {
-			reply.Result = b
-		}
+		rerr = &rpcError{Code: -32000, Message: err.Error()}
 	}
-	if err := h.conn.send(reply); err != nil {
-		h.log.Debug("broker reply not sent", "err", err)
-	}
+	h.reply(id, res, rerr, "broker")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"syscall"
 )
 
 // Spec is the process the launcher wants: node running the host script,
@@ -81,6 +82,16 @@ func Direct(_ context.Context, s Spec) (*exec.Cmd, error) {
 	cmd.Env = s.Env
 	cmd.Dir = s.Dir
 	return cmd, nil
+}
+
+// ownGroup makes cmd start in a process group of its own, which the
+// launcher ends as a whole; what the SpawnFunc or CommandFunc set in
+// SysProcAttr is kept.
+func ownGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 }
 
 // safePath is the PATH of the host: system directories only.

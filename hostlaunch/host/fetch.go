@@ -167,16 +167,10 @@ func (h *Host) serveFetch(raw json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("fetch: bad request: %w", err)
 	}
 	a := Audit{Extension: req.Extension, Kind: "fetch", Details: AuditDetails{Method: req.Method, URL: redact(req.URL)}}
-	deny := func(err error) (any, error) {
-		a.Details.Reason = err.Error()
-		h.audit(a, "network", req.Cause)
-		return nil, err
-	}
-	e, err := h.extension(req.Extension, "network")
+	e, deny, err := h.brokered(&a, "network", req.Cause)
 	if err != nil {
 		return deny(err)
 	}
-	a.Extension = e.ID
 	u, err := url.Parse(req.URL)
 	if err != nil {
 		return deny(denyf("network: %s: invalid URL %q", e.ID, req.URL))

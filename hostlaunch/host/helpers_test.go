@@ -5,23 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// needNode skips without node, except in CI, where node must be there.
-func needNode(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node is not on PATH in CI: %v", err)
-		}
-		t.Skip("node is not on PATH")
-	}
-}
+	"github.com/airvsx/airvsx/internal/citool"
+)
 
 // ext writes an extension folder holding extension.js with js as its
 // body and returns its description; events default to onCommand:<id>.cmd.
@@ -54,7 +44,7 @@ func command(id, body string) string {
 // it at the end of the test.
 func launch(t testing.TB, root string, opts Options, exts ...Extension) *Host {
 	t.Helper()
-	needNode(t)
+	citool.Need(t, "node")
 	opts.Extensions = exts
 	if opts.StorageDir == "" {
 		opts.StorageDir = filepath.Join(root, "storage")

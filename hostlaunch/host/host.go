@@ -319,10 +319,7 @@ func (h *Host) start(ctx context.Context, node string) error {
 		return err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = nil, outW, errW, []*os.File{child}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
@@ -417,20 +414,11 @@ func (h *Host) handle(m incoming) {
 // serveFS answers the host's workspace.fs request id.
 func (h *Host) serveFS(id int64, method string, params json.RawMessage) {
 	res, err := h.wsfs.serve(method, params)
-	reply := message{ID: &id}
+	var rerr *rpcError
 	if err != nil {
-		reply.Error = &rpcError{Code: -32000, Message: fsError(err)}
-	} else {
-		b, merr := json.Marshal(res)
-		if merr != nil {
-			reply.Error = &rpcError{Code: -32603, Message: merr.Error()}
-		} else {
-			reply.Result = b
-		}
+		rerr = &rpcError{Code: -32000, Message: fsError(err)}
 	}
-	if err := h.conn.send(reply); err != nil {
-		h.log.Debug("workspace.fs reply not sent", "err", err)
-	}
+	h.reply(id, res, rerr, "workspace.fs")
 }
 
 // kindActivating is the host's notice that an extension's activate() is

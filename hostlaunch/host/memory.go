@@ -16,24 +16,18 @@ const memoryPoll = 100 * time.Millisecond
 // count Buffers, typed arrays or native allocations; this does.
 func (h *Host) watchMemory() {
 	limit := int64(h.opts.MemoryMB) << 20
-	t := time.NewTicker(memoryPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.done:
-			return
-		case <-t.C:
-		}
+	h.every(memoryPoll, func() bool {
 		rss, err := residentBytes(h.info.PID)
 		if err != nil {
-			continue // gone, or not Linux: the exit is reported elsewhere
+			return true // gone, or not Linux: the exit is reported elsewhere
 		}
 		if rss > limit {
 			h.log.Warn("extension host over its memory limit: killed", "pid", h.info.PID, "rssMiB", rss>>20, "limitMiB", h.opts.MemoryMB)
 			h.kill(fmt.Sprintf("memory: resident %d MiB, over the limit of %d MiB", rss>>20, h.opts.MemoryMB))
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // residentBytes reads VmRSS of process pid from /proc.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/airvsx/airvsx/internal/citool"
 )
 
 func TestGroups(t *testing.T) {
@@ -50,7 +52,7 @@ func TestGroups(t *testing.T) {
 // TestPool: extensions with different capabilities run in different
 // processes; commands reach the right one.
 func TestPool(t *testing.T) {
-	needNode(t)
+	citool.Need(t, "node")
 	root := t.TempDir()
 	plain := ext(t, root, "a.plain", command("a.plain", "return process.pid;"))
 	net := ext(t, root, "a.net", command("a.net", "return process.pid;"))

@@ -101,18 +101,11 @@ func (h *Host) output(r io.ReadCloser, kind string) {
 
 // heartbeat pings the host; two pings unanswered mean it is hung.
 func (h *Host) heartbeat() {
-	t := time.NewTicker(h.opts.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.done:
-			return
-		case <-t.C:
-		}
+	h.every(h.opts.Heartbeat, func() bool {
 		if h.missed.Load() >= 2 {
 			h.log.Warn("extension host hung: killed", "pid", h.info.PID)
 			h.kill("hung: missed 2 heartbeats")
-			return
+			return false
 		}
 		h.missed.Add(1)
 		go func() {
@@ -122,6 +115,23 @@ func (h *Host) heartbeat() {
 				h.missed.Store(0)
 			}
 		}()
+		return true
+	})
+}
+
+// every calls tick every d until the host ends or tick returns false.
+func (h *Host) every(d time.Duration, tick func() bool) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-t.C:
+		}
+		if !tick() {
+			return
+		}
 	}
 }
 

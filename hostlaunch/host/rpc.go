@@ -151,6 +151,24 @@ func (h *Host) wait(ctx context.Context, id int64, cl *call, v any) error {
 	return json.Unmarshal(cl.result, v)
 }
 
+// reply answers the host's request id: with rerr when it is not nil,
+// else with res as JSON (an internal error when res does not encode);
+// what names the request in the log.
+func (h *Host) reply(id int64, res any, rerr *rpcError, what string) {
+	m := message{ID: &id, Error: rerr}
+	if rerr == nil {
+		b, err := json.Marshal(res)
+		if err != nil {
+			m.Error = &rpcError{Code: -32603, Message: err.Error()}
+		} else {
+			m.Result = b
+		}
+	}
+	if err := h.conn.send(m); err != nil {
+		h.log.Debug(what+" reply not sent", "err", err)
+	}
+}
+
 // call sends a request and waits for its result.
 func (h *Host) call(ctx context.Context, method string, params, v any) ([]Event, error) {
 	id, cl, err := h.conn.request(method, params)

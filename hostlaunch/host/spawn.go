@@ -139,16 +139,10 @@ func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("spawn: bad request: %w", err)
 	}
 	a := Audit{Extension: req.Extension, Kind: "spawn", Details: AuditDetails{Program: req.File, Args: req.Args}}
-	deny := func(err error) (any, error) {
-		a.Details.Reason = err.Error()
-		h.audit(a, "spawn", req.Cause)
-		return nil, err
-	}
-	e, err := h.extension(req.Extension, "spawn")
+	e, deny, err := h.brokered(&a, "spawn", req.Cause)
 	if err != nil {
 		return deny(err)
 	}
-	a.Extension = e.ID
 	prog, err := resolveProgram(e, req.File)
 	if prog != "" {
 		a.Details.Program = prog
@@ -283,10 +277,7 @@ func (h *Host) runProgram(s SpawnSpec, input []byte, timeout time.Duration, key 
 	if len(input) > 0 {
 		cmd.Stdin = bytes.NewReader(input)
 	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	// A process that left the group but holds the pipes does not keep
 	// the broker waiting.
 	cmd.WaitDelay = time.Second

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/citool"
 )
 
 // TestCrashLoopDisables: an extension whose activation brings its host
@@ -16,7 +18,7 @@ import (
 // the second crash in a row disables the extension (Disable is told), and
 // the others keep working.
 func TestCrashLoopDisables(t *testing.T) {
-	needNode(t)
+	citool.Need(t, "node")
 	for _, tc := range []struct{ name, activate string }{
 		{"busy loop", "exports.activate = () => { for (;;) {} };\n"},
 		{"out of memory", "exports.activate = () => { const keep = []; for (;;) keep.push(new Array(1 << 20).fill(keep.length)); };\n"},
@@ -52,7 +54,7 @@ func TestCrashLoopDisables(t *testing.T) {
 // TestRestartLimit: past MaxRestarts within the window the supervisor
 // stops restarting and says so.
 func TestRestartLimit(t *testing.T) {
-	needNode(t)
+	citool.Need(t, "node")
 	root := t.TempDir()
 	busy := ext(t, root, "a.busy", command("a.busy", "for (;;) {}"))
 	s, err := Supervise(t.Context(), Options{Extensions: []Extension{busy}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat},
@@ -75,7 +77,7 @@ func TestRestartLimit(t *testing.T) {
 // is blamed too: after two starts it is disabled and the host starts
 // without it.
 func TestEagerCrashLoop(t *testing.T) {
-	needNode(t)
+	citool.Need(t, "node")
 	root := t.TempDir()
 	bad := ext(t, root, "a.eager", "exports.activate = () => { for (;;) {} };\n", "*", "onCommand:a.eager.cmd")
 	good := ext(t, root, "a.good", command("a.good", "return 'fine';"))

@@ -2,12 +2,7 @@ package install_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sigstore/sigstore/pkg/signature"
-
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
@@ -111,17 +106,11 @@ func buildFixture(t *testing.T) (*fixture, error) {
 		}
 	}
 	srv := openvsxtest.New(t, openvsxtest.Options{Fixtures: fx})
-	c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond})
-	if err != nil {
-		return nil, err
-	}
-	pol, err := policies.Parse("test.yaml", []byte(testPolicy))
-	if err != nil {
-		return nil, err
-	}
+	c := demoreg.Client(t, srv)
+	pol := demoreg.ParsePolicy(t, testPolicy)
 	f := &fixture{dir: filepath.Join(tmpRoot, "registry"), policy: pol}
-	signer, _ := newSigner(t, tmpRoot, "signer")
-	_, f.otherPub = newSigner(t, tmpRoot, "other")
+	signer, _ := demoreg.Signer(t, tmpRoot, "signer")
+	_, f.otherPub = demoreg.Signer(t, tmpRoot, "other")
 	st, err := store.OpenDir(f.dir, store.DirOptions{Create: true})
 	if err != nil {
 		return nil, err
@@ -135,33 +124,11 @@ func buildFixture(t *testing.T) (*fixture, error) {
 	return f, err
 }
 
-func newSigner(t testing.TB, dir, name string) (signature.SignerVerifier, string) {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, _ := x509.MarshalPKCS8PrivateKey(k)
-	pubDER, _ := x509.MarshalPKIXPublicKey(&k.PublicKey)
-	sv, err := trust.ParseSigner(name+".key", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name+".pub")
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return sv, p
-}
-
 // registry opens the fixture registry read-only, anchored at its root.
 func registry(t *testing.T) install.Registry {
 	t.Helper()
 	f := base(t)
-	st, err := store.OpenDir(f.dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, f.dir, store.DirOptions{ReadOnly: true})
 	t.Cleanup(func() { st.Close() })
 	return install.Registry{Store: st, Place: f.dir, Anchor: trust.Anchor{Root: f.root}}
 }

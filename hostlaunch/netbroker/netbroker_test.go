@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/netbroker"
+	"github.com/airvsx/airvsx/internal/citool"
 )
 
 // server is a loopback test server counting its requests.
@@ -124,12 +124,7 @@ func TestNoProxyFromEnvironment(t *testing.T) {
 // loopback server through fetch, the launcher's broker and this package,
 // and nothing else; every request is audited.
 func TestHostEndToEnd(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node is not on PATH in CI: %v", err)
-		}
-		t.Skip("node is not on PATH")
-	}
+	citool.Need(t, "node")
 	other := newServer(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("other")) })
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/away" {

@@ -19,15 +19,13 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/google/go-cmp/cmp"
 )
 
 func newDir(t *testing.T) *store.Dir {
 	t.Helper()
-	d, err := store.OpenDir(filepath.Join(t.TempDir(), "reg"), store.DirOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := storetest.OpenDir(t, filepath.Join(t.TempDir(), "reg"), store.DirOptions{Create: true})
 	t.Cleanup(func() { d.Close() })
 	return d
 }
@@ -39,15 +37,7 @@ func blobFile(d *store.Dir, repo, digest string) string {
 func TestDirConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return newDir(t) }, storetest.Options{
 		Tamper: func(t *testing.T, s store.Store, repo, digest string) {
-			p := blobFile(s.(*store.Dir), repo, digest)
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[len(b)/2] ^= 1
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			filetest.FlipByte(t, blobFile(s.(*store.Dir), repo, digest))
 		},
 	})
 }
@@ -258,10 +248,7 @@ func TestDirCrashSafety(t *testing.T) {
 	beforeReopen := tree(t, path)
 	d.Close()
 
-	r, err := store.OpenDir(path, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := storetest.OpenDir(t, path, store.DirOptions{ReadOnly: true})
 	repos, err := r.Repos(ctx)
 	if err != nil || !slices.Equal(repos, []string{"golang/go"}) {
 		t.Errorf("Repos() with temp files = %v, %v", repos, err)
@@ -277,10 +264,7 @@ func TestDirCrashSafety(t *testing.T) {
 		t.Errorf("a reader removed temp files: %v", got)
 	}
 
-	w, err := store.OpenDir(path, store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := storetest.OpenDir(t, path, store.DirOptions{})
 	defer w.Close()
 	if got := temps(t, path); len(got) > 0 {
 		t.Errorf("temp files after the next writer opened: %v", got)
@@ -396,10 +380,7 @@ func isUnix() bool { return runtime.GOOS != "windows" }
 
 func TestDirQuarantineLayout(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	d, err := store.OpenDir(t.TempDir(), store.DirOptions{Create: true, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := storetest.OpenDir(t, t.TempDir(), store.DirOptions{Create: true, Now: func() time.Time { return now }})
 	defer d.Close()
 	p, err := d.Quarantine(t.Context(), "golang.go-0.40.0", "sha256 mismatch", map[string]io.Reader{
 		"golang.go-0.40.0.vsix": strings.NewReader("bad"),

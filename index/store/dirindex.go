@@ -67,13 +67,8 @@ func decodeIndex(data []byte) ([]TagEntry, error) {
 		if m.URLs != nil || m.Data != nil || m.Platform != nil {
 			bad(field, "urls, data and platform are not allowed")
 		}
-		ann := maps.Clone(m.Annotations)
-		delete(ann, ocispec.AnnotationRefName)
-		if len(ann) == 0 {
-			ann = nil
-		}
 		tags = append(tags, TagEntry{Tag: tag, Manifest: Descriptor{
-			MediaType: m.MediaType, Digest: string(m.Digest), Size: m.Size, ArtifactType: m.ArtifactType, Annotations: ann,
+			MediaType: m.MediaType, Digest: string(m.Digest), Size: m.Size, ArtifactType: m.ArtifactType, Annotations: withoutRefName(m.Annotations),
 		}})
 	}
 	if len(errs) > 0 {
@@ -161,52 +156,21 @@ func (d *Dir) Tag(ctx context.Context, repo, tag string, m Descriptor) error {
 	if err := d.checkTagArgs(ctx, repo, tag); err != nil {
 		return fmt.Errorf("tag: %w", err)
 	}
-	if err := CheckManifestDescriptor(m); err != nil {
+	if err := CheckTagTarget(ctx, d, repo, m); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	size, err := d.StatBlob(ctx, repo, m.Digest)
-	if err != nil {
-		return fmt.Errorf("tag %s in %s: manifest: %w", tag, repo, err)
-	}
-	if size != m.Size {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, &MismatchError{Repo: repo, Digest: m.Digest, Size: m.Size, GotSize: size})
 	}
 	// The blobs the manifest names are durable before the tag is.
 	if err := d.syncDirty(repoDir(repo)); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
 	defer d.repos.lock(repo)()
-	tags, err := d.readIndex(repo)
-	if err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
-	m.Annotations = maps.Clone(m.Annotations)
-	delete(m.Annotations, ocispec.AnnotationRefName)
-	if len(m.Annotations) == 0 {
-		m.Annotations = nil
-	}
-	tags = append(tags, TagEntry{Tag: tag, Manifest: m})
-	if err := d.writeIndex(ctx, repo, tags); err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	return nil
+	return TagIndex(ctx, repo, tag, m, d.readIndex, d.writeIndex)
 }
 
 // Tags lists repo's tags from its index.json (read strictly, at most
 // MaxIndexBytes).
 func (d *Dir) Tags(ctx context.Context, repo string) ([]TagEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	if err := CheckRepo(repo); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	tags, err := d.readIndex(repo)
-	if err != nil {
-		return nil, fmt.Errorf("tags of %s: %w", repo, err)
-	}
-	return tags, nil
+	return TagsFromIndex(ctx, repo, d.readIndex)
 }
 
 // Untag removes tag from repo's index.json atomically.
@@ -215,22 +179,7 @@ func (d *Dir) Untag(ctx context.Context, repo, tag string) error {
 		return fmt.Errorf("untag: %w", err)
 	}
 	defer d.repos.lock(repo)()
-	tags, err := d.readIndex(repo)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
-	n := len(tags)
-	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
-	if len(tags) == n {
-		return nil
-	}
-	if err := d.writeIndex(ctx, repo, tags); err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
-	return nil
+	return UntagIndex(ctx, repo, tag, d.readIndex, d.writeIndex)
 }
 
 func (d *Dir) checkTagArgs(ctx context.Context, repo, tag string) error {

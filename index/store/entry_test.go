@@ -10,6 +10,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // plainStore hides what a directory store offers besides store.Store, so
@@ -78,12 +79,7 @@ func TestOpenBlobAt(t *testing.T) {
 	}
 	// A blob changed on disk: both paths refuse it, and the spool leaves
 	// no file behind.
-	p := blobFile(d, "golang/go", digest)
-	b, _ := os.ReadFile(p)
-	b[len(b)/2] ^= 1
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.FlipByte(t, blobFile(d, "golang/go", digest))
 	for name, s := range map[string]store.Store{"dir": d, "plain": plainStore{d}} {
 		tmp := t.TempDir()
 		if _, err := store.OpenBlobAt(t.Context(), s, "golang/go", digest, int64(len(content)), nil, tmp); !errors.Is(err, store.ErrMismatch) {

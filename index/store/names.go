@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
@@ -119,7 +122,7 @@ func CheckTag(tag string) error {
 // is not done, and repo and digest are valid names (CheckRepo,
 // CheckDigest).
 func CheckBlobArgs(ctx context.Context, repo, digest string) error {
-	if err := checkRepoArgs(ctx, repo); err != nil {
+	if err := CheckRepoArgs(ctx, repo); err != nil {
 		return err
 	}
 	return CheckDigest(digest)
@@ -128,13 +131,34 @@ func CheckBlobArgs(ctx context.Context, repo, digest string) error {
 // CheckTagArgs is CheckBlobArgs for the tag methods: ctx is not done, and
 // repo and tag are valid names (CheckRepo, CheckTag).
 func CheckTagArgs(ctx context.Context, repo, tag string) error {
-	if err := checkRepoArgs(ctx, repo); err != nil {
+	if err := CheckRepoArgs(ctx, repo); err != nil {
 		return err
 	}
 	return CheckTag(tag)
 }
 
-func checkRepoArgs(ctx context.Context, repo string) error {
+// CheckMetadataArgs is CheckBlobArgs for the metadata methods: ctx is not
+// done, and name is a valid metadata name (CheckMetadataName).
+func CheckMetadataArgs(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return CheckMetadataName(name)
+}
+
+// CheckQuarantineArgs is CheckBlobArgs for Quarantine: ctx is not done,
+// and the quarantine's name and the names of its files are valid
+// (CheckQuarantine).
+func CheckQuarantineArgs(ctx context.Context, name string, files map[string]io.Reader) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return CheckQuarantine(name, slices.Collect(maps.Keys(files)))
+}
+
+// CheckRepoArgs is what a store checks first in every method on one
+// repository: ctx is not done, and repo is a valid name (CheckRepo).
+func CheckRepoArgs(ctx context.Context, repo string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

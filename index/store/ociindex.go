@@ -1,5 +1,16 @@
 package store
 
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
 // EncodeIndex returns the canonical index.json of an OCI image layout
 // holding tags, as Dir writes it: compact JSON, one descriptor per tag
 // (its name in org.opencontainers.image.ref.name), sorted by tag. Stores
@@ -9,3 +20,97 @@ func EncodeIndex(tags []TagEntry) ([]byte, error) { return encodeIndex(tags) }
 // DecodeIndex reads an index.json strictly, as Dir does, and returns its
 // tags sorted: every descriptor must carry a valid tag, no tag twice.
 func DecodeIndex(data []byte) ([]TagEntry, error) { return decodeIndex(data) }
+
+// IndexReader reads a repository's tags from its index.json (a missing
+// one is an error wrapping fs.ErrNotExist): with IndexWriter, what a store
+// that keeps the directory store's tree (Dir, the git store) builds its
+// tag methods from (TagsFromIndex, TagIndex, UntagIndex).
+type IndexReader func(repo string) ([]TagEntry, error)
+
+// IndexWriter replaces a repository's index.json with one holding tags.
+type IndexWriter func(ctx context.Context, repo string, tags []TagEntry) error
+
+// TagsFromIndex is Tags for a store that keeps index.json files: the
+// arguments checked (CheckRepoArgs), then read.
+func TagsFromIndex(ctx context.Context, repo string, read IndexReader) ([]TagEntry, error) {
+	if err := CheckRepoArgs(ctx, repo); err != nil {
+		return nil, fmt.Errorf("tags: %w", err)
+	}
+	tags, err := read(repo)
+	if err != nil {
+		return nil, fmt.Errorf("tags of %s: %w", repo, err)
+	}
+	return tags, nil
+}
+
+// TagIndex points tag at m in repo's index.json, in place of what it
+// pointed at before: m's annotations are copied, less the ref name (the
+// tag itself). The caller has checked the arguments (CheckTagArgs,
+// CheckTagTarget) and holds the lock that orders the index's writes.
+func TagIndex(ctx context.Context, repo, tag string, m Descriptor, read IndexReader, write IndexWriter) error {
+	tags, err := read(repo)
+	if err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
+	m.Annotations = withoutRefName(m.Annotations)
+	if err := write(ctx, repo, append(tags, TagEntry{Tag: tag, Manifest: m})); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
+	return nil
+}
+
+// UntagIndex removes tag from repo's index.json; an absent index.json or
+// tag is no change. The caller has checked the arguments (CheckTagArgs)
+// and holds the lock that orders the index's writes.
+func UntagIndex(ctx context.Context, repo, tag string, read IndexReader, write IndexWriter) error {
+	tags, err := read(repo)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
+	n := len(tags)
+	tags = slices.DeleteFunc(tags, func(t TagEntry) bool { return t.Tag == tag })
+	if len(tags) == n {
+		return nil
+	}
+	if err := write(ctx, repo, tags); err != nil {
+		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
+	}
+	return nil
+}
+
+// CheckTagTarget checks the manifest Tag is to point at: a valid manifest
+// descriptor (CheckManifestDescriptor) of a blob s holds in repo, of the
+// size m gives (else a *MismatchError).
+func CheckTagTarget(ctx context.Context, s BlobStatter, repo string, m Descriptor) error {
+	if err := CheckManifestDescriptor(m); err != nil {
+		return err
+	}
+	size, err := s.StatBlob(ctx, repo, m.Digest)
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	if size != m.Size {
+		return &MismatchError{Repo: repo, Digest: m.Digest, Size: m.Size, GotSize: size}
+	}
+	return nil
+}
+
+// BlobStatter is the part of a Store that CheckTagTarget needs.
+type BlobStatter interface {
+	StatBlob(ctx context.Context, repo, digest string) (int64, error)
+}
+
+// withoutRefName returns a copy of ann without the ref-name annotation;
+// nil when nothing else is left.
+func withoutRefName(ann map[string]string) map[string]string {
+	ann = maps.Clone(ann)
+	delete(ann, ocispec.AnnotationRefName)
+	if len(ann) == 0 {
+		return nil
+	}
+	return ann
+}

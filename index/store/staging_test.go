@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 )
 
 func TestStagingAdoptBlob(t *testing.T) {
@@ -102,10 +103,7 @@ func TestStagingAdoptBlob(t *testing.T) {
 
 func TestStagingLeftBehind(t *testing.T) {
 	reg := filepath.Join(t.TempDir(), "reg")
-	d, err := store.OpenDir(reg, store.DirOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := storetest.OpenDir(t, reg, store.DirOptions{Create: true})
 	s, err := d.NewStaging()
 	if err != nil {
 		t.Fatal(err)
@@ -115,10 +113,7 @@ func TestStagingLeftBehind(t *testing.T) {
 	}
 	d.Close() // a killed sync never removes it
 
-	ro, err := store.OpenDir(reg, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ro := storetest.OpenDir(t, reg, store.DirOptions{ReadOnly: true})
 	if _, err := ro.NewStaging(); !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("NewStaging on a read-only registry: %v, want ErrReadOnly", err)
 	}

@@ -1,11 +1,10 @@
 package trust
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 )
@@ -85,8 +84,7 @@ func (a Anchor) String() string {
 		}
 		return "key " + id
 	}
-	sum := sha256.Sum256(a.Root)
-	return "root sha256:" + hex.EncodeToString(sum[:])
+	return "root " + index.DigestBytes(a.Root)
 }
 
 // RootKeyIDs returns the key IDs a root.json trusts for the root role,

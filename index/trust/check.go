@@ -3,8 +3,6 @@ package trust
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -186,10 +184,7 @@ func onChain(meta MetadataFS, root []byte, what string) error {
 	return nil
 }
 
-func identity(root []byte) string {
-	sum := sha256.Sum256(root)
-	return hex.EncodeToString(sum[:])
-}
+func identity(root []byte) string { return index.SHA256Hex(root) }
 
 // ReadVerified is Check for commands that only read (site, ls): the
 // chain from the anchor, then the catalog decoded and checked against the

@@ -10,7 +10,9 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
 
 // checkRegistry makes a directory registry published by s with one
@@ -18,10 +20,7 @@ import (
 func checkRegistry(t *testing.T, s signature.Signer, serials ...int64) (*store.Dir, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "reg")
-	st, err := store.OpenDir(dir, store.DirOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
 	t.Cleanup(func() { st.Close() })
 	for _, n := range serials {
 		mustPublish(t, Metadata(t.Context(), st), trustCatalog(t, n), s, t0)
@@ -30,7 +29,7 @@ func checkRegistry(t *testing.T, s signature.Signer, serials ...int64) (*store.D
 }
 
 func TestCheckAnchor(t *testing.T) {
-	keyA, keyB := newTestSigner(t), newTestSigner(t)
+	keyA, keyB := signtest.Signer(t), signtest.Signer(t)
 	st, dir := checkRegistry(t, keyA, 1)
 	state := OpenStateDir(t.TempDir())
 	opts := CheckOptions{State: state, Now: at(t0)}
@@ -83,7 +82,7 @@ func TestCheckAnchor(t *testing.T) {
 // (same key, new 1.root.json bytes: a different registry or a replay)
 // fails against the root saved before.
 func TestCheckSavedRootOnChain(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	st, _ := checkRegistry(t, key, 1)
 	state := OpenStateDir(t.TempDir())
 	opts := CheckOptions{State: state, Now: at(t0)}
@@ -113,7 +112,7 @@ func TestCheckSavedRootOnChain(t *testing.T) {
 }
 
 func TestCheckCatalogHistory(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	st, _ := checkRegistry(t, key, 5)
 	state := OpenStateDir(t.TempDir())
 	c, err := Check(t.Context(), st, Anchor{Key: key}, CheckOptions{State: state, Now: at(t0)})
@@ -163,7 +162,7 @@ func TestStateDirDamaged(t *testing.T) {
 // (and ErrMissing, naming timestamp.json) in both modes; one that
 // published but lost a file is ErrMissing alone.
 func TestCheckNeverPublished(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	empty, _ := checkRegistry(t, key)
 	_, dir := checkRegistry(t, key, 1)
 	root := filetest.ReadFile(t, filepath.Join(dir, "metadata", "1.root.json"))

@@ -117,7 +117,7 @@ func ParseSigner(name string, pemBytes, password []byte) (signature.SignerVerifi
 	}
 	ec, ok := priv.(*ecdsa.PrivateKey)
 	if !ok || ec.Curve != elliptic.P256() {
-		return nil, fmt.Errorf("%s: key type %s is not supported: airvsx keys are ECDSA P-256", name, keyTypeName(priv))
+		return nil, fmt.Errorf("%s: %w", name, errKeyType(priv))
 	}
 	sv, err := signature.LoadECDSASignerVerifier(ec, crypto.SHA256)
 	if err != nil {
@@ -150,9 +150,9 @@ func ParseVerifier(name string, pemBytes []byte) (signature.Verifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: parse public key: %w", name, err)
 	}
-	ec, ok := pub.(*ecdsa.PublicKey)
-	if !ok || ec.Curve != elliptic.P256() {
-		return nil, fmt.Errorf("%s: key type %s is not supported: airvsx keys are ECDSA P-256", name, keyTypeName(pub))
+	ec, err := p256Public(pub)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	v, err := signature.LoadECDSAVerifier(ec, crypto.SHA256)
 	if err != nil {
@@ -243,6 +243,21 @@ var errTooLarge = safefile.ErrTooLarge
 // refused before it is opened for reading, so no read can block.
 func readKeyFileCapped(path string, max int64) ([]byte, error) {
 	return safefile.ReadFile(path, max)
+}
+
+// p256Public returns pub as the ECDSA P-256 public key it must be, else
+// errKeyType.
+func p256Public(pub crypto.PublicKey) (*ecdsa.PublicKey, error) {
+	ec, ok := pub.(*ecdsa.PublicKey)
+	if !ok || ec.Curve != elliptic.P256() {
+		return nil, errKeyType(pub)
+	}
+	return ec, nil
+}
+
+// errKeyType refuses the key k, which is not ECDSA P-256, naming its type.
+func errKeyType(k any) error {
+	return fmt.Errorf("key type %s is not supported: airvsx keys are ECDSA P-256", keyTypeName(k))
 }
 
 // keyTypeName names a key's algorithm for error messages.

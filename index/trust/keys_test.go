@@ -2,7 +2,6 @@ package trust
 
 import (
 	"bytes"
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -19,9 +18,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/internal/signtest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
-	"github.com/sigstore/sigstore/pkg/signature"
 )
 
 func TestWriteKeyPairLoad(t *testing.T) {
@@ -189,7 +189,7 @@ func TestParseSignerFormats(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ParseSigner = %v; want nil", err)
 				}
-				if _, err := KeyID(mustPublicKey(t, sv)); err != nil {
+				if _, err := KeyID(signtest.PublicKey(t, sv)); err != nil {
 					t.Errorf("KeyID: %v", err)
 				}
 				return
@@ -245,7 +245,7 @@ func TestKeyIDMatchesMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := KeyID(mustPublicKey(t, sv))
+	a, _ := KeyID(signtest.PublicKey(t, sv))
 	vp, _ := v.PublicKey()
 	b, _ := KeyID(vp)
 	if diff := cmp.Diff(a, b); diff != "" || len(a) != 64 {
@@ -257,13 +257,7 @@ func TestKeyIDMatchesMetadata(t *testing.T) {
 // installs it (.ci/run) and fails without it; elsewhere the test is
 // skipped when cosign is not installed.
 func TestCosignInterop(t *testing.T) {
-	cosign, err := exec.LookPath("cosign")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("cosign is not on PATH in CI: %v", err)
-		}
-		t.Skip("cosign not installed (CI installs it: .ci/run)")
-	}
+	cosign := citool.Need(t, "cosign")
 	dir := t.TempDir()
 	keyPath, pubPath, err := WriteKeyPair(filepath.Join(dir, "airvsx"), []byte("pw"))
 	if err != nil {
@@ -298,17 +292,6 @@ func TestCosignInterop(t *testing.T) {
 func mustPubPEM(t *testing.T, pub any) []byte {
 	t.Helper()
 	p, err := cryptoutils.MarshalPublicKeyToPEM(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func mustPublicKey(t *testing.T, s interface {
-	PublicKey(...signature.PublicKeyOption) (crypto.PublicKey, error)
-}) crypto.PublicKey {
-	t.Helper()
-	p, err := s.PublicKey()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/signtest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -70,7 +71,7 @@ func TestPublishCrashLeavesPreviousValid(t *testing.T) {
 }
 
 func TestFirstPublishCrash(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	dir := t.TempDir()
 	crash := &failingFS{MetadataFS: DirMetadata(dir), n: 5} // timestamp.json
 	if _, err := Publish(t.Context(), crash, trustCatalog(t, 1), key, PublishOptions{Now: at(t0)}); !errors.Is(err, errCrash) {

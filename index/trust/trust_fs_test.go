@@ -11,6 +11,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
 
 // metaDir is a MetadataFS on a plain directory, for tests that tamper
@@ -59,7 +60,7 @@ func (m memFS) WriteFile(name string, data []byte) error {
 // Invariant: Load never panics, and whatever it accepts is the catalog that
 // was signed, with the signed versions: bytes nobody signed are never trusted.
 func FuzzLoad(f *testing.F) {
-	key := newTestSigner(f)
+	key := signtest.Signer(f)
 	files := memFS{}
 	cat := []byte(`{"format":1,"serial":1,"entries":[]}` + "\n")
 	res, err := Publish(f.Context(), files, cat, key, PublishOptions{Now: at(t0)})

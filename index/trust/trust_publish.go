@@ -3,8 +3,6 @@ package trust
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -277,8 +275,8 @@ func signerKey(s signature.Signer) (*metadata.Key, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("publish: signer public key: %w", err)
 	}
-	if ec, ok := pub.(*ecdsa.PublicKey); !ok || ec.Curve != elliptic.P256() {
-		return nil, "", fmt.Errorf("publish: signer key type %s is not supported: airvsx keys are ECDSA P-256", keyTypeName(pub))
+	if _, err := p256Public(pub); err != nil {
+		return nil, "", fmt.Errorf("publish: signer %w", err)
 	}
 	key, err := metadata.KeyFromPublicKey(pub)
 	if err != nil {

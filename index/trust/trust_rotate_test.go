@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/signtest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -30,7 +31,7 @@ func rotated(t *testing.T, cat []byte, oldKey, newKey signature.Signer) (dir str
 }
 
 func TestRotateRoot(t *testing.T) {
-	a, b := newTestSigner(t), newTestSigner(t)
+	a, b := signtest.Signer(t), signtest.Signer(t)
 	cat := trustCatalog(t, 1)
 	dir, root1, res := rotated(t, cat, a, b)
 	later := t0.Add(time.Hour)
@@ -68,7 +69,7 @@ func TestRotateRoot(t *testing.T) {
 }
 
 func TestRotateRootCrash(t *testing.T) {
-	a, b := newTestSigner(t), newTestSigner(t)
+	a, b := signtest.Signer(t), signtest.Signer(t)
 	cat := trustCatalog(t, 1)
 	for n := range 5 {
 		t.Run(fmt.Sprint("crash at write ", n), func(t *testing.T) {
@@ -95,7 +96,7 @@ func TestRotateRootCrash(t *testing.T) {
 }
 
 func TestLoadRootRotationRules(t *testing.T) {
-	a, b := newTestSigner(t), newTestSigner(t)
+	a, b := signtest.Signer(t), signtest.Signer(t)
 	later := t0.Add(time.Hour)
 	// newRoot writes 2.root.json with b's key for every role.
 	newRoot := func(t *testing.T, dir string, version int64, signers ...signature.Signer) {
@@ -135,18 +136,13 @@ func TestLoadRootRotationRules(t *testing.T) {
 			dir, root1, _ := rotated(t, trustCatalog(t, 1), a, b)
 			tt.tamper(t, dir)
 			_, err := Load(t.Context(), DirMetadata(dir), root1, LoadOptions{Now: at(later)})
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Load = %v; want %v", err, tt.wantErr)
-			}
-			if err != nil && !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("Load error %q does not contain %q", err, tt.wantMsg)
-			}
+			checkLoadErr(t, err, tt.wantErr, tt.wantMsg)
 		})
 	}
 }
 
 func TestLoadRotationResetsRecordedVersions(t *testing.T) {
-	a, b := newTestSigner(t), newTestSigner(t)
+	a, b := signtest.Signer(t), signtest.Signer(t)
 	dir, root1, _ := rotated(t, trustCatalog(t, 1), a, b)
 	later := t0.Add(time.Hour)
 	// Versions fast-forwarded by someone who held the old key are forgotten
@@ -163,7 +159,7 @@ func TestLoadRotationResetsRecordedVersions(t *testing.T) {
 }
 
 func TestPublishRenewsRoot(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	dir := filepath.Join(t.TempDir(), "metadata")
 	mustPublish(t, DirMetadata(dir), trustCatalog(t, 1), key, t0)
 	root1 := filetest.ReadFile(t, filepath.Join(dir, "1.root.json"))
@@ -194,7 +190,7 @@ func TestPublishRenewsRoot(t *testing.T) {
 }
 
 func TestTrustOnFirstUse(t *testing.T) {
-	a, b := newTestSigner(t), newTestSigner(t)
+	a, b := signtest.Signer(t), signtest.Signer(t)
 	dir := filepath.Join(t.TempDir(), "metadata")
 	mustPublish(t, DirMetadata(dir), trustCatalog(t, 1), a, t0)
 	root1 := filetest.ReadFile(t, filepath.Join(dir, "1.root.json"))
@@ -220,7 +216,7 @@ func TestTrustOnFirstUse(t *testing.T) {
 }
 
 func TestRotateRootRefuses(t *testing.T) {
-	a, b := newTestSigner(t), newTestSigner(t)
+	a, b := signtest.Signer(t), signtest.Signer(t)
 	if _, err := RotateRoot(t.Context(), DirMetadata(t.TempDir()), a, b, PublishOptions{}); !errors.Is(err, ErrMissing) {
 		t.Errorf("RotateRoot(empty) = %v; want ErrMissing", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/signtest"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 )
@@ -28,7 +29,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{key: newTestSigner(t), other: newTestSigner(t), cat1: trustCatalog(t, 1), cat2: trustCatalog(t, 2)}
+	f := &fixture{key: signtest.Signer(t), other: signtest.Signer(t), cat1: trustCatalog(t, 1), cat2: trustCatalog(t, 2)}
 	base := t.TempDir()
 	f.dir1, f.dir2 = filepath.Join(base, "m1"), filepath.Join(base, "m2")
 	mustPublish(t, DirMetadata(f.dir2), f.cat1, f.key, t0)
@@ -105,9 +106,7 @@ func TestLoadTamper(t *testing.T) {
 		{
 			name: "catalog byte flipped",
 			tamper: func(t *testing.T, dir string) {
-				b := filetest.ReadFile(t, filepath.Join(dir, catPath))
-				b[len(b)/2] ^= 1
-				filetest.WriteFile(t, filepath.Join(dir, catPath), b)
+				filetest.FlipByte(t, filepath.Join(dir, catPath))
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/" + catPath,
 		},

@@ -2,10 +2,6 @@ package trust
 
 import (
 	"bytes"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -15,6 +11,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/signtest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
@@ -25,22 +22,21 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 500, time.UTC)
 
 func at(t time.Time) func() time.Time { return func() time.Time { return t } }
 
-func newTestSigner(t testing.TB) signature.SignerVerifier {
+// checkLoadErr checks what Load returned: an error wrapping wantErr (nil:
+// no error) and, when there is one, a message that contains wantMsg.
+func checkLoadErr(t *testing.T, err, wantErr error, wantMsg string) {
 	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, wantErr) {
+		t.Fatalf("Load = %v; want %v", err, wantErr)
 	}
-	sv, err := signature.LoadECDSASignerVerifier(k, crypto.SHA256)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil && !strings.Contains(err.Error(), wantMsg) {
+		t.Errorf("Load error %q does not contain %q", err, wantMsg)
 	}
-	return sv
 }
 
 func keyIDOf(t *testing.T, s signature.SignerVerifier) string {
 	t.Helper()
-	id, err := KeyID(mustPublicKey(t, s))
+	id, err := KeyID(signtest.PublicKey(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +64,7 @@ func mustPublish(t *testing.T, fsys MetadataFS, catalog []byte, s signature.Sign
 
 func TestPublishLoad(t *testing.T) {
 	ctx := t.Context()
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	id := keyIDOf(t, key)
 	dir := filepath.Join(t.TempDir(), "metadata")
 	fsys := DirMetadata(dir)
@@ -139,7 +135,7 @@ func TestPublishLoad(t *testing.T) {
 }
 
 func TestPublishOptions(t *testing.T) {
-	key := newTestSigner(t)
+	key := signtest.Signer(t)
 	fsys := DirMetadata(t.TempDir())
 	res, err := Publish(t.Context(), fsys, trustCatalog(t, 1), key, PublishOptions{
 		Now: at(t0), Expires: 36 * time.Hour, RootExpires: 48*time.Hour + 1500*time.Millisecond,
@@ -229,12 +225,7 @@ func TestLoadRollback(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(t.Context(), DirMetadata(tt.dir), f.root, LoadOptions{Now: at(f.now), Previous: tt.prev})
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Load = %v; want %v", err, tt.wantErr)
-			}
-			if err != nil && !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Errorf("Load error %q does not contain %q", err, tt.wantMsg)
-			}
+			checkLoadErr(t, err, tt.wantErr, tt.wantMsg)
 		})
 	}
 }

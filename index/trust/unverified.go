@@ -3,8 +3,6 @@ package trust
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -103,8 +101,7 @@ func readBare(ctx context.Context, st store.Store) (*Unverified, error) {
 	if err != nil {
 		return nil, err
 	}
-	got := sha256.Sum256(b)
-	if int64(len(b)) != target.Length || hex.EncodeToString(got[:]) != sum {
+	if int64(len(b)) != target.Length || index.SHA256Hex(b) != sum {
 		return nil, fmt.Errorf("%s: does not match the length and sha256 in %s", displayName(name), displayName(tgName))
 	}
 	cat, err := index.DecodeCatalog(bytes.NewReader(b))

@@ -30,15 +30,7 @@ func (p *Package) CheckIdentity(id index.ID, version string, platform index.Plat
 	if p.ID.Equal(id) && p.Version != nil && got == version && p.Platform == platform {
 		return nil
 	}
-	return &IdentityError{Got: identityName(p.ID, got, p.Platform), Want: identityName(id, version, platform)}
-}
-
-func identityName(id index.ID, version string, platform index.Platform) string {
-	s := id.String() + "@" + version
-	if platform != index.Universal && platform != "" {
-		s += "@" + string(platform)
-	}
-	return s
+	return &IdentityError{Got: index.EntryName(p.ID, got, p.Platform), Want: index.EntryName(id, version, platform)}
 }
 
 // RuleUnstorable: the package's ID or version cannot name an entry in a

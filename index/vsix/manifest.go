@@ -254,20 +254,10 @@ func (m *Manifest) Engine() (index.EngineRange, error) {
 // DependencyIDs returns extensionDependencies as IDs, in file order; an
 // entry that is not a valid ID is left out (it is a manifest problem,
 // reported as such).
-func (m *Manifest) DependencyIDs() []index.ID { return validIDs(m.ExtensionDependencies) }
+func (m *Manifest) DependencyIDs() []index.ID { return index.ValidIDs(m.ExtensionDependencies) }
 
 // PackIDs is DependencyIDs for extensionPack.
-func (m *Manifest) PackIDs() []index.ID { return validIDs(m.ExtensionPack) }
-
-func validIDs(list []string) []index.ID {
-	var ids []index.ID
-	for _, s := range list {
-		if id, err := index.ParseID(s); err == nil {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
+func (m *Manifest) PackIDs() []index.ID { return index.ValidIDs(m.ExtensionPack) }
 
 // ExecutesCode reports whether the extension has code to run (main or
 // browser); without either it is declarative only and never activates.

@@ -1,6 +1,7 @@
-// Package filetest holds the file helpers tests share: read, write, copy
-// and remove files and directory trees, each failing the test at once on
-// an error, and the files of a tree as a map, for comparing trees.
+// Package filetest holds the file helpers tests share: read, write, copy,
+// damage (a flipped byte) and remove files and directory trees, each
+// failing the test at once on an error, and the files of a tree as a map,
+// for comparing trees.
 package filetest
 
 import (
@@ -40,6 +41,15 @@ func CopyDir(tb testing.TB, src, dst string) {
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// FlipByte flips the lowest bit of the middle byte of the file name, in
+// place: the same size, but no longer the content its digest names.
+func FlipByte(tb testing.TB, name string) {
+	tb.Helper()
+	b := ReadFile(tb, name)
+	b[len(b)/2] ^= 1
+	WriteFile(tb, name, b)
 }
 
 // Remove removes the file (or empty directory) name.

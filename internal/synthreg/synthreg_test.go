@@ -12,6 +12,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/synthreg"
 )
@@ -48,10 +49,7 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
 	defer st.Close()
 	checked, err := trust.Check(t.Context(), st, trust.Anchor{Key: sv}, trust.CheckOptions{Now: func() time.Time { return now }})
 	if err != nil {

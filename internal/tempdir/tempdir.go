@@ -111,4 +111,3 @@ func sweep(parent, prefix string, log *slog.Logger) {
 
 // errHeld says another process holds a directory's lock.
 var errHeld = errors.New("held by a running process")
-

@@ -120,7 +120,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		truncate(w, r, rep)
 		return
 	case WrongSHA256:
-		rep.body = []byte(sha256Hex(append([]byte("not the package: "), rep.v.VSIX...)))
+		rep.body = []byte(index.SHA256Hex(append([]byte("not the package: "), rep.v.VSIX...)))
 	case BadSignature:
 		rep.body = rep.v.badSigzip
 	}

@@ -105,7 +105,7 @@ func buildExtensions(fx Fixtures) (map[string]*extension, []*extension, error) {
 		seen[k] = true
 		v := &version{Fixture: &f, sv: sv, tp: tp, ts: ts}
 		if f.VSIX != nil {
-			v.sha = sha256Hex(f.VSIX)
+			v.sha = index.SHA256Hex(f.VSIX)
 			if !f.Unsigned {
 				if v.sigzip, err = makeSigzip(f.VSIX, f.VSIX, ts); err != nil {
 					return nil, nil, fmt.Errorf("fixture %s: %w", f.FileBase(), err)

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -33,13 +32,6 @@ func PublicKeyPEM() []byte {
 		panic(err) // an Ed25519 key always marshals
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
-}
-
-// sha256Hex is the content of upstream's .sha256 file: lowercase hex, no
-// newline, no file name.
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }
 
 // makeSigzip builds upstream's .sigzip for vsix: a zip (deflate) with

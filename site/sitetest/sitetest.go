@@ -7,8 +7,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -122,16 +120,16 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 			return index.Entry{}, err
 		}
 	}
-	sum := sha256.Sum256(vsixBytes)
+	sum := index.SHA256Hex(vsixBytes)
 	m, err := a.Put(ctx, store.ArtifactInfo{ID: x.ID, Version: x.Version, Platform: x.Platform, PreRelease: x.PreRelease,
-		Created: x.Published, UpstreamSHA256: hex.EncodeToString(sum[:])})
+		Created: x.Published, UpstreamSHA256: sum})
 	if err != nil {
 		return index.Entry{}, err
 	}
 	return index.Entry{
 		ID: x.ID, Version: x.Version, Platform: x.Platform, PreRelease: x.PreRelease, Published: x.Published.UTC(),
 		ManifestDigest: m.Digest, ManifestSize: m.Size,
-		VsixSHA256: hex.EncodeToString(sum[:]), VsixSize: int64(len(vsixBytes)),
+		VsixSHA256: sum, VsixSize: int64(len(vsixBytes)),
 		Upstream:    index.Signature{},
 		DisplayName: x.DisplayName, Description: x.Description, Categories: x.Categories, Tags: x.Tags,
 		Engine: "^1.80.0", DeclaredCapabilities: x.Declared, DetectedCapabilities: x.Detected,

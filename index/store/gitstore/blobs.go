@@ -102,15 +102,11 @@ func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (
 		if err != nil {
 			return nil, 0, err
 		}
-		o, err := s.st.EncodedObject(plumbing.BlobObject, h)
+		rc, size, err := s.openBlob(h)
 		if err != nil {
 			return nil, 0, fmt.Errorf("object %s: %w", h, err)
 		}
-		rc, err := o.Reader()
-		if err != nil {
-			return nil, 0, fmt.Errorf("object %s: %w", h, err)
-		}
-		return rc, o.Size(), nil
+		return rc, size, nil
 	})
 }
 

@@ -3,9 +3,6 @@ package gitstore_test
 import (
 	"context"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"errors"
 	"io"
 	"io/fs"
@@ -22,30 +19,9 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/internal/gittest"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
-
-// newSigner returns a fresh ECDSA P-256 signer, as airvsx keygen makes.
-func newSigner(t *testing.T) signature.SignerVerifier {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv, err := signature.LoadECDSASignerVerifier(k, crypto.SHA256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sv
-}
-
-func publicKey(t *testing.T, sv signature.SignerVerifier) crypto.PublicKey {
-	t.Helper()
-	pub, err := sv.PublicKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pub
-}
 
 // needGit skips a test that runs stock git when there is none.
 func needGit(t *testing.T) string {
@@ -75,7 +51,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // options that use it.
 func allowedSigners(t *testing.T, sv signature.SignerVerifier) []string {
 	t.Helper()
-	line, err := gitstore.AllowedSigner("airvsx", publicKey(t, sv))
+	line, err := gitstore.AllowedSigner("airvsx", signtest.PublicKey(t, sv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +60,27 @@ func allowedSigners(t *testing.T, sv signature.SignerVerifier) []string {
 		t.Fatal(err)
 	}
 	return []string{"-c", "gpg.format=ssh", "-c", "gpg.ssh.allowedSignersFile=" + f}
+}
+
+// openWriter opens the registry at path for writing, creating it, its
+// commits signed by sv.
+func openWriter(t *testing.T, path string, sv signature.Signer) *gitstore.Store {
+	t.Helper()
+	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// commitChange writes the change of text (writeChange, at created) and
+// commits it with msg.
+func commitChange(t *testing.T, s *gitstore.Store, text, msg string) {
+	t.Helper()
+	writeChange(t, s, text, created)
+	if err := s.Commit(t.Context(), msg); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // writeChange puts a blob, tags a manifest, and writes a catalog created
@@ -127,12 +124,9 @@ func TestCommitStockGit(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "")
 	for _, kind := range []string{"reg.git", "reg"} {
 		t.Run(kind, func(t *testing.T) {
-			sv := newSigner(t)
+			sv := signtest.Signer(t)
 			path := filepath.Join(t.TempDir(), kind)
-			s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := openWriter(t, path, sv)
 			defer s.Close()
 			writeChange(t, s, "1.0.0", created)
 			if err := store.Commit(t.Context(), s, "airvsx sync: catalog serial 1"); err != nil {
@@ -168,10 +162,10 @@ func TestCommitStockGit(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			if err := r.CheckSignature(t.Context(), []crypto.PublicKey{publicKey(t, sv)}); err != nil {
+			if err := r.CheckSignature(t.Context(), []crypto.PublicKey{signtest.PublicKey(t, sv)}); err != nil {
 				t.Errorf("CheckSignature(HEAD) = %v", err)
 			}
-			if err := r.CheckSignature(t.Context(), []crypto.PublicKey{publicKey(t, newSigner(t))}); !errors.Is(err, gitstore.ErrSignature) {
+			if err := r.CheckSignature(t.Context(), []crypto.PublicKey{signtest.PublicKey(t, signtest.Signer(t))}); !errors.Is(err, gitstore.ErrSignature) {
 				t.Errorf("CheckSignature(another key) = %v; want ErrSignature", err)
 			}
 			if ok, err := r.Descends(t.Context(), first); !ok || err != nil {
@@ -200,14 +194,8 @@ func TestCommitReproducible(t *testing.T) {
 	var trees []string
 	for range 2 {
 		path := filepath.Join(t.TempDir(), "reg.git")
-		s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeChange(t, s, "1.0.0", created)
-		if err := s.Commit(t.Context(), "m"); err != nil {
-			t.Fatal(err)
-		}
+		s := openWriter(t, path, signtest.Signer(t))
+		commitChange(t, s, "1.0.0", "m")
 		s.Close()
 		trees = append(trees, strings.TrimSpace(git(t, path, "rev-parse", "HEAD^{tree}")))
 	}
@@ -267,12 +255,9 @@ func (c committing) Quarantine(ctx context.Context, name, reason string, files m
 // TestConformanceCommitted runs the conformance suite with a commit after
 // every write.
 func TestConformanceCommitted(t *testing.T) {
-	sv := newSigner(t)
+	sv := signtest.Signer(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := gitstore.Open(filepath.Join(t.TempDir(), "reg"), gitstore.Options{Write: true, Create: true, Signer: sv})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := openWriter(t, filepath.Join(t.TempDir(), "reg"), sv)
 		t.Cleanup(func() { s.Close() })
 		return committing{s}
 	}, storetest.Options{Tamper: func(t *testing.T, st store.Store, repo, digest string) {
@@ -281,7 +266,7 @@ func TestConformanceCommitted(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("BlobObject(%s, %s) = %v, %v", repo, digest, ok, err)
 		}
-		tamperObject(t, s.GitDir(), h)
+		gittest.TamperLoose(t, s.GitDir(), h)
 	}})
 }
 
@@ -289,14 +274,8 @@ func TestConformanceCommitted(t *testing.T) {
 // its ID names; opening the registry fails, naming the damage.
 func TestDamagedTree(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "reg.git")
-	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeChange(t, s, "1.0.0", created)
-	if err := s.Commit(t.Context(), "m"); err != nil {
-		t.Fatal(err)
-	}
+	s := openWriter(t, path, signtest.Signer(t))
+	commitChange(t, s, "1.0.0", "m")
 	s.Close()
 	r, err := gitstore.Open(path, gitstore.Options{})
 	if err != nil {
@@ -307,7 +286,7 @@ func TestDamagedTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tamperObject(t, path, root)
+	gittest.TamperLoose(t, path, root)
 	if _, err := gitstore.Open(path, gitstore.Options{}); !errors.Is(err, gitstore.ErrDamaged) {
 		t.Errorf("Open with a damaged root tree = %v; want ErrDamaged", err)
 	}
@@ -318,21 +297,14 @@ func TestDamagedTree(t *testing.T) {
 // and commits them; a writer that starts from another commit drops it,
 // and a damaged object is not taken over.
 func TestTakeOver(t *testing.T) {
-	sv := newSigner(t)
+	sv := signtest.Signer(t)
 	path := filepath.Join(t.TempDir(), "reg.git")
-	open := func() *gitstore.Store {
-		s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: sv})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	s := open()
+	s := openWriter(t, path, sv)
 	b := writeChange(t, s, "1.0.0", created)
 	d := index.DigestBytes(b)
 	s.Close() // no Commit: as if killed
 
-	s = open()
+	s = openWriter(t, path, sv)
 	if n, err := s.StatBlob(t.Context(), "golang/go", d); err != nil || n != int64(len(b)) {
 		t.Fatalf("StatBlob after the take-over = %d, %v; want the blob the killed writer put", n, err)
 	}
@@ -352,8 +324,8 @@ func TestTakeOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	tamperObject(t, path, h)
-	s = open()
+	gittest.TamperLoose(t, path, h)
+	s = openWriter(t, path, sv)
 	if _, err := s.StatBlob(t.Context(), "golang/go", od); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("StatBlob of a damaged object taken over = %v; want fs.ErrNotExist", err)
 	}
@@ -366,7 +338,7 @@ func TestTakeOver(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(path, "airvsx-change"), []byte("airvsx change 1 "+strings.Repeat("1", 40)+" refs/heads/main\n"+h.String()+" extensions/golang/go/x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s = open()
+	s = openWriter(t, path, sv)
 	defer s.Close()
 	if _, err := s.ReadMetadata(t.Context(), "timestamp.json", 100); err != nil {
 		t.Errorf("ReadMetadata after dropping a stale change = %v", err)

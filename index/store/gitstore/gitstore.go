@@ -79,6 +79,7 @@ type Store struct {
 	kids map[string]map[string]bool
 	// written lists the object files written since the last Commit, where
 	// syncObjects fsyncs them one by one (not on Linux).
+	//lint:ignore U1000 used where there is no syncfs(2) (sync_other.go).
 	written []string
 	journal *os.File // writers: the change's journal (journal.go), open for appending
 

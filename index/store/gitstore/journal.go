@@ -61,21 +61,17 @@ func (s *Store) openJournal() error {
 
 // checkObject reads blob h whole and checks it hashes to h.
 func (s *Store) checkObject(h plumbing.Hash) error {
-	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return err
-	}
-	r, err := o.Reader()
+	r, size, err := s.openBlob(h)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	hasher := plumbing.NewHasher(plumbing.BlobObject, o.Size())
+	hasher := plumbing.NewHasher(plumbing.BlobObject, size)
 	n, err := io.CopyBuffer(hasher, r, make([]byte, 256<<10))
 	if err != nil {
 		return err
 	}
-	if n != o.Size() || hasher.Sum() != h {
+	if n != size || hasher.Sum() != h {
 		return fmt.Errorf("object %s: %w", h, ErrDamaged)
 	}
 	return nil

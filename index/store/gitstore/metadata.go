@@ -24,10 +24,7 @@ const maxMetadataDepth = 7
 // ReadMetadata reads metadata/<name>, at most maxSize bytes (the object's
 // size is checked before it is read).
 func (s *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("read metadata: %w", err)
-	}
-	if err := store.CheckMetadataName(name); err != nil {
+	if err := store.CheckMetadataArgs(ctx, name); err != nil {
 		return nil, fmt.Errorf("read metadata: %w", err)
 	}
 	if maxSize < 0 {
@@ -87,10 +84,7 @@ func (s *Store) ListMetadata(ctx context.Context) ([]string, error) {
 
 // WriteMetadata replaces metadata/<name> in the change.
 func (s *Store) WriteMetadata(ctx context.Context, name string, data []byte) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write metadata: %w", err)
-	}
-	if err := store.CheckMetadataName(name); err != nil {
+	if err := store.CheckMetadataArgs(ctx, name); err != nil {
 		return fmt.Errorf("write metadata: %w", err)
 	}
 	if err := s.writable(); err != nil {
@@ -107,10 +101,7 @@ func (s *Store) WriteMetadata(ctx context.Context, name string, data []byte) err
 // returns that location. Files of unknown size are spooled to a temp file
 // in the git directory first.
 func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("quarantine: %w", err)
-	}
-	if err := store.CheckQuarantine(name, slices.Collect(maps.Keys(files))); err != nil {
+	if err := store.CheckQuarantineArgs(ctx, name, files); err != nil {
 		return "", fmt.Errorf("quarantine: %w", err)
 	}
 	if err := s.writable(); err != nil {

@@ -122,6 +122,20 @@ func removeTemps(gitDir string, log *slog.Logger) {
 	}
 }
 
+// openBlob opens blob object h for streaming and returns its size, as
+// the object's header gives it (the content is not checked against h).
+func (s *Store) openBlob(h plumbing.Hash) (io.ReadCloser, int64, error) {
+	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, 0, err
+	}
+	r, err := o.Reader()
+	if err != nil {
+		return nil, 0, err
+	}
+	return r, o.Size(), nil
+}
+
 // readSmall reads a whole object of type typ (a tree, commit or tag) and
 // checks that its content hashes to h: go-git does not, and a tree
 // changed on disk must not pass for the one its ID names.

@@ -11,6 +11,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
 
 // TestPackedConcurrentReads reads a registry that stock git packed (a
@@ -19,10 +20,7 @@ import (
 func TestPackedConcurrentReads(t *testing.T) {
 	needGit(t)
 	src := filepath.Join(t.TempDir(), "src.git")
-	s, err := gitstore.Open(src, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openWriter(t, src, signtest.Signer(t))
 	var blobs [][]byte
 	for i := range 8 {
 		size := 1000 + i
@@ -36,10 +34,7 @@ func TestPackedConcurrentReads(t *testing.T) {
 		}
 		blobs = append(blobs, b)
 	}
-	writeChange(t, s, "1.0.0", created)
-	if err := s.Commit(t.Context(), "m"); err != nil {
-		t.Fatal(err)
-	}
+	commitChange(t, s, "1.0.0", "m")
 	s.Close()
 	clone := filepath.Join(t.TempDir(), "clone.git")
 	git(t, filepath.Dir(clone), "clone", "-q", "--bare", src, clone)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store/gitstore"
+	"github.com/airvsx/airvsx/internal/signtest"
 )
 
 // TestRefs opens a registry of two commits at every kind of ref: readers
@@ -16,19 +17,10 @@ import (
 func TestRefs(t *testing.T) {
 	needGit(t)
 	path := filepath.Join(t.TempDir(), "reg.git")
-	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: newSigner(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeChange(t, s, "1.0.0", created)
-	if err := s.Commit(t.Context(), "one"); err != nil {
-		t.Fatal(err)
-	}
+	s := openWriter(t, path, signtest.Signer(t))
+	commitChange(t, s, "1.0.0", "one")
 	first := s.Revision()
-	writeChange(t, s, "2.0.0", created)
-	if err := s.Commit(t.Context(), "two"); err != nil {
-		t.Fatal(err)
-	}
+	commitChange(t, s, "2.0.0", "two")
 	second := s.Revision()
 	s.Close()
 	git(t, path, "tag", "light", first)
@@ -120,7 +112,7 @@ func TestIdentity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "reg.git")
 			opts := tt.opts
-			opts.Write, opts.Create, opts.Signer = true, true, newSigner(t)
+			opts.Write, opts.Create, opts.Signer = true, true, signtest.Signer(t)
 			s, err := gitstore.Open(path, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -129,10 +121,7 @@ func TestIdentity(t *testing.T) {
 			if tt.config != "" {
 				appendFile(t, filepath.Join(path, "config"), tt.config)
 			}
-			writeChange(t, s, "1.0.0", created)
-			if err := s.Commit(t.Context(), "m"); err != nil {
-				t.Fatal(err)
-			}
+			commitChange(t, s, "1.0.0", "m")
 			if got := strings.TrimSpace(git(t, path, "log", "-1", "--format=%an <%ae>|%cn <%ce>")); got != tt.want+"|"+tt.want {
 				t.Errorf("author|committer = %q; want %q for both", got, tt.want)
 			}

@@ -2,10 +2,7 @@ package gitstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"slices"
 
 	"github.com/airvsx/airvsx/index/store"
@@ -42,49 +39,18 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 	if err := s.writable(); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
-	if err := store.CheckManifestDescriptor(m); err != nil {
+	if err := store.CheckTagTarget(ctx, s, repo, m); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	size, err := s.StatBlob(ctx, repo, m.Digest)
-	if err != nil {
-		return fmt.Errorf("tag %s in %s: manifest: %w", tag, repo, err)
-	}
-	if size != m.Size {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, &store.MismatchError{Repo: repo, Digest: m.Digest, Size: m.Size, GotSize: size})
 	}
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
-	tags, err := s.readIndex(repo)
-	if err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	tags = slices.DeleteFunc(tags, func(t store.TagEntry) bool { return t.Tag == tag })
-	m.Annotations = maps.Clone(m.Annotations)
-	delete(m.Annotations, "org.opencontainers.image.ref.name")
-	if len(m.Annotations) == 0 {
-		m.Annotations = nil
-	}
-	tags = append(tags, store.TagEntry{Tag: tag, Manifest: m})
-	if err := s.writeIndex(ctx, repo, tags); err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	return nil
+	return store.TagIndex(ctx, repo, tag, m, s.readIndex, s.writeIndex)
 }
 
 // Tags lists repo's tags from its index.json (read strictly, at most
 // store.MaxIndexBytes).
 func (s *Store) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	if err := store.CheckRepo(repo); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	tags, err := s.readIndex(repo)
-	if err != nil {
-		return nil, fmt.Errorf("tags of %s: %w", repo, err)
-	}
-	return tags, nil
+	return store.TagsFromIndex(ctx, repo, s.readIndex)
 }
 
 // Untag removes tag from repo's index.json in the change.
@@ -97,22 +63,7 @@ func (s *Store) Untag(ctx context.Context, repo, tag string) error {
 	}
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
-	tags, err := s.readIndex(repo)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
-	n := len(tags)
-	tags = slices.DeleteFunc(tags, func(t store.TagEntry) bool { return t.Tag == tag })
-	if len(tags) == n {
-		return nil
-	}
-	if err := s.writeIndex(ctx, repo, tags); err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
-	return nil
+	return store.UntagIndex(ctx, repo, tag, s.readIndex, s.writeIndex)
 }
 
 // Repos lists the repositories under extensions/ that have an index.json.

@@ -90,11 +90,7 @@ func (s *Store) checkoutFile(root *os.Root, p string, h plumbing.Hash) (err erro
 	if fi, err := root.Lstat(name); err == nil && fi.IsDir() {
 		return fmt.Errorf("a directory is in the way")
 	}
-	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return err
-	}
-	r, err := o.Reader()
+	r, _, err := s.openBlob(h)
 	if err != nil {
 		return err
 	}

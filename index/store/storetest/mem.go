@@ -162,10 +162,7 @@ func (m *Mem) Tag(ctx context.Context, repo, tag string, d store.Descriptor) err
 
 // Tags lists repo's tags sorted by tag.
 func (m *Mem) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	if err := store.CheckRepo(repo); err != nil {
+	if err := store.CheckRepoArgs(ctx, repo); err != nil {
 		return nil, fmt.Errorf("tags: %w", err)
 	}
 	m.mu.RLock()
@@ -228,10 +225,7 @@ func (m *Mem) ListMetadata(ctx context.Context) ([]string, error) {
 // that is a directory of other names (as "targets" is of
 // "targets/x.json") is an error, as in a directory store.
 func (m *Mem) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("read metadata: %w", err)
-	}
-	if err := store.CheckMetadataName(name); err != nil {
+	if err := store.CheckMetadataArgs(ctx, name); err != nil {
 		return nil, fmt.Errorf("read metadata: %w", err)
 	}
 	if maxSize < 0 {
@@ -265,10 +259,7 @@ func (m *Mem) isMetaDir(name string) bool {
 // WriteMetadata replaces a metadata file. A name that is, or lies under,
 // another file's place fails, as in a directory store.
 func (m *Mem) WriteMetadata(ctx context.Context, name string, data []byte) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write metadata: %w", err)
-	}
-	if err := store.CheckMetadataName(name); err != nil {
+	if err := store.CheckMetadataArgs(ctx, name); err != nil {
 		return fmt.Errorf("write metadata: %w", err)
 	}
 	m.mu.Lock()
@@ -289,10 +280,7 @@ func (m *Mem) WriteMetadata(ctx context.Context, name string, data []byte) error
 // Quarantine keeps the files and the reason at "quarantine/<name>", or
 // "<name>.2", "<name>.3", … when that is taken.
 func (m *Mem) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("quarantine: %w", err)
-	}
-	if err := store.CheckQuarantine(name, slices.Collect(maps.Keys(files))); err != nil {
+	if err := store.CheckQuarantineArgs(ctx, name, files); err != nil {
 		return "", fmt.Errorf("quarantine: %w", err)
 	}
 	kept := map[string][]byte{store.ReasonFile: []byte(reason)}

@@ -37,10 +37,7 @@ func TestMemConformance(t *testing.T) {
 func TestMemFromDir(t *testing.T) {
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "reg")
-	d, err := store.OpenDir(dir, store.DirOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
 	put := func(repo, s string) store.Descriptor {
 		b := []byte(s)
 		dg := index.DigestBytes(b)

@@ -6,6 +6,7 @@
 // tests of readers (verify, site) that must work through any store: a
 // Mem has no directory and none of a directory store's extras, and
 // MemFromDir copies a directory registry into one raw, damage included.
+// OpenDir opens a directory store for a test, failing it when it cannot.
 package storetest
 
 import (
