@@ -131,7 +131,7 @@ func (d *Dir) WriteMetadata(ctx context.Context, name string, data []byte) error
 // <name>.2, <name>.3, … when that exists. It returns that directory's
 // location in the registry, "quarantine/<name>[.N]".
 func (d *Dir) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
-	if err := checkQuarantine(ctx, name, files); err != nil {
+	if err := CheckQuarantineArgs(ctx, name, files); err != nil {
 		return "", fmt.Errorf("quarantine: %w", err)
 	}
 	if err := d.writable(); err != nil {
@@ -155,13 +155,6 @@ func (d *Dir) Quarantine(ctx context.Context, name, reason string, files map[str
 		return "", fmt.Errorf("quarantine %s: %w", name, err)
 	}
 	return final, nil
-}
-
-func checkQuarantine(ctx context.Context, name string, files map[string]io.Reader) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return CheckQuarantine(name, slices.Collect(maps.Keys(files)))
 }
 
 // CheckQuarantine checks the names Store.Quarantine is given: name is one
