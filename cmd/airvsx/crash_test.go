@@ -205,7 +205,7 @@ func checkGitHead(t *testing.T, place, base, pubPath string, moved bool) {
 // registry's own first root.
 func readCatalog(t *testing.T, place string) *index.Catalog {
 	t.Helper()
-	st, err := openRegistry(place, false)
+	st, err := openTestRegistry(place)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,12 +221,18 @@ func readCatalog(t *testing.T, place string) *index.Catalog {
 	return cat
 }
 
+// openTestRegistry opens a test's registry for reading: a docker:// one
+// (always on loopback in tests) over plain HTTP.
+func openTestRegistry(place string) (store.Store, error) {
+	return openRegistryNet(context.Background(), place, false, registryNet{insecure: true})
+}
+
 // checkBlobs reads every manifest and blob the catalog pins, verifying
 // each hash.
 func checkBlobs(t *testing.T, reg string, cat *index.Catalog) {
 	t.Helper()
 	ctx := t.Context()
-	st, err := openRegistry(reg, false)
+	st, err := openTestRegistry(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
