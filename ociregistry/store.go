@@ -165,6 +165,23 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// CheckAccess makes one request, untried again (a HEAD of the metadata
+// manifest, with the rights the store will ask for: pull, and push unless
+// read-only), and returns its error: one wrapping ErrUnauthorized when the
+// registry refuses the credentials. A registry without metadata yet is
+// no error. Commands call it first, so that a registry that wants a login
+// says so at once instead of through whatever read failed first.
+func (s *Store) CheckAccess(ctx context.Context) error {
+	rpath := s.repoPath(metadataRepo)
+	resp, err := s.do(ctx, request{method: http.MethodHead, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/manifests/"+metadataTag, nil),
+		header: http.Header{"Accept": {manifestAccept}}, ok: []int{200, 404}, noRetry: true})
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.place, err)
+	}
+	drain(resp)
+	return nil
+}
+
 // Place returns the place the store is at.
 func (s *Store) Place() store.Place { return s.place }
 
@@ -265,6 +282,13 @@ func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper,
 	}
 	t, err := transport.NewWithContext(ctx, s.reg, s.auth, s.hc, scopes)
 	if err != nil {
+		// A token service that refuses the credentials answers here.
+		var te *transport.Error
+		if errors.As(err, &te) {
+			if hint := authHint(te.StatusCode, s.reg.RegistryStr()); hint != "" {
+				return nil, fmt.Errorf("connect to %s: %w: %s (%w)", s.reg.RegistryStr(), ErrUnauthorized, hint, err)
+			}
+		}
 		return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
 	}
 	s.mu.Lock()
