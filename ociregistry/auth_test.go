@@ -1,10 +1,19 @@
 package ociregistry_test
 
 import (
+	"encoding/json"
 	"errors"
+	"io/fs"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/google/go-containerregistry/pkg/authn"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -68,5 +77,66 @@ func TestAuth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBearerTokenPerRepository: a registry with a bearer token service
+// (most hosted ones) gets a token per repository, scoped to it, and every
+// request of a repository carries that repository's token; the ping that
+// finds the challenge is not repeated for a registry without one (see
+// TestAuth's, basic).
+func TestBearerTokenPerRepository(t *testing.T) {
+	var mu sync.Mutex
+	scopes := map[string]int{} // token scope → tokens issued
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/token":
+			scope := r.URL.Query().Get("scope")
+			mu.Lock()
+			scopes[scope]++
+			mu.Unlock()
+			json.NewEncoder(w).Encode(map[string]string{"token": "t|" + scope})
+			return
+		case r.URL.Path == "/v2/":
+			if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="`+srv.URL+`/token",service="test"`)
+				w.WriteHeader(http.StatusUnauthorized)
+			}
+			return
+		}
+		// /v2/<repo>/{blobs,manifests}/<digest>: the token must be this
+		// repository's.
+		repo, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v2/"), "/blobs/")
+		repo, _, _ = strings.Cut(repo, "/manifests/")
+		if r.Header.Get("Authorization") != "Bearer t|repository:"+repo+":pull" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+srv.URL+`/token",service="test",scope="repository:`+repo+`:pull"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	p, err := store.ParsePlace("docker://" + u.Host + "/pre")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ociregistry.Open(t.Context(), p, ociregistry.Options{Insecure: true, ReadOnly: true, Keychain: authn.NewMultiKeychain(), Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	digest := index.DigestBytes([]byte("absent"))
+	for _, repo := range []string{"a/one", "b/two", "a/one"} {
+		if _, err := s.StatBlob(t.Context(), repo, digest); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("stat in %s: %v; want fs.ErrNotExist (the request made with the repository's token)", repo, err)
+		}
+	}
+	want := map[string]int{"repository:pre/a/one:pull": 1, "repository:pre/b/two:pull": 1}
+	mu.Lock()
+	defer mu.Unlock()
+	if !maps.Equal(scopes, want) {
+		t.Errorf("tokens issued per scope: %v; want %v", scopes, want)
 	}
 }

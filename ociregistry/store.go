@@ -96,7 +96,9 @@ type Store struct {
 	metaMu sync.Mutex // serializes WriteMetadata and Quarantine
 
 	mu     sync.Mutex
-	trans  map[string]http.RoundTripper // per registry repository
+	pinged bool                         // the registry's challenge is known
+	shared http.RoundTripper            // every repository's transport, when not per repository
+	trans  map[string]http.RoundTripper // per registry repository (a bearer token service)
 	seenIn map[string]string            // digest → a repository that holds it
 	marked map[string]bool              // repositories markRepo has marked
 }
@@ -264,22 +266,73 @@ func (t tlsOnly) CloseIdleConnections() {
 func (s *Store) repoPath(repo string) string { return s.place.Prefix + "/" + repo }
 
 // transport returns the authenticated transport for a registry repository
-// (pull, and push unless read-only), made on first use.
+// (pull, and push unless read-only), made on first use. A registry that
+// asks for no credentials or for basic ones gets one transport for all
+// its repositories (made once: each one made pings the registry); one
+// with a bearer token service gets one per repository, each with its own
+// token's scope.
 func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper, error) {
 	s.mu.Lock()
-	t := s.trans[rpath]
+	t, pinged := s.trans[rpath], s.pinged
+	if s.shared != nil {
+		t = s.shared
+	}
 	s.mu.Unlock()
 	if t != nil {
 		return t, nil
 	}
+	if !pinged {
+		ch, err := transport.Ping(ctx, s.reg, s.hc)
+		if err != nil {
+			return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+		}
+		if !strings.EqualFold(ch.Scheme, "bearer") {
+			t, err := s.newTransport(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			s.mu.Lock()
+			if s.shared == nil {
+				s.shared = t
+			}
+			s.pinged, t = true, s.shared
+			s.mu.Unlock()
+			return t, nil
+		}
+		s.mu.Lock()
+		s.pinged = true
+		s.mu.Unlock()
+	}
+	t, err := s.newTransport(ctx, s.scopes(rpath))
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if old := s.trans[rpath]; old != nil {
+		t = old
+	} else {
+		s.trans[rpath] = t
+	}
+	s.mu.Unlock()
+	return t, nil
+}
+
+// scopes are the token scopes of a registry repository's requests ("":
+// the catalog's).
+func (s *Store) scopes(rpath string) []string {
 	action := "pull,push"
 	if s.opts.ReadOnly {
 		action = "pull"
 	}
-	scopes := []string{"repository:" + rpath + ":" + action}
 	if rpath == "" {
-		scopes = []string{"registry:catalog:*"}
+		return []string{"registry:catalog:*"}
 	}
+	return []string{"repository:" + rpath + ":" + action}
+}
+
+// newTransport makes an authenticated transport for scopes (pinging the
+// registry first).
+func (s *Store) newTransport(ctx context.Context, scopes []string) (http.RoundTripper, error) {
 	t, err := transport.NewWithContext(ctx, s.reg, s.auth, s.hc, scopes)
 	if err != nil {
 		// A token service that refuses the credentials answers here.
@@ -291,13 +344,6 @@ func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper,
 		}
 		return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
 	}
-	s.mu.Lock()
-	if old := s.trans[rpath]; old != nil {
-		t = old
-	} else {
-		s.trans[rpath] = t
-	}
-	s.mu.Unlock()
 	return t, nil
 }
 
