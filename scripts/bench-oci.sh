@@ -47,6 +47,8 @@ for _ in $(seq 50); do
 done
 [ -n "$port" ] || { echo "bench-oci: no free port" >&2; exit 1; }
 host=127.0.0.1:$port
+# The blob descriptor cache is the one the registry's own sample
+# configuration (and its container image) sets.
 cat >"$work/registry.yml" <<CONFIG
 version: 0.1
 log:
@@ -54,6 +56,8 @@ log:
   accesslog:
     disabled: true
 storage:
+  cache:
+    blobdescriptor: inmemory
   filesystem:
     rootdirectory: $work/storage
   delete:
