@@ -32,7 +32,11 @@ func airvsxCmd(ctx context.Context, t *testing.T, args ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(os.Environ(), "AIRVSX_TEST_MAIN=1", "COSIGN_PASSWORD=")
+	// Under -race, a process sleeps a second before it exits (the race
+	// runtime's atexit_sleep_ms, for other threads' reports); the kill
+	// tests start some eighty of them.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), "AIRVSX_TEST_MAIN=1", "COSIGN_PASSWORD=", "GORACE="+gorace)
 	return cmd
 }
 
