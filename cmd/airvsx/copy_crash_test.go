@@ -102,6 +102,10 @@ type copyDest struct {
 	metadata func(place string) int
 	// remove removes a place once checked.
 	remove func(place string)
+	// poll is how often the test looks at the copy's progress: often
+	// enough to stop between two blobs, yet leaving the CPUs to the copy
+	// (and the registry).
+	poll time.Duration
 }
 
 // copyKilledSize is, per kind of destination, how many entries the
@@ -180,6 +184,7 @@ func testCopyKilled(t *testing.T, kind string) {
 				return len(names) + len(tg) - 1
 			},
 			remove: func(dst string) { os.RemoveAll(dst) },
+			poll:   time.Millisecond,
 		}
 	case "docker":
 		// One registry, one prefix per run; its storage tells what has
@@ -203,7 +208,8 @@ func testCopyKilled(t *testing.T, kind string) {
 				return layerLinks(t, filepath.Join(repos, prefix(dst)), "airvsx-metadata", "airvsx-quarantine")
 			},
 			metadata: func(dst string) int { return layerLinks(t, filepath.Join(repos, prefix(dst), "airvsx-metadata")) },
-			remove:   func(string) {}, // the registry's storage goes with the test
+			remove:   func(string) {},      // the registry's storage goes with the test
+			poll:     5 * time.Millisecond, // an upload is several requests of a few ms each
 		}
 	default:
 		t.Fatalf("unknown kind %q", kind)
@@ -251,7 +257,7 @@ func testCopyKilled(t *testing.T, kind string) {
 			case err := <-done:
 				t.Logf("point %d: the copy finished before the kill (%v)", i, err)
 				break wait
-			case <-time.After(time.Millisecond):
+			case <-time.After(dest.poll):
 			}
 			if !reached() {
 				continue
