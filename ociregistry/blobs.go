@@ -24,15 +24,17 @@ func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error
 	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return 0, fmt.Errorf("stat blob: %w", err)
 	}
-	size, err := s.statBlob(ctx, s.repoPath(repo), digest)
+	size, err := s.statBlob(ctx, s.repoPath(repo), digest, "blobs", "manifests")
 	if err != nil {
 		return 0, fmt.Errorf("stat blob %s in %s: %w", digest, repo, err)
 	}
 	return size, nil
 }
 
-func (s *Store) statBlob(ctx context.Context, rpath, digest string) (int64, error) {
-	for _, kind := range []string{"blobs", "manifests"} {
+// statBlob returns the size of digest in rpath: a HEAD through each API
+// of kinds ("blobs", "manifests") in turn until one has it.
+func (s *Store) statBlob(ctx context.Context, rpath, digest string, kinds ...string) (int64, error) {
+	for _, kind := range kinds {
 		r := request{method: http.MethodHead, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/"+kind+"/"+digest, nil), ok: []int{200, 404}}
 		if kind == "manifests" {
 			r.header = http.Header{"Accept": {manifestAccept}}
@@ -134,7 +136,10 @@ func (s *Store) markRepo(ctx context.Context, rpath string) error {
 }
 
 func (s *Store) putBlob(ctx context.Context, rpath, digest string, size int64, c store.Content) error {
-	if got, err := s.statBlob(ctx, rpath, digest); err == nil && got == size {
+	// Only the blob API: a manifest something else pushed without its
+	// blob is uploaded as one (a round trip less for every blob that is
+	// missing, the usual case here).
+	if got, err := s.statBlob(ctx, rpath, digest, "blobs"); err == nil && got == size {
 		return nil
 	}
 	loc, err := s.startUpload(ctx, rpath, digest)

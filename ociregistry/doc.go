@@ -30,7 +30,9 @@
 // a 429 or a 5xx, honouring Retry-After, and at most Options.Concurrency
 // requests are in flight. Credentials come from the docker configuration
 // and its credential helpers (authn.DefaultKeychain) unless Options.Keychain
-// says otherwise. TLS uses the system roots or Options.RootCAs; plain HTTP
+// says otherwise; a request the registry refuses for want of them (401,
+// 403) fails wrapping ErrUnauthorized, naming the registry and saying to
+// log in, and CheckAccess finds that with one request. TLS uses the system roots or Options.RootCAs; plain HTTP
 // only with Options.Insecure, which Open refuses for anything but a
 // loopback or private address unless Options.AllowInsecureRemote is also
 // set. The store dials only the host of its place.

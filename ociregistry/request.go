@@ -29,9 +29,14 @@ type request struct {
 	noRetry bool
 }
 
+// ErrUnauthorized is wrapped by the error of a request the registry
+// refused for want of credentials (401) or of rights (403).
+var ErrUnauthorized = errors.New("the registry refused the credentials")
+
 // statusError is a response the request did not want.
 type statusError struct {
 	method, url string
+	host        string // the registry's, named by the advice on a 401 or 403
 	status      int
 	body        string
 }
@@ -41,10 +46,34 @@ func (e *statusError) Error() string {
 	if e.status == 0 || http.StatusText(e.status) == "" {
 		msg = fmt.Sprintf("%s %s: status %d", e.method, e.url, e.status)
 	}
+	if hint := authHint(e.status, e.host); hint != "" {
+		return msg + ": " + hint
+	}
 	if e.body != "" {
 		msg += ": " + e.body
 	}
 	return msg
+}
+
+// Unwrap returns ErrUnauthorized for a 401 or 403.
+func (e *statusError) Unwrap() error {
+	if e.status == http.StatusUnauthorized || e.status == http.StatusForbidden {
+		return ErrUnauthorized
+	}
+	return nil
+}
+
+// authHint is what a user told a registry refused a request (status 401
+// or 403; "" for any other) should do about it.
+func authHint(status int, host string) string {
+	const where = "the docker configuration ($DOCKER_CONFIG/config.json, else ~/.docker/config.json) and its credential helpers"
+	switch status {
+	case http.StatusUnauthorized:
+		return fmt.Sprintf("registry %s wants credentials and got none it accepts: log in (docker login %s, or oras login) or check the credentials for it in %s", host, host, where)
+	case http.StatusForbidden:
+		return fmt.Sprintf("registry %s refused these credentials for this repository: check the account's rights there, or log in as another (docker login %s); credentials come from %s", host, host, where)
+	}
+	return ""
 }
 
 // contentError is an error from the content being uploaded: it is not
@@ -185,7 +214,7 @@ func (s *Store) once(ctx context.Context, t http.RoundTripper, r request) (*http
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	resp.Body.Close()
-	se := &statusError{method: r.method, url: r.url.Redacted(), status: resp.StatusCode, body: string(b)}
+	se := &statusError{method: r.method, url: r.url.Redacted(), host: s.base.Host, status: resp.StatusCode, body: string(b)}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 		return nil, retryAfter(resp.Header.Get("Retry-After"), time.Now()), se
 	}

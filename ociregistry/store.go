@@ -96,7 +96,9 @@ type Store struct {
 	metaMu sync.Mutex // serializes WriteMetadata and Quarantine
 
 	mu     sync.Mutex
-	trans  map[string]http.RoundTripper // per registry repository
+	pinged bool                         // the registry's challenge is known
+	shared http.RoundTripper            // every repository's transport, when not per repository
+	trans  map[string]http.RoundTripper // per registry repository (a bearer token service)
 	seenIn map[string]string            // digest → a repository that holds it
 	marked map[string]bool              // repositories markRepo has marked
 }
@@ -163,6 +165,23 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s: credentials for %s: %w", p, host, err)
 	}
 	return s, nil
+}
+
+// CheckAccess makes one request, untried again (a HEAD of the metadata
+// manifest, with the rights the store will ask for: pull, and push unless
+// read-only), and returns its error: one wrapping ErrUnauthorized when the
+// registry refuses the credentials. A registry without metadata yet is
+// no error. Commands call it first, so that a registry that wants a login
+// says so at once instead of through whatever read failed first.
+func (s *Store) CheckAccess(ctx context.Context) error {
+	rpath := s.repoPath(metadataRepo)
+	resp, err := s.do(ctx, request{method: http.MethodHead, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/manifests/"+metadataTag, nil),
+		header: http.Header{"Accept": {manifestAccept}}, ok: []int{200, 404}, noRetry: true})
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.place, err)
+	}
+	drain(resp)
+	return nil
 }
 
 // Place returns the place the store is at.
@@ -247,25 +266,46 @@ func (t tlsOnly) CloseIdleConnections() {
 func (s *Store) repoPath(repo string) string { return s.place.Prefix + "/" + repo }
 
 // transport returns the authenticated transport for a registry repository
-// (pull, and push unless read-only), made on first use.
+// (pull, and push unless read-only), made on first use. A registry that
+// asks for no credentials or for basic ones gets one transport for all
+// its repositories (made once: each one made pings the registry); one
+// with a bearer token service gets one per repository, each with its own
+// token's scope.
 func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper, error) {
 	s.mu.Lock()
-	t := s.trans[rpath]
+	t, pinged := s.trans[rpath], s.pinged
+	if s.shared != nil {
+		t = s.shared
+	}
 	s.mu.Unlock()
 	if t != nil {
 		return t, nil
 	}
-	action := "pull,push"
-	if s.opts.ReadOnly {
-		action = "pull"
+	if !pinged {
+		ch, err := transport.Ping(ctx, s.reg, s.hc)
+		if err != nil {
+			return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+		}
+		if !strings.EqualFold(ch.Scheme, "bearer") {
+			t, err := s.newTransport(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			s.mu.Lock()
+			if s.shared == nil {
+				s.shared = t
+			}
+			s.pinged, t = true, s.shared
+			s.mu.Unlock()
+			return t, nil
+		}
+		s.mu.Lock()
+		s.pinged = true
+		s.mu.Unlock()
 	}
-	scopes := []string{"repository:" + rpath + ":" + action}
-	if rpath == "" {
-		scopes = []string{"registry:catalog:*"}
-	}
-	t, err := transport.NewWithContext(ctx, s.reg, s.auth, s.hc, scopes)
+	t, err := s.newTransport(ctx, s.scopes(rpath))
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+		return nil, err
 	}
 	s.mu.Lock()
 	if old := s.trans[rpath]; old != nil {
@@ -274,6 +314,36 @@ func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper,
 		s.trans[rpath] = t
 	}
 	s.mu.Unlock()
+	return t, nil
+}
+
+// scopes are the token scopes of a registry repository's requests ("":
+// the catalog's).
+func (s *Store) scopes(rpath string) []string {
+	action := "pull,push"
+	if s.opts.ReadOnly {
+		action = "pull"
+	}
+	if rpath == "" {
+		return []string{"registry:catalog:*"}
+	}
+	return []string{"repository:" + rpath + ":" + action}
+}
+
+// newTransport makes an authenticated transport for scopes (pinging the
+// registry first).
+func (s *Store) newTransport(ctx context.Context, scopes []string) (http.RoundTripper, error) {
+	t, err := transport.NewWithContext(ctx, s.reg, s.auth, s.hc, scopes)
+	if err != nil {
+		// A token service that refuses the credentials answers here.
+		var te *transport.Error
+		if errors.As(err, &te) {
+			if hint := authHint(te.StatusCode, s.reg.RegistryStr()); hint != "" {
+				return nil, fmt.Errorf("connect to %s: %w: %s (%w)", s.reg.RegistryStr(), ErrUnauthorized, hint, err)
+			}
+		}
+		return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+	}
 	return t, nil
 }
 

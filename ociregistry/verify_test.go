@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -123,10 +124,16 @@ func demoInRegistry(t *testing.T, r *testRegistry, opts ociregistry.Options) *oc
 	return s
 }
 
-func verifyStore(t *testing.T, s *ociregistry.Store) *verify.Report {
+// verifyStore verifies s as a user who pinned the demo's root would, with
+// the state directory state ("" for none).
+func verifyStore(t *testing.T, s *ociregistry.Store, state string) *verify.Report {
 	t.Helper()
-	rep, err := verify.Registry(t.Context(), verify.RegistryOptions{Store: s, Target: s.Place().String(),
-		Anchor: trust.Anchor{Root: demoreg.Get(t).Root}, Now: func() time.Time { return demoreg.VerifyNow }})
+	o := verify.RegistryOptions{Store: s, Target: s.Place().String(),
+		Anchor: trust.Anchor{Root: demoreg.Get(t).Root}, Now: func() time.Time { return demoreg.VerifyNow }}
+	if state != "" {
+		o.State = trust.OpenStateDir(state)
+	}
+	rep, err := verify.Registry(t.Context(), o)
 	if err != nil {
 		t.Fatalf("Registry: %v", err)
 	}
@@ -179,13 +186,37 @@ func api(t *testing.T, method, url string, body []byte, header http.Header, want
 
 // TestVerifyThroughRegistry: the demo registry copied into a distribution
 // registry verifies clean through this store; then, damaged through the
-// registry's own API (a tag moved, a manifest replaced, blobs deleted) or
-// its storage, verify finds each damage, naming the rule and the entry.
+// registry's own API (a tag moved, a manifest replaced, blobs deleted,
+// metadata rewritten: what anyone with push rights can do) or its storage
+// (what the registry's API refuses: content that does not match its
+// digest), verify finds each damage, naming the rule and the entry.
+//
+// The cases are the kinds of damage of the tamper matrix
+// (verify.TestTamperMatrix, whose table is a test file of verify and
+// cannot be imported here; verify's tests must not import a network
+// store) that a distribution registry can hold:
+//
+//   - its blob cases: flipped byte, truncated, deleted blob, deleted
+//     manifest, manifests swapped between two versions;
+//   - its tag cases: a tag moved to another version's manifest (and, here
+//     only, a manifest replaced under its tag, and a tag deleted);
+//   - its metadata cases, written through the store (which writes through
+//     the API): the catalog edited without re-signing, a snapshot of one
+//     sync with the catalog of another, a rollback to an older signed
+//     catalog, a timestamp with a bad signature, and the re-signed catalog
+//     lying about an entry (standing for the matrix's re-signed cases,
+//     whose verdicts come from the bytes, whatever store holds them).
+//
+// What a registry cannot hold, and so is not here: the layout files (a
+// damaged oci-layout file; index.json with two descriptors for one tag,
+// or a tag to a manifest that is not there: a registry's tag is a pushed
+// manifest, and it refuses a manifest whose blobs it lacks), and the
+// cases that change only verify's options (wrong key, expired, policy).
 func TestVerifyThroughRegistry(t *testing.T) {
 	r := startRegistry(t)
 	t.Run("clean", func(t *testing.T) {
 		s := demoInRegistry(t, r, ociregistry.Options{})
-		rep := verifyStore(t, s)
+		rep := verifyStore(t, s, "")
 		if !rep.OK() || rep.Summary.Errors != 0 {
 			t.Fatalf("a clean copy does not verify:\n%s", problems(rep))
 		}
@@ -197,18 +228,23 @@ func TestVerifyThroughRegistry(t *testing.T) {
 		rule  verify.Rule
 		entry string
 	}
+	// state is the verification's state directory, fresh for each case:
+	// a tamper function may verify with it first.
 	cases := []struct {
-		name   string
-		tamper func(t *testing.T, s *ociregistry.Store, base string) []want
+		name string
+		// own marks damage to the registry's storage, whose blobs every
+		// prefix shares: the case runs in a registry of its own.
+		own    bool
+		tamper func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, state string) []want
 	}{
-		{"tag moved to another entry's manifest", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"tag moved to another entry's manifest", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			e, repo := entry(t, hello)
 			other, _ := entry(t, helloLinux)
 			mb := readAll(t, s, repo, other.ManifestDigest, other.ManifestSize)
 			api(t, "PUT", base+"/"+repo+"/manifests/"+entryTag(t, e), mb, http.Header{"Content-Type": {store.MediaTypeManifest}}, 201)
 			return []want{{verify.RuleTagMismatch, hello}}
 		}},
-		{"manifest replaced under its tag", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"manifest replaced under its tag", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			e, repo := entry(t, gitHelper)
 			mb := readAll(t, s, repo, e.ManifestDigest, e.ManifestSize)
 			var m map[string]any
@@ -220,22 +256,22 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			api(t, "PUT", base+"/"+repo+"/manifests/"+entryTag(t, e), nb, http.Header{"Content-Type": {store.MediaTypeManifest}}, 201)
 			return []want{{verify.RuleTagMismatch, gitHelper}}
 		}},
-		{"manifest deleted", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"manifest deleted", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			e, repo := entry(t, gitHelper)
 			api(t, "DELETE", base+"/"+repo+"/blobs/"+e.ManifestDigest, nil, nil, 202)
 			api(t, "DELETE", base+"/"+repo+"/manifests/"+e.ManifestDigest, nil, nil, 202)
 			return []want{{verify.RuleManifestMissing, gitHelper}}
 		}},
-		{"blob deleted", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"blob deleted", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			e, repo := entry(t, usesGit)
 			l := layer(t, s, repo, e, store.RoleReadme)
 			api(t, "DELETE", base+"/"+repo+"/blobs/"+l.Digest, nil, nil, 202)
 			return []want{{verify.RuleBlobMissing, usesGit}}
 		}},
-		{"flipped byte in a vsix in the registry's storage", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"flipped byte in a vsix in the registry's storage", true, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			e, repo := entry(t, hello)
 			l := layer(t, s, repo, e, store.RoleVsix)
-			f := r.blobData(l.Digest)
+			f := reg.blobData(l.Digest)
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -246,15 +282,15 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 			return []want{{verify.RuleBlobDigest, hello}}
 		}},
-		{"tag deleted", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"tag deleted", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			e, repo := entry(t, usesGit)
 			api(t, "DELETE", base+"/"+repo+"/manifests/"+entryTag(t, e), nil, nil, 202)
 			return []want{{verify.RuleTagMissing, usesGit}}
 		}},
-		{"truncated vsix in the registry's storage", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"truncated vsix in the registry's storage", true, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			e, repo := entry(t, helloLinux)
 			l := layer(t, s, repo, e, store.RoleVsix)
-			f := r.blobData(l.Digest)
+			f := reg.blobData(l.Digest)
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -264,7 +300,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 			return []want{{verify.RuleBlobSize, helloLinux}}
 		}},
-		{"snapshot metadata removed from the metadata manifest", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"snapshot metadata removed from the metadata manifest", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			url := base + "/airvsx-metadata/manifests/metadata"
 			var m map[string]any
 			if err := json.Unmarshal(api(t, "GET", url, nil, http.Header{"Accept": {store.MediaTypeManifest}}, 200), &m); err != nil {
@@ -282,7 +318,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			api(t, "PUT", url, b, http.Header{"Content-Type": {store.MediaTypeManifest}}, 201)
 			return []want{{verify.RuleTrustMissing, ""}}
 		}},
-		{"timestamp replaced", func(t *testing.T, s *ociregistry.Store, base string) []want {
+		{"timestamp replaced", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			b, err := s.ReadMetadata(t.Context(), "timestamp.json", 1<<20)
 			if err != nil {
 				t.Fatal(err)
@@ -293,14 +329,105 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 			return []want{{verify.RuleTrustSignature, ""}}
 		}},
+		{"manifests swapped between two versions in the registry's storage", true, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
+			a, _ := entry(t, hello)
+			b, _ := entry(t, helloLinux)
+			fa, fb := reg.blobData(a.ManifestDigest), reg.blobData(b.ManifestDigest)
+			ba, err := os.ReadFile(fa)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bb, err := os.ReadFile(fb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(fa, bb, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(fb, ba, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{verify.RuleManifestMismatch, hello}, {verify.RuleManifestMismatch, helloLinux}}
+		}},
+		{"catalog edited (entry removed) without re-signing", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
+			name, b := catalogMetadata(t, s)
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			m["entries"] = m["entries"].([]any)[1:]
+			nb, _ := json.Marshal(m)
+			if err := s.WriteMetadata(t.Context(), name, nb); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{verify.RuleTrustMismatch, ""}}
+		}},
+		{"snapshot from one sync with the catalog of another (mix-and-match)", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
+			old, err := os.ReadFile(filepath.Join(demoreg.Get(t).Dir1, "metadata", "1.snapshot.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.WriteMetadata(t.Context(), "2.snapshot.json", old); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{verify.RuleTrustMismatch, ""}}
+		}},
+		{"rollback to an older validly signed catalog", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, state string) []want {
+			if rep := verifyStore(t, s, state); !rep.OK() {
+				t.Fatalf("the current registry:\n%s", problems(rep))
+			}
+			old := filepath.Join(demoreg.Get(t).Dir1, "metadata")
+			for _, n := range []string{"1.snapshot.json", "timestamp.json"} {
+				b, err := os.ReadFile(filepath.Join(old, n))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.WriteMetadata(t.Context(), n, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return []want{{verify.RuleTrustRollback, ""}}
+		}},
+		{"catalog summary lies about capabilities (re-signed catalog)", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
+			_, b := catalogMetadata(t, s)
+			cat, err := index.DecodeCatalog(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev, err := cat.Digest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range cat.Entries {
+				if cat.Entries[i].String() == gitHelper {
+					cat.Entries[i].DeclaredCapabilities = nil
+				}
+			}
+			cat.Serial++
+			cat.Previous = prev
+			data, err := cat.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), s), data, demoreg.Get(t).Signer,
+				trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2.Add(time.Minute) }}); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{verify.RuleEntrySummary, gitHelper}}
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := demoInRegistry(t, r, ociregistry.Options{})
-			base := "http://" + r.host + "/v2/" + s.Place().Prefix
-			wants := tc.tamper(t, s, base)
-			rep := verifyStore(t, s)
+			reg := r
+			if tc.own {
+				reg = startRegistry(t)
+			}
+			s := demoInRegistry(t, reg, ociregistry.Options{})
+			base := "http://" + reg.host + "/v2/" + s.Place().Prefix
+			state := t.TempDir()
+			wants := tc.tamper(t, reg, s, base, state)
+			rep := verifyStore(t, s, state)
 			if rep.OK() {
 				t.Fatalf("verify passed a registry damaged through the API:\n%s", problems(rep))
 			}
@@ -311,6 +438,19 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 		})
 	}
+}
+
+// catalogMetadata returns the name and bytes of the catalog file the
+// store's metadata holds.
+func catalogMetadata(t *testing.T, s store.Store) (string, []byte) {
+	t.Helper()
+	_, digest := demoreg.ReadCatalog(t, demoreg.Get(t).Dir)
+	name := "targets/" + strings.TrimPrefix(digest, "sha256:") + ".catalog.json"
+	b, err := s.ReadMetadata(t.Context(), name, index.MaxCatalogBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name, b
 }
 
 // entryTag is the tag of e in its repository.

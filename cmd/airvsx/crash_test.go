@@ -32,7 +32,11 @@ func airvsxCmd(ctx context.Context, t *testing.T, args ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = append(os.Environ(), "AIRVSX_TEST_MAIN=1", "COSIGN_PASSWORD=")
+	// Under -race, a process sleeps a second before it exits (the race
+	// runtime's atexit_sleep_ms, for other threads' reports); the kill
+	// tests start some eighty of them.
+	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), "AIRVSX_TEST_MAIN=1", "COSIGN_PASSWORD=", "GORACE="+gorace)
 	return cmd
 }
 
@@ -244,7 +248,7 @@ func checkGitHead(t *testing.T, place, base, pubPath string, moved bool) {
 // registry's own first root.
 func readCatalog(t *testing.T, place string) *index.Catalog {
 	t.Helper()
-	st, err := openRegistry(place, false)
+	st, err := openTestRegistry(place)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,12 +264,18 @@ func readCatalog(t *testing.T, place string) *index.Catalog {
 	return cat
 }
 
+// openTestRegistry opens a test's registry for reading: a docker:// one
+// (always on loopback in tests) over plain HTTP.
+func openTestRegistry(place string) (store.Store, error) {
+	return openRegistryNet(context.Background(), place, false, registryNet{insecure: true})
+}
+
 // checkBlobs reads every manifest and blob the catalog pins, verifying
 // each hash.
 func checkBlobs(t *testing.T, reg string, cat *index.Catalog) {
 	t.Helper()
 	ctx := t.Context()
-	st, err := openRegistry(reg, false)
+	st, err := openTestRegistry(reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,17 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 		if errors.Is(err, ociregistry.ErrInsecureRemote) {
 			return nil, &usageError{err}
 		}
-		return st, err
+		if err != nil {
+			return nil, err
+		}
+		// A registry that wants a login says so now, not as whatever
+		// read failed first (for verify, a finding about the metadata).
+		// Any other failure is left to the requests that follow.
+		if err := st.CheckAccess(ctx); errors.Is(err, ociregistry.ErrUnauthorized) {
+			st.Close()
+			return nil, err
+		}
+		return st, nil
 	case store.PlaceDir:
 		if !write {
 			st, err := store.OpenDir(p.Path, store.DirOptions{ReadOnly: true})

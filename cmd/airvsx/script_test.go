@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -108,23 +109,38 @@ func TestScript(t *testing.T) {
 }
 
 // cmdOCIRegistry starts a CNCF distribution registry on loopback for the
-// rest of the script and sets OCIREG to its HOST:PORT (plain HTTP):
+// rest of the script and sets OCIREG to its HOST:PORT (plain HTTP). With
+// "auth" it wants credentials (user "mirror", a random password), and
+// OCIREG_DOCKER_CONFIG names a docker configuration directory holding
+// them, as docker login leaves it (for DOCKER_CONFIG):
 //
-//	ociregistry start
+//	ociregistry start [auth]
 func cmdOCIRegistry(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 || args[0] != "start" {
-		ts.Fatalf("usage: ociregistry start")
+	if neg || len(args) < 1 || len(args) > 2 || args[0] != "start" || len(args) == 2 && args[1] != "auth" {
+		ts.Fatalf("usage: ociregistry start [auth]")
 	}
 	dir := ts.MkAbs("ociregistry-files")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		ts.Fatalf("%v", err)
 	}
-	r, err := ocitest.Start(dir, ocitest.Options{})
+	var opts ocitest.Options
+	password := rand.Text()
+	if len(args) == 2 {
+		opts.Users = map[string]string{"mirror": password}
+	}
+	r, err := ocitest.Start(dir, opts)
 	if err != nil {
 		ts.Fatalf("%v", err)
 	}
 	ts.Defer(r.Stop)
 	ts.Setenv("OCIREG", r.Host)
+	if opts.Users != nil {
+		cfg, err := ocitest.DockerConfig(ts.MkAbs("ociregistry-login"), r.Host, "mirror", password)
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		ts.Setenv("OCIREG_DOCKER_CONFIG", cfg)
+	}
 }
 
 // cmdStatus runs a program and checks its exact exit status; its output

@@ -2,12 +2,15 @@
 // tests: the registry binary (go install
 // github.com/distribution/distribution/v3/cmd/registry@v3.1.2, which CI
 // does in .ci/run), a configuration the test writes (filesystem storage,
-// deletes enabled, optionally TLS), stopped when the test ends.
+// deletes enabled, optionally TLS and htpasswd authentication), stopped
+// when the test ends.
 package ocitest
 
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -18,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Install is the command that installs the registry binary.
@@ -53,12 +58,17 @@ func Binary() (string, error) {
 	return "", ErrMissing
 }
 
-// Options configure a registry. The zero value serves plain HTTP.
+// Options configure a registry. The zero value serves plain HTTP to
+// anyone.
 type Options struct {
 	// CertFile and KeyFile, when set, make it serve TLS with them; Pool
 	// then trusts the certificate (for the readiness check).
 	CertFile, KeyFile string
 	Pool              *x509.CertPool
+	// Users, when set, makes it ask for HTTP basic credentials (its
+	// htpasswd authentication): one of these user names with its
+	// password. Default nil: no authentication.
+	Users map[string]string
 }
 
 // Registry is a running registry.
@@ -96,6 +106,18 @@ func Start(dir string, opts Options) (*Registry, error) {
 		scheme = "https"
 		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: opts.Pool}}
 	}
+	var ready func(*http.Request) // sets the readiness check's credentials
+	if len(opts.Users) > 0 {
+		htpasswd := filepath.Join(dir, "htpasswd")
+		if err := writeHtpasswd(htpasswd, opts.Users); err != nil {
+			return nil, err
+		}
+		config += fmt.Sprintf("auth:\n  htpasswd:\n    realm: airvsx-test\n    path: %s\n", htpasswd)
+		for u, p := range opts.Users {
+			ready = func(req *http.Request) { req.SetBasicAuth(u, p) }
+			break
+		}
+	}
 	cfg := filepath.Join(dir, "config.yml")
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		return nil, err
@@ -113,7 +135,14 @@ func Start(dir string, opts Options) (*Registry, error) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := client.Get(scheme + "://" + host + "/v2/")
+		req, err := http.NewRequest(http.MethodGet, scheme+"://"+host+"/v2/", nil)
+		if err != nil {
+			return nil, err
+		}
+		if ready != nil {
+			ready(req)
+		}
+		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
@@ -126,6 +155,41 @@ func Start(dir string, opts Options) (*Registry, error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// writeHtpasswd writes an htpasswd file of users (name → password), each
+// password hashed with bcrypt, the one hash the registry accepts.
+func writeHtpasswd(path string, users map[string]string) error {
+	var b strings.Builder
+	for u, p := range users {
+		h, err := bcrypt.GenerateFromPassword([]byte(p), bcrypt.MinCost)
+		if err != nil {
+			return fmt.Errorf("htpasswd: %w", err)
+		}
+		fmt.Fprintf(&b, "%s:%s\n", u, h)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("htpasswd: %w", err)
+	}
+	return nil
+}
+
+// DockerConfig writes a docker configuration directory (its config.json)
+// into dir holding user's credentials for host, the way docker login
+// leaves them, and returns dir: what DOCKER_CONFIG names.
+func DockerConfig(dir, host, user, password string) (string, error) {
+	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+	b, err := json.Marshal(map[string]any{"auths": map[string]any{host: map[string]string{"auth": auth}}})
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), b, 0o600); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // Stop kills the registry and waits for it.
