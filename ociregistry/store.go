@@ -248,7 +248,7 @@ type tlsOnly struct{ http.RoundTripper }
 
 func (t tlsOnly) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "https" {
-		return nil, fmt.Errorf("%s %s: plain HTTP needs --insecure (Options.Insecure)", req.Method, req.URL.Redacted())
+		return nil, fmt.Errorf("%s %s: plain HTTP needs --insecure", req.Method, req.URL.Redacted())
 	}
 	return t.RoundTripper.RoundTrip(req)
 }
@@ -284,7 +284,10 @@ func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper,
 	if !pinged {
 		ch, err := transport.Ping(ctx, s.reg, s.hc)
 		if err != nil {
-			return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+			}
+			return nil, fmt.Errorf("connect to %s: %w: %w", s.reg.RegistryStr(), store.ErrUnreachable, err)
 		}
 		if !strings.EqualFold(ch.Scheme, "bearer") {
 			t, err := s.newTransport(ctx, nil)
@@ -342,7 +345,10 @@ func (s *Store) newTransport(ctx context.Context, scopes []string) (http.RoundTr
 				return nil, fmt.Errorf("connect to %s: %w: %s (%w)", s.reg.RegistryStr(), ErrUnauthorized, hint, err)
 			}
 		}
-		return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+		}
+		return nil, fmt.Errorf("connect to %s: %w: %w", s.reg.RegistryStr(), store.ErrUnreachable, err)
 	}
 	return t, nil
 }

@@ -88,10 +88,11 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 		if err != nil {
 			return nil, err
 		}
-		// A registry that wants a login says so now, not as whatever
-		// read failed first (for verify, a finding about the metadata).
-		// Any other failure is left to the requests that follow.
-		if err := st.CheckAccess(ctx); errors.Is(err, ociregistry.ErrUnauthorized) {
+		// A registry that wants a login, or cannot be reached at all,
+		// says so now, not as whatever read failed first (for verify, a
+		// finding about the metadata). Any other failure is left to the
+		// requests that follow.
+		if err := st.CheckAccess(ctx); errors.Is(err, ociregistry.ErrUnauthorized) || errors.Is(err, store.ErrUnreachable) {
 			st.Close()
 			return nil, err
 		}
