@@ -12,10 +12,11 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
 // request describes one client call.
@@ -63,9 +64,6 @@ func checkRetry(cl *call) retryablehttp.CheckRetry {
 		return retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
 	}
 }
-
-// copyBuffers are the buffers downloads are copied through.
-var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
 // errWriter remembers the error of the writer, so a failed write is told
 // from a failed read.
@@ -141,9 +139,7 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, int64, error) {
 		if r.kind == kindDownload {
 			// Large reads and writes: a package is megabytes, written to a
 			// file and hashed as it comes.
-			bp := copyBuffers.Get().(*[]byte)
-			got, err = io.CopyBuffer(ew, io.LimitReader(resp.Body, limit), *bp)
-			copyBuffers.Put(bp)
+			got, err = copybuf.Copy(ew, io.LimitReader(resp.Body, limit))
 		} else {
 			got, err = io.Copy(ew, io.LimitReader(resp.Body, limit))
 		}
