@@ -3,8 +3,10 @@ package ociregistry_test
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -138,5 +140,77 @@ func TestBearerTokenPerRepository(t *testing.T) {
 	defer mu.Unlock()
 	if !maps.Equal(scopes, want) {
 		t.Errorf("tokens issued per scope: %v; want %v", scopes, want)
+	}
+}
+
+// TestAlsoDial: a registry whose token service is on another host (here
+// the same loopback server named "localhost", not the registry's
+// 127.0.0.1) is refused, naming --also-dial, until that host is named in
+// AlsoDial; a blob download redirected to blob storage there likewise,
+// and the registry's token is not sent there.
+func TestAlsoDial(t *testing.T) {
+	blob := []byte("stored elsewhere")
+	digest := index.DigestBytes(blob)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/token":
+			json.NewEncoder(w).Encode(map[string]string{"token": "t"})
+		case "/storage/blob":
+			if r.Header.Get("Authorization") != "" {
+				t.Errorf("the registry's credentials were sent to blob storage on another host")
+			}
+			w.Write(blob)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer other.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(other.URL, "http://"))
+	otherHost := net.JoinHostPort("localhost", port)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer t" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="http://`+otherHost+`/token",service="test"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/blobs/"+digest) {
+			http.Redirect(w, r, "http://"+otherHost+"/storage/blob", http.StatusTemporaryRedirect)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	p, err := store.ParsePlace("docker://" + u.Host + "/pre")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(also ...string) *ociregistry.Store {
+		s, err := ociregistry.Open(t.Context(), p, ociregistry.Options{Insecure: true, ReadOnly: true, AlsoDial: also, Keychain: authn.NewMultiKeychain(), Retries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	for _, also := range [][]string{nil, {"127.0.0.3"}, {"localhost:1"}} {
+		if _, err := open(also...).StatBlob(t.Context(), "a/b", digest); err == nil || !strings.Contains(err.Error(), "--also-dial") {
+			t.Errorf("token service on another host, AlsoDial %v: %v; want a refusal naming --also-dial", also, err)
+		}
+	}
+	for _, also := range []string{otherHost, "localhost", "LOCALHOST"} {
+		rc, err := open(also).OpenBlob(t.Context(), "a/b", digest, int64(len(blob)))
+		if err != nil {
+			t.Errorf("AlsoDial %s: %v", also, err)
+			continue
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(got) != string(blob) {
+			t.Errorf("AlsoDial %s: read %q, %v; want %q", also, got, err, blob)
+		}
+	}
+	if _, err := ociregistry.Open(t.Context(), p, ociregistry.Options{AlsoDial: []string{"https://x"}}); err == nil {
+		t.Error("AlsoDial with a URL: no error; want HOST or HOST:PORT")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -213,11 +214,36 @@ func (s *Store) location(resp *http.Response) (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: Location %q: %w", resp.Request.Method, resp.Request.URL.Redacted(), l, err)
 	}
-	if u.Host != s.base.Host {
-		return nil, fmt.Errorf("%s %s: Location %q names another host; the store dials only %s", resp.Request.Method, resp.Request.URL.Redacted(), l, s.base.Host)
+	if u.Host == s.base.Host {
+		u.Scheme = s.base.Scheme
+		return u, nil
 	}
-	u.Scheme = s.base.Scheme
+	// Another host: one the operator named (blob storage), as it is,
+	// plain HTTP only as Insecure allows it for that host.
+	if !dialable(s.opts.AlsoDial, hostPort(u)) {
+		return nil, fmt.Errorf("%s %s: Location %s names another host; the store dials only %s (name that host with --also-dial)",
+			resp.Request.Method, resp.Request.URL.Redacted(), u.Redacted(), s.base.Host)
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && s.opts.Insecure && (s.opts.AllowInsecureRemote || localHost(u.Host)):
+	default:
+		return nil, fmt.Errorf("%s %s: Location %s: plain HTTP to another host needs --insecure (and --allow-insecure-remote unless it is a loopback or private address)",
+			resp.Request.Method, resp.Request.URL.Redacted(), u.Redacted())
+	}
 	return u, nil
+}
+
+// hostPort is u's host with its port (the scheme's default when none).
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "443"
+	if u.Scheme == "http" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // upload streams content to the session at loc (one PATCH), hashing it,

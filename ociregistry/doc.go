@@ -32,10 +32,11 @@
 // and its credential helpers (authn.DefaultKeychain) unless Options.Keychain
 // says otherwise; a request the registry refuses for want of them (401,
 // 403) fails wrapping ErrUnauthorized, naming the registry and saying to
-// log in, and CheckAccess finds that with one request. TLS uses the system roots or Options.RootCAs; plain HTTP
-// only with Options.Insecure, which Open refuses for anything but a
-// loopback or private address unless Options.AllowInsecureRemote is also
-// set. The store dials only the host of its place.
+// log in, and CheckAccess finds that with one request. TLS uses the
+// system roots or Options.RootCAs; plain HTTP only with Options.Insecure,
+// which Open refuses for anything but a loopback or private address
+// unless Options.AllowInsecureRemote is also set. The store dials only the host of its place, and the hosts
+// Options.AlsoDial names (a token service or blob storage elsewhere).
 //
 // Manifests are blobs in the store.Store contract; here each manifest is
 // also uploaded as a blob, so OpenBlob reads it through the blob API (and

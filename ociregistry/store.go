@@ -46,6 +46,13 @@ type Options struct {
 	Insecure bool
 	// AllowInsecureRemote allows Insecure for any host. Default false.
 	AllowInsecureRemote bool
+	// AlsoDial names the hosts ("HOST" for any port, or "HOST:PORT")
+	// the store may reach besides its place's own: a token service
+	// (the realm a 401 names) or blob storage (where a blob download
+	// redirects) that the registry keeps on another host. Redirects to
+	// them keep their scheme; plain HTTP to one follows the rules of
+	// Insecure for that host. Default none: only the place's host.
+	AlsoDial []string
 	// RootCAs are the certificate authorities TLS trusts. Default nil: the
 	// system roots.
 	RootCAs *x509.CertPool
@@ -143,8 +150,13 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	for _, h := range opts.AlsoDial {
+		if h == "" || strings.ContainsAny(h, "/@?#") {
+			return nil, fmt.Errorf("open %s: also dial %q: want HOST or HOST:PORT", p, h)
+		}
+	}
 	if s.hc == nil {
-		s.hc = baseTransport(host, opts.RootCAs)
+		s.hc = baseTransport(append([]string{host}, opts.AlsoDial...), opts.RootCAs)
 	}
 	if !opts.Insecure {
 		// go-containerregistry falls back to plain HTTP for loopback and
@@ -195,6 +207,25 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// dialable reports whether addr (host:port) is one of hosts, each
+// "HOST" (any port) or "HOST:PORT"; names compare without case.
+func dialable(hosts []string, addr string) bool {
+	ah, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	for _, h := range hosts {
+		if _, _, err := net.SplitHostPort(h); err == nil {
+			if strings.EqualFold(addr, h) {
+				return true
+			}
+		} else if strings.EqualFold(ah, strings.Trim(h, "[]")) {
+			return true
+		}
+	}
+	return false
+}
+
 // localHost reports whether hostport names a loopback or private address
 // (or "localhost"), where plain HTTP is allowed with Insecure alone.
 func localHost(hostport string) bool {
@@ -213,25 +244,16 @@ func localHost(hostport string) bool {
 	return a.IsLoopback() || a.IsPrivate()
 }
 
-// baseTransport dials only host (whatever a redirect or an auth realm
+// baseTransport dials only hosts (whatever a redirect or an auth realm
 // names, connections go there alone), uses no proxy from the environment,
 // and trusts roots (nil: the system's).
-func baseTransport(host string, roots *x509.CertPool) *http.Transport {
+func baseTransport(hosts []string, roots *x509.CertPool) *http.Transport {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	want := host
-	if _, _, err := net.SplitHostPort(host); err != nil {
-		want = "" // no port given: any port of that host
-	}
-	hostOnly := strings.Trim(host, "[]")
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		hostOnly = h
-	}
 	return &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			h, _, err := net.SplitHostPort(addr)
-			if err != nil || !strings.EqualFold(h, hostOnly) || (want != "" && !strings.EqualFold(addr, want)) {
-				return nil, fmt.Errorf("dial %s: the registry store dials only %s", addr, host)
+			if !dialable(hosts, addr) {
+				return nil, fmt.Errorf("dial %s: the registry store dials only %s (name another host with --also-dial)", addr, strings.Join(hosts, ", "))
 			}
 			return d.DialContext(ctx, network, addr)
 		},

@@ -27,6 +27,7 @@ const placeHelp = "the registry: a directory (DIR), a git repository (git:PATH[#
 type registryNet struct {
 	insecure, allowInsecureRemote bool
 	caFile                        string
+	alsoDial                      []string // hosts besides the place's: a token service, blob storage
 	// signer, when set, signs a writer's changes (sync's key): each
 	// commit of a git store, and each entry manifest tagged in a
 	// docker:// registry with a cosign signature.
@@ -40,6 +41,7 @@ func (n *registryNet) add(cmd *cobra.Command, withCA bool) {
 	f := cmd.Flags()
 	f.BoolVar(&n.insecure, "insecure", false, "reach a docker:// registry over plain HTTP: only at a loopback or private address, unless --allow-insecure-remote")
 	f.BoolVar(&n.allowInsecureRemote, "allow-insecure-remote", false, "with --insecure, allow plain HTTP to a docker:// registry at any address")
+	f.StringSliceVar(&n.alsoDial, "also-dial", nil, "a host (HOST or HOST:PORT, repeatable) a docker:// registry may send us to besides its own: its token service or blob storage (default: only the registry's host)")
 	if withCA {
 		f.StringVar(&n.caFile, "ca-file", "", "extra PEM CA bundle to trust for a docker:// registry (default: the system roots)")
 	}
@@ -66,7 +68,7 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 	}
 	switch p.Kind {
 	case store.PlaceDocker:
-		o := ociregistry.Options{Insecure: n.insecure, AllowInsecureRemote: n.allowInsecureRemote, ReadOnly: !write, Logger: n.logger}
+		o := ociregistry.Options{Insecure: n.insecure, AllowInsecureRemote: n.allowInsecureRemote, AlsoDial: n.alsoDial, ReadOnly: !write, Logger: n.logger}
 		if write {
 			o.Signer = n.signer
 		}
