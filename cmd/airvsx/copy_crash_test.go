@@ -84,8 +84,12 @@ func TestCopyKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 copies per destination; skipped with -short")
 	}
+	// The two kinds run side by side (see TestSyncKilled).
 	for _, kind := range []string{"dir", "docker"} {
-		t.Run(kind, func(t *testing.T) { testCopyKilled(t, kind) })
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			testCopyKilled(t, kind)
+		})
 	}
 }
 

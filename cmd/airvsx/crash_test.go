@@ -64,8 +64,14 @@ func TestSyncKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 syncs; skipped with -short")
 	}
+	// The two kinds run side by side: each mostly waits on the fixture's
+	// latency and its kill timers, and each calibrates its kill points
+	// under the load of the other.
 	for _, kind := range []string{"dir", "git"} {
-		t.Run(kind, func(t *testing.T) { testSyncKilled(t, kind) })
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			testSyncKilled(t, kind)
+		})
 	}
 }
 
@@ -78,11 +84,15 @@ func testSyncKilled(t *testing.T, kind string) {
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("TMPDIR", tmp)
+	syncCmd := func(args ...string) *exec.Cmd {
+		cmd := airvsxCmd(t.Context(), t, args...)
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+		return cmd
+	}
 	key := filepath.Join(work, "k")
 	run := func(args ...string) {
 		t.Helper()
-		out, err := airvsxCmd(t.Context(), t, args...).CombinedOutput()
+		out, err := syncCmd(args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("airvsx %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -131,7 +141,7 @@ func testSyncKilled(t *testing.T, kind string) {
 			reg += ".git"
 		}
 		filetest.CopyDir(t, base, reg)
-		cmd := airvsxCmd(t.Context(), t, syncArgs(full, reg)...)
+		cmd := syncCmd(syncArgs(full, reg)...)
 		_, done := startCmd(t, cmd)
 		at := total * time.Duration(i) / time.Duration(points+1)
 		select {
