@@ -246,6 +246,9 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 						return fmt.Errorf("run: %w (%s provides it but is disabled: %s)", err, r.ID, r.Reason)
 					}
 				}
+				if known := knownCommands(hopts.Extensions); len(known) > 0 {
+					return fmt.Errorf("run: %w; the extensions that run declare: %s", err, strings.Join(known, ", "))
+				}
 			}
 			return fmt.Errorf("run: %w", err)
 		}
@@ -309,6 +312,26 @@ func extensionOf(dir string, r install.Record) host.Extension {
 	}
 	e.AllowedHosts, e.Programs = r.AllowedHosts, r.Programs
 	return e
+}
+
+// knownCommands lists the commands the extensions declare (their
+// onCommand activation events, contributes.commands included), sorted, at
+// most 12 and then "…".
+func knownCommands(exts []host.Extension) []string {
+	var ids []string
+	for _, e := range exts {
+		for _, ev := range e.ActivationEvents {
+			if id, ok := strings.CutPrefix(ev, "onCommand:"); ok {
+				ids = append(ids, termtext.Escape(id))
+			}
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) > 12 {
+		ids = append(ids[:12], "…")
+	}
+	return ids
 }
 
 // commandArgs reads each argument as JSON when it parses, else as a string.
