@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -337,6 +336,3 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-// itoa is strconv.FormatInt for sizes.
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
