@@ -1,15 +1,10 @@
 package ociregistry_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"io/fs"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/certtest"
 	"github.com/airvsx/airvsx/ociregistry"
 )
 
@@ -29,20 +25,7 @@ import (
 // returns their paths and a pool holding the certificate.
 func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "airvsx test registry"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	der, key := certtest.SelfSigned(t, "airvsx test registry", net.ParseIP("127.0.0.1"))
 	kder, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		t.Fatal(err)

@@ -1,33 +1,17 @@
 package certpool
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
 	"testing"
-	"time"
+
+	"github.com/airvsx/airvsx/internal/certtest"
 )
 
 // TestWithSystem: a bundle's certificate is trusted on top of the
 // system's roots; a bundle without a PEM certificate says so.
 func TestWithSystem(t *testing.T) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "airvsx test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	der, _ := certtest.SelfSigned(t, "airvsx test CA")
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
