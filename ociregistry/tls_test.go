@@ -25,7 +25,7 @@ import (
 // returns their paths and a pool holding the certificate.
 func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
 	t.Helper()
-	der, key := certtest.SelfSigned(t, "airvsx test registry", net.ParseIP("127.0.0.1"))
+	der, key := certtest.SelfSigned(t, "airvsx test registry", func(c *x509.Certificate) { c.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")} })
 	kder, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		t.Fatal(err)

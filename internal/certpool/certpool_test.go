@@ -11,7 +11,7 @@ import (
 // TestWithSystem: a bundle's certificate is trusted on top of the
 // system's roots; a bundle without a PEM certificate says so.
 func TestWithSystem(t *testing.T) {
-	der, _ := certtest.SelfSigned(t, "airvsx test CA")
+	der, _ := certtest.SelfSigned(t, "airvsx test CA", nil)
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
