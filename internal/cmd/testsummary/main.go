@@ -9,8 +9,8 @@
 //     test (a build failure, a panic outside a test, a timeout);
 //   - every skipped test with its reason (the last thing it logged,
 //     up to three lines);
-//   - the slowest packages and top-level tests, with their wall time, to
-//     show where a slow run spends it;
+//   - the slowest packages and tests (subtests too), with their wall time,
+//     to show where a slow run spends it;
 //   - last, one line exactly of the form "N passed, N failed, N skipped",
 //     counting tests (subtests included), not packages.
 //
@@ -222,11 +222,11 @@ func summarize(r io.Reader, w io.Writer, verbose bool) (*summary, error) {
 	return s, nil
 }
 
-// addSlowTest counts a finished top-level test among the slowest.
+// addSlowTest counts a finished test among the slowest. Subtests count
+// too: a test whose subtests run in parallel finishes (0.00s) before
+// they do.
 func (s *summary) addSlowTest(e event) {
-	if !strings.Contains(e.Test, "/") {
-		s.SlowTests = addSlow(s.SlowTests, timed{e.Package + " " + e.Test, e.Elapsed})
-	}
+	s.SlowTests = addSlow(s.SlowTests, timed{e.Package + " " + e.Test, e.Elapsed})
 }
 
 // lastEntry returns the last log entry of a test's output (from its last

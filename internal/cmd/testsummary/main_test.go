@@ -242,8 +242,8 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// TestSlowest: the summary lists the slowest packages and top-level tests
-// (not subtests), slowest first, at most maxSlow of each.
+// TestSlowest: the summary lists the slowest packages and tests
+// (subtests too), slowest first, at most maxSlow of each.
 func TestSlowest(t *testing.T) {
 	var evs []event
 	for i := range maxSlow + 2 {
@@ -251,7 +251,7 @@ func TestSlowest(t *testing.T) {
 		test := testEvents(pkg, "TestT", "pass")
 		test[len(test)-1].Elapsed = float64(i)
 		sub := testEvents(pkg, "TestT/sub", "pass")
-		sub[len(sub)-1].Elapsed = 100 // a subtest: not listed
+		sub[len(sub)-1].Elapsed = float64(i) + 0.5 // a subtest: listed too
 		p := pkgEvents(pkg, "pass", sub, test)
 		p[len(p)-1].Elapsed = float64(10 * i)
 		evs = append(evs, p...)
@@ -262,8 +262,10 @@ func TestSlowest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wantTests, wantPkgs []timed
+	for i := maxSlow + 1; len(wantTests) < maxSlow; i-- {
+		wantTests = append(wantTests, timed{fmt.Sprintf("m/p%d TestT/sub", i), float64(i) + 0.5}, timed{fmt.Sprintf("m/p%d TestT", i), float64(i)})
+	}
 	for i := maxSlow + 1; i > 1; i-- {
-		wantTests = append(wantTests, timed{fmt.Sprintf("m/p%d TestT", i), float64(i)})
 		wantPkgs = append(wantPkgs, timed{fmt.Sprintf("m/p%d", i), float64(10 * i)})
 	}
 	if diff := cmp.Diff(wantTests, got.SlowTests); diff != "" {
@@ -273,7 +275,7 @@ func TestSlowest(t *testing.T) {
 		t.Errorf("slowest packages (-want +got):\n%s", diff)
 	}
 	got.write(&out)
-	for _, w := range []string{"Slowest packages:\n     90.0s m/p9\n", "Slowest tests:\n      9.0s m/p9 TestT\n"} {
+	for _, w := range []string{"Slowest packages:\n     90.0s m/p9\n", "Slowest tests:\n      9.5s m/p9 TestT/sub\n      9.0s m/p9 TestT\n"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("output lacks %q:\n%s", w, out.String())
 		}
