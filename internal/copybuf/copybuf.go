@@ -29,9 +29,3 @@ func Copy(dst io.Writer, src io.Reader) (int64, error) {
 	defer pool.Put(b)
 	return io.CopyBuffer(dst, src, *b)
 }
-
-// Get returns a pooled buffer of Size bytes; Put gives it back.
-func Get() *[]byte { return pool.Get().(*[]byte) }
-
-// Put returns a buffer that Get gave to the pool.
-func Put(b *[]byte) { pool.Put(b) }

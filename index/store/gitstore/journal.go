@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
 // journalFile records the change being written (in the git directory), so
@@ -67,7 +68,7 @@ func (s *Store) checkObject(h plumbing.Hash) error {
 	}
 	defer r.Close()
 	hasher := plumbing.NewHasher(plumbing.BlobObject, size)
-	n, err := io.CopyBuffer(hasher, r, make([]byte, 256<<10))
+	n, err := copybuf.Copy(hasher, r)
 	if err != nil {
 		return err
 	}

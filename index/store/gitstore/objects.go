@@ -20,6 +20,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
 // tempPrefix names the temp files of loose objects being written, in
@@ -59,7 +60,7 @@ func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size i
 		return plumbing.ZeroHash, err
 	}
 	sum := sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(zw, hasher, sum), io.LimitReader(store.ContextReader(ctx, r), size+1), make([]byte, 256<<10))
+	n, err := copybuf.Copy(io.MultiWriter(zw, hasher, sum), io.LimitReader(store.ContextReader(ctx, r), size+1))
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

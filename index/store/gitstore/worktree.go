@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -15,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
 // updateWorkTree brings a work tree and the index in step with a commit
@@ -108,7 +109,7 @@ func (s *Store) checkoutFile(root *os.Root, p string, h plumbing.Hash) (err erro
 			root.Remove(filepath.FromSlash(tmp))
 		}
 	}()
-	if _, err := io.CopyBuffer(f, r, make([]byte, 256<<10)); err != nil {
+	if _, err := copybuf.Copy(f, r); err != nil {
 		return err
 	}
 	err, f = f.Close(), nil
