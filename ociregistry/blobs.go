@@ -87,11 +87,8 @@ func (s *Store) getBlob(ctx context.Context, rpath, digest string) (io.ReadClose
 // PutBlob uploads a blob unless the repository has it with that size
 // (see the package comment: mount, stream, commit only what checks).
 func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
-	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
-		return fmt.Errorf("put blob: %w", err)
-	}
-	if size < 0 {
-		return fmt.Errorf("put blob %s in %s: negative size %d", digest, repo, size)
+	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
+		return err
 	}
 	if err := s.writable(); err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)

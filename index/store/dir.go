@@ -274,11 +274,8 @@ func (d *Dir) StatBlob(ctx context.Context, repo, digest string) (int64, error) 
 // size is kept and c is not read; one of another size is replaced. A local
 // write is not retried, so c is read once and never rewound.
 func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, c Content) error {
-	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
-		return fmt.Errorf("put blob: %w", err)
-	}
-	if size < 0 {
-		return fmt.Errorf("put blob %s in %s: negative size %d", digest, repo, size)
+	if err := CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
+		return err
 	}
 	if err := d.writable(); err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)

@@ -128,6 +128,20 @@ func CheckBlobArgs(ctx context.Context, repo, digest string) error {
 	return CheckDigest(digest)
 }
 
+// CheckPutBlobArgs is what every store's PutBlob checks first:
+// CheckBlobArgs, and a size that is not negative. Its errors are
+// PutBlob's own, "put blob: …" and "put blob DIGEST in REPO: negative
+// size N".
+func CheckPutBlobArgs(ctx context.Context, repo, digest string, size int64) error {
+	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
+		return fmt.Errorf("put blob: %w", err)
+	}
+	if size < 0 {
+		return fmt.Errorf("put blob %s in %s: negative size %d", digest, repo, size)
+	}
+	return nil
+}
+
 // CheckTagArgs is CheckBlobArgs for the tag methods: ctx is not done, and
 // repo and tag are valid names (CheckRepo, CheckTag).
 func CheckTagArgs(ctx context.Context, repo, tag string) error {

@@ -59,11 +59,8 @@ func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error
 // (see the package comment), and adds it to the change. A blob present
 // with that size is kept and c is not read.
 func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
-	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
-		return fmt.Errorf("put blob: %w", err)
-	}
-	if size < 0 {
-		return fmt.Errorf("put blob %s in %s: negative size %d", digest, repo, size)
+	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
+		return err
 	}
 	if err := s.writable(); err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)

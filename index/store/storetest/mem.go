@@ -88,11 +88,8 @@ func (m *Mem) blob(repo, digest string) ([]byte, bool) {
 // PutBlob reads c whole, checks its size and digest, and stores it. A
 // present blob of that size is kept and c is not read.
 func (m *Mem) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
-	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
-		return fmt.Errorf("put blob: %w", err)
-	}
-	if size < 0 {
-		return fmt.Errorf("put blob %s in %s: negative size %d", digest, repo, size)
+	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
+		return err
 	}
 	m.mu.RLock()
 	b, ok := m.blob(repo, digest)
