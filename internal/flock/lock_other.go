@@ -2,8 +2,10 @@
 
 package flock
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
-// TryLock does nothing where flock is missing: there, one writer at a
-// time is the caller's business.
-func TryLock(*os.File, error) error { return nil }
+// Try cannot lock where flock is missing: errors.ErrUnsupported.
+func Try(*os.File) error { return errors.ErrUnsupported }

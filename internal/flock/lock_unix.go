@@ -4,23 +4,22 @@ package flock
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"syscall"
 )
 
-// TryLock takes an exclusive advisory lock on f without waiting. When
-// another process holds it, the error names f and wraps held. A file
-// system without flock support is not an error: the lock is advisory.
-func TryLock(f *os.File, held error) error {
+// Try takes an exclusive advisory lock on f without waiting. It returns
+// ErrHeld when another process holds it, errors.ErrUnsupported when the
+// file system has no flock, and any other failure as it is.
+func Try(f *os.File) error {
 	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, syscall.EWOULDBLOCK):
-		return fmt.Errorf("%s: %w", f.Name(), held)
+		return ErrHeld
 	case errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EINVAL):
-		return nil
+		return errors.ErrUnsupported
 	}
-	return fmt.Errorf("lock %s: %w", f.Name(), err)
+	return err
 }

@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/flock"
 )
 
 // minAge is how old a directory must be before a sweep may remove it: a
@@ -51,7 +53,7 @@ func New(parent, prefix string, log *slog.Logger) (*Dir, error) {
 	}
 	lock, err := os.Open(path)
 	if err == nil {
-		if err = tryLock(lock); errors.Is(err, errors.ErrUnsupported) {
+		if err = flock.Try(lock); errors.Is(err, errors.ErrUnsupported) {
 			err = nil // no locks here: held, but never swept
 		}
 		if err != nil {
@@ -95,19 +97,16 @@ func sweep(parent, prefix string, log *slog.Logger) {
 		if err != nil {
 			continue
 		}
-		err = tryLock(f)
+		err = flock.Try(f)
 		if err == nil {
 			if err := os.RemoveAll(path); err != nil {
 				log.Warn("could not remove a temporary directory left by a killed airvsx", "dir", path, "err", err)
 			} else {
 				log.Debug("removed a temporary directory left by a killed airvsx", "dir", path)
 			}
-		} else if !errors.Is(err, errHeld) && !errors.Is(err, errors.ErrUnsupported) {
+		} else if !errors.Is(err, flock.ErrHeld) && !errors.Is(err, errors.ErrUnsupported) {
 			log.Debug("temporary directory not swept", "dir", path, "err", err)
 		}
 		f.Close()
 	}
 }
-
-// errHeld says another process holds a directory's lock.
-var errHeld = errors.New("held by a running process")
