@@ -306,10 +306,7 @@ func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper,
 	if !pinged {
 		ch, err := transport.Ping(ctx, s.reg, s.hc)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
-			}
-			return nil, fmt.Errorf("connect to %s: %w: %w", s.reg.RegistryStr(), store.ErrUnreachable, err)
+			return nil, s.connectError(ctx, err)
 		}
 		if !strings.EqualFold(ch.Scheme, "bearer") {
 			t, err := s.newTransport(ctx, nil)
@@ -367,12 +364,18 @@ func (s *Store) newTransport(ctx context.Context, scopes []string) (http.RoundTr
 				return nil, fmt.Errorf("connect to %s: %w: %s (%w)", s.reg.RegistryStr(), ErrUnauthorized, hint, err)
 			}
 		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
-		}
-		return nil, fmt.Errorf("connect to %s: %w: %w", s.reg.RegistryStr(), store.ErrUnreachable, err)
+		return nil, s.connectError(ctx, err)
 	}
 	return t, nil
+}
+
+// connectError is a failure to reach the registry at all: it wraps
+// store.ErrUnreachable unless ctx ended it.
+func (s *Store) connectError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
+	}
+	return fmt.Errorf("connect to %s: %w: %w", s.reg.RegistryStr(), store.ErrUnreachable, err)
 }
 
 func (s *Store) writable() error {
