@@ -18,6 +18,7 @@ import (
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/ociregistry"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 func TestMain(m *testing.M) { demoreg.Main(m) }
@@ -140,14 +141,6 @@ func verifyStore(t *testing.T, s *ociregistry.Store, state string) *verify.Repor
 	return rep
 }
 
-func problems(rep *verify.Report) string {
-	var b strings.Builder
-	for _, p := range rep.Problems {
-		b.WriteString("  " + string(p.Severity) + " " + string(p.Rule) + " " + p.Path + " [" + p.Entry + "] " + p.Message + "\n")
-	}
-	return b.String()
-}
-
 // entry returns the catalog entry named e and its repository.
 func entry(t *testing.T, e string) (index.Entry, string) {
 	t.Helper()
@@ -218,10 +211,10 @@ func TestVerifyThroughRegistry(t *testing.T) {
 		s := demoInRegistry(t, r, ociregistry.Options{})
 		rep := verifyStore(t, s, "")
 		if !rep.OK() || rep.Summary.Errors != 0 {
-			t.Fatalf("a clean copy does not verify:\n%s", problems(rep))
+			t.Fatalf("a clean copy does not verify:\n%s", verifytest.ProblemList(rep))
 		}
 		if len(rep.Problems) != 0 {
-			t.Errorf("problems in a clean copy:\n%s", problems(rep))
+			t.Errorf("problems in a clean copy:\n%s", verifytest.ProblemList(rep))
 		}
 	})
 	type want struct {
@@ -374,7 +367,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 		}},
 		{"rollback to an older validly signed catalog", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, state string) []want {
 			if rep := verifyStore(t, s, state); !rep.OK() {
-				t.Fatalf("the current registry:\n%s", problems(rep))
+				t.Fatalf("the current registry:\n%s", verifytest.ProblemList(rep))
 			}
 			old := filepath.Join(demoreg.Get(t).Dir1, "metadata")
 			for _, n := range []string{"1.snapshot.json", "timestamp.json"} {
@@ -429,11 +422,11 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			wants := tc.tamper(t, reg, s, base, state)
 			rep := verifyStore(t, s, state)
 			if rep.OK() {
-				t.Fatalf("verify passed a registry damaged through the API:\n%s", problems(rep))
+				t.Fatalf("verify passed a registry damaged through the API:\n%s", verifytest.ProblemList(rep))
 			}
 			for _, w := range wants {
 				if !slices.ContainsFunc(rep.Errors(), func(p verify.Problem) bool { return p.Rule == w.rule && p.Entry == w.entry }) {
-					t.Errorf("no error %s for entry %q; got:\n%s", w.rule, w.entry, problems(rep))
+					t.Errorf("no error %s for entry %q; got:\n%s", w.rule, w.entry, verifytest.ProblemList(rep))
 				}
 			}
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 func TestMain(m *testing.M) { demoreg.Main(m) }
@@ -229,7 +230,7 @@ func checkWants(t *testing.T, rep *verify.Report, wants []want) {
 	t.Helper()
 	for _, w := range wants {
 		if !hasProblem(rep, w) {
-			t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, problemList(rep))
+			t.Errorf("no error %s at %s for entry %q; got:\n%s", w.rule, w.path, w.entry, verifytest.ProblemList(rep))
 		}
 	}
 }
@@ -241,14 +242,6 @@ func hasWarning(rep *verify.Report, w want) bool {
 		}
 	}
 	return false
-}
-
-func problemList(rep *verify.Report) string {
-	var b strings.Builder
-	for _, p := range rep.Problems {
-		b.WriteString("  " + string(p.Severity) + " " + string(p.Rule) + " " + p.Path + " [" + p.Entry + "] " + p.Message + "\n")
-	}
-	return b.String()
 }
 
 func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {

@@ -16,6 +16,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 const sarifSchemaSHA256 = "2d99159ae54a3eea97f81781cff48780548657c35949f4b7f25e99a2ba4de4f8"
@@ -33,7 +34,7 @@ func tamperedReport(t *testing.T) *verify.Report {
 	filetest.WriteFile(t, filepath.Join(dir, "extensions", "airvsx-demo", "night-theme", "blobs", "sha256", strings.Repeat("ab", 32)), []byte("stray"))
 	rep := check(t, dir)
 	if rep.Summary.Errors != 2 || rep.Summary.Warnings != 1 {
-		t.Fatalf("want 2 errors and 1 warning; got:\n%s", problemList(rep))
+		t.Fatalf("want 2 errors and 1 warning; got:\n%s", verifytest.ProblemList(rep))
 	}
 	return rep
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/gittest"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 // gitFromDir commits the directory registry dir, as it is (damage
@@ -115,7 +116,7 @@ func TestGitCleanRegistry(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !rep.OK() || len(rep.Problems) != 0 {
-				t.Fatalf("problems in a clean git registry:\n%s", problemList(rep))
+				t.Fatalf("problems in a clean git registry:\n%s", verifytest.ProblemList(rep))
 			}
 			if rep.Trust.Revision != s.Revision() || !rep.Trust.Recorded {
 				t.Errorf("trust revision %q, recorded %v; want %s, recorded", rep.Trust.Revision, rep.Trust.Recorded, s.Revision())
@@ -191,7 +192,7 @@ func TestGitTamper(t *testing.T) {
 			o.State = trust.OpenStateDir(t.TempDir())
 			o.Store = openGit(t, path)
 			if rep, err := verify.Registry(t.Context(), o); err != nil || !rep.OK() {
-				t.Fatalf("the clean repository: %v\n%s", err, problemList(rep))
+				t.Fatalf("the clean repository: %v\n%s", err, verifytest.ProblemList(rep))
 			}
 			wants := tc.setup(t, path)
 			o.Store = openGit(t, path)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 // TestLayoutListingErrorsReported: a directory of the registry that cannot
@@ -36,7 +37,7 @@ func TestLayoutListingErrorsReported(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("no layout-invalid problem at extensions/ starting %q; got:\n%s", want, problemList(rep))
+			t.Errorf("no layout-invalid problem at extensions/ starting %q; got:\n%s", want, verifytest.ProblemList(rep))
 		}
 	}
 }

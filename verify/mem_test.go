@@ -11,6 +11,7 @@ import (
 
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 // finding is what two verifications of one registry through two stores
@@ -92,7 +93,7 @@ func checkOnMem(t *testing.T, dir string, o verify.RegistryOptions, dirRep *veri
 		onlyDir = onlyDir && dirOnly(verify.Problem{Rule: w.rule, Path: w.path})
 	}
 	if onlyDir && !rep.OK() {
-		t.Errorf("only a directory can show this damage, yet verifying through a Mem failed:\n%s", problemList(rep))
+		t.Errorf("only a directory can show this damage, yet verifying through a Mem failed:\n%s", verifytest.ProblemList(rep))
 	}
 	if !onlyDir && rep.OK() {
 		t.Errorf("verifying through a Mem passed the damaged registry")

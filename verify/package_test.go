@@ -15,6 +15,7 @@ import (
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 func fixtureVsix(name string) string { return filepath.Join("..", "testdata", "vsix", name) }
@@ -62,7 +63,7 @@ func TestPackage(t *testing.T) {
 			}
 			if tt.want == "" {
 				if !rep.OK() {
-					t.Fatalf("problems:\n%s", problemList(rep))
+					t.Fatalf("problems:\n%s", verifytest.ProblemList(rep))
 				}
 				if tt.opts.Sigzip != nil && !rep.Package.Signed {
 					t.Error("signature not reported verified")
@@ -74,7 +75,7 @@ func TestPackage(t *testing.T) {
 				found = found || p.Rule == tt.want
 			}
 			if rep.OK() || !found {
-				t.Fatalf("want an error %s; got:\n%s", tt.want, problemList(rep))
+				t.Fatalf("want an error %s; got:\n%s", tt.want, verifytest.ProblemList(rep))
 			}
 		})
 	}
@@ -199,7 +200,7 @@ func TestPackagePolicyVerdict(t *testing.T) {
 				warns = append(warns, p.Rule)
 			}
 			if !slices.Equal(errs, tt.errors) || !slices.Equal(warns, tt.warnings) {
-				t.Errorf("errors %v, warnings %v; want %v, %v:\n%s", errs, warns, tt.errors, tt.warnings, problemList(rep))
+				t.Errorf("errors %v, warnings %v; want %v, %v:\n%s", errs, warns, tt.errors, tt.warnings, verifytest.ProblemList(rep))
 			}
 			if rep.OK() != (len(tt.errors) == 0) {
 				t.Errorf("OK() = %v with errors %v", rep.OK(), errs)

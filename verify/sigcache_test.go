@@ -21,6 +21,7 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 const nightTheme = "airvsx-demo.night-theme@2.1.0"
@@ -105,7 +106,7 @@ func signedRun(t *testing.T, dir, state string) int {
 	t.Helper()
 	rep := check(t, dir, withStateDir(state))
 	if !rep.OK() {
-		t.Fatalf("first run:\n%s", problemList(rep))
+		t.Fatalf("first run:\n%s", verifytest.ProblemList(rep))
 	}
 	n, cached := sigCounts(rep)
 	if n == 0 || cached != 0 {
@@ -124,7 +125,7 @@ func TestSigCacheRepeat(t *testing.T) {
 
 	rep := check(t, dir, withStateDir(state))
 	if v, c := sigCounts(rep); !rep.OK() || v != 0 || c != n {
-		t.Fatalf("repeat run: ok=%v, %d verified, %d cached; want ok, 0, %d\n%s", rep.OK(), v, c, n, problemList(rep))
+		t.Fatalf("repeat run: ok=%v, %d verified, %d cached; want ok, 0, %d\n%s", rep.OK(), v, c, n, verifytest.ProblemList(rep))
 	}
 	first := check(t, dir, withStateDir(state, func(o *verify.RegistryOptions) { o.NoCache = true }))
 	if rep.Summary.Bytes != first.Summary.Bytes || rep.Summary.Blobs != first.Summary.Blobs {
@@ -192,7 +193,7 @@ func TestSigCacheDamaged(t *testing.T) {
 			damage()
 			rep := check(t, dir, withStateDir(state))
 			if v, c := sigCounts(rep); !rep.OK() || v != n || c != 0 {
-				t.Fatalf("ok=%v, %d verified, %d cached; want ok, %d, 0\n%s", rep.OK(), v, c, n, problemList(rep))
+				t.Fatalf("ok=%v, %d verified, %d cached; want ok, %d, 0\n%s", rep.OK(), v, c, n, verifytest.ProblemList(rep))
 			}
 			if name == "directory" {
 				return // not replaced: the write fails, which only costs the next run time
@@ -236,12 +237,12 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		writeSigCache(t, state, lines)
 		rep := check(t, dir, withStateDir(state))
 		if rep.OK() || !hasProblem(rep, want{verify.RuleSignatureInvalid, relBlob(t, dir, hello, store.RoleVsix), hello}) {
-			t.Fatalf("bad signature with a tampered cache: ok=%v\n%s", rep.OK(), problemList(rep))
+			t.Fatalf("bad signature with a tampered cache: ok=%v\n%s", rep.OK(), verifytest.ProblemList(rep))
 		}
 		// And nothing a run found invalid is remembered.
 		rep = check(t, dir, withStateDir(state))
 		if rep.OK() || !hasProblem(rep, want{verify.RuleSignatureInvalid, relBlob(t, dir, hello, store.RoleVsix), hello}) {
-			t.Fatalf("second run: ok=%v\n%s", rep.OK(), problemList(rep))
+			t.Fatalf("second run: ok=%v\n%s", rep.OK(), verifytest.ProblemList(rep))
 		}
 	})
 
@@ -254,10 +255,10 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		filetest.FlipByte(t, blobFile(t, dir, hello, store.RoleVsix))
 		rep := check(t, dir, withStateDir(state))
 		if v, c := sigCounts(rep); rep.OK() || v != 0 || c != n-1 {
-			t.Fatalf("ok=%v, %d verified, %d cached; want a failure, 0 verified, %d cached\n%s", rep.OK(), v, c, n-1, problemList(rep))
+			t.Fatalf("ok=%v, %d verified, %d cached; want a failure, 0 verified, %d cached\n%s", rep.OK(), v, c, n-1, verifytest.ProblemList(rep))
 		}
 		if !hasProblem(rep, want{verify.RuleBlobDigest, relBlob(t, dir, hello, store.RoleVsix), hello}) {
-			t.Errorf("no blob-digest problem for hello:\n%s", problemList(rep))
+			t.Errorf("no blob-digest problem for hello:\n%s", verifytest.ProblemList(rep))
 		}
 	})
 
@@ -283,7 +284,7 @@ func TestSigCacheNotTrusted(t *testing.T) {
 			}
 		}
 		if v, c := sigCounts(rep); bad != n || v != n || c != 0 {
-			t.Fatalf("%d signature-invalid, %d verified, %d cached; want %d, %d, 0\n%s", bad, v, c, n, n, problemList(rep))
+			t.Fatalf("%d signature-invalid, %d verified, %d cached; want %d, %d, 0\n%s", bad, v, c, n, n, verifytest.ProblemList(rep))
 		}
 	})
 }

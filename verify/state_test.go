@@ -10,6 +10,7 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 // TestStateRecorded: a verified chain is recorded in the state directory,
@@ -43,7 +44,7 @@ func TestStateRecorded(t *testing.T) {
 	filetest.WriteFile(t, f, b)
 	rep = check(t, dir, withState)
 	if !rep.OK() || rep.Trust.FirstUse || rep.Trust.Previous.Timestamp != 2 {
-		t.Fatalf("second run: trust %+v problems:\n%s", rep.Trust, problemList(rep))
+		t.Fatalf("second run: trust %+v problems:\n%s", rep.Trust, verifytest.ProblemList(rep))
 	}
 	// A damaged state file stops the run: it cannot check rollback.
 	filetest.WriteFile(t, filepath.Join(sd, "state.json"), []byte("{"))

@@ -18,6 +18,7 @@ import (
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
+	"github.com/airvsx/airvsx/verify/verifytest"
 )
 
 const (
@@ -326,7 +327,7 @@ func TestCleanRegistry(t *testing.T) {
 				}
 				rep := check(t, dir, opts...)
 				if !rep.OK() || len(rep.Problems) != 0 {
-					t.Fatalf("problems in a clean registry:\n%s", problemList(rep))
+					t.Fatalf("problems in a clean registry:\n%s", verifytest.ProblemList(rep))
 				}
 				if rep.Summary.Entries != 7 || rep.Summary.EntryOK != 7 || rep.Catalog == nil || rep.Catalog.Serial != 2 {
 					t.Errorf("summary %+v catalog %+v; want 7 entries ok at serial 2", rep.Summary, rep.Catalog)
@@ -348,12 +349,12 @@ func TestNoReadDataSkipsContent(t *testing.T) {
 	b[10] ^= 1
 	filetest.WriteFile(t, f, b)
 	if rep := check(t, dir, func(o *verify.RegistryOptions) { o.NoReadData = true }); !rep.OK() {
-		t.Errorf("--no-read-data hashed the blob:\n%s", problemList(rep))
+		t.Errorf("--no-read-data hashed the blob:\n%s", verifytest.ProblemList(rep))
 	}
 	filetest.WriteFile(t, f, b[:len(b)-1])
 	rep := check(t, dir, func(o *verify.RegistryOptions) { o.NoReadData = true })
 	if !hasProblem(rep, want{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleVsix), hello}) {
-		t.Errorf("--no-read-data missed a truncated blob:\n%s", problemList(rep))
+		t.Errorf("--no-read-data missed a truncated blob:\n%s", verifytest.ProblemList(rep))
 	}
 }
 
@@ -379,7 +380,7 @@ func TestExtrasAreHints(t *testing.T) {
 	filetest.WriteFile(t, filepath.Join(dir, "notes.txt"), []byte("hi"))
 	rep := check(t, dir)
 	if !rep.OK() {
-		t.Fatalf("extras failed the registry:\n%s", problemList(rep))
+		t.Fatalf("extras failed the registry:\n%s", verifytest.ProblemList(rep))
 	}
 	for _, w := range []want{
 		{verify.RuleOrphanTag, helloIndex, ""},
@@ -388,7 +389,7 @@ func TestExtrasAreHints(t *testing.T) {
 		{verify.RuleExtraFile, "notes.txt", ""},
 	} {
 		if !hasWarning(rep, w) {
-			t.Errorf("no warning %s at %s; got:\n%s", w.rule, w.path, problemList(rep))
+			t.Errorf("no warning %s at %s; got:\n%s", w.rule, w.path, verifytest.ProblemList(rep))
 		}
 	}
 }

@@ -1,0 +1,18 @@
+// Package verifytest holds what tests of verify's reports share.
+package verifytest
+
+import (
+	"strings"
+
+	"github.com/airvsx/airvsx/verify"
+)
+
+// ProblemList lists a report's problems one a line, each with its
+// severity, rule, path, entry and message, for a failing test's message.
+func ProblemList(rep *verify.Report) string {
+	var b strings.Builder
+	for _, p := range rep.Problems {
+		b.WriteString("  " + string(p.Severity) + " " + string(p.Rule) + " " + p.Path + " [" + p.Entry + "] " + p.Message + "\n")
+	}
+	return b.String()
+}
