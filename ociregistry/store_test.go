@@ -1,11 +1,11 @@
 package ociregistry_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/ociregistry"
 )
 
@@ -16,15 +16,7 @@ func TestConformance(t *testing.T) {
 	r := startRegistry(t)
 	storetest.Run(t, func(t *testing.T) store.Store { return r.open(t, ociregistry.Options{}) }, storetest.Options{
 		Tamper: func(t *testing.T, s store.Store, repo, digest string) {
-			f := r.blobData(digest)
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[len(b)/2] ^= 1
-			if err := os.WriteFile(f, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			filetest.FlipByte(t, r.blobData(digest))
 		},
 	})
 }

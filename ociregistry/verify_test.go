@@ -16,6 +16,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/ociregistry"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
@@ -264,15 +265,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 		{"flipped byte in a vsix in the registry's storage", true, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {
 			e, repo := entry(t, hello)
 			l := layer(t, s, repo, e, store.RoleVsix)
-			f := reg.blobData(l.Digest)
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[len(b)/2] ^= 1
-			if err := os.WriteFile(f, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			filetest.FlipByte(t, reg.blobData(l.Digest))
 			return []want{{verify.RuleBlobDigest, hello}}
 		}},
 		{"tag deleted", false, func(t *testing.T, reg *testRegistry, s *ociregistry.Store, base, _ string) []want {

@@ -19,6 +19,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/site"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
@@ -436,15 +437,8 @@ func TestTamperedBlob(t *testing.T) {
 	}
 	const sum = "f3204155171531cde0f90f1ee83140f393cafc70cfb1c473f391aabfed4d8c8e" // other-pub.unsigned-tool-0.1.0.vsix
 	blob := filepath.Join(dir, "extensions", "other-pub", "unsigned-tool", "blobs", "sha256", sum)
-	b, err := os.ReadFile(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 1
 	os.Chmod(blob, 0o644)
-	if err := os.WriteFile(blob, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.FlipByte(t, blob)
 	for name, st := range stores(t, dir) {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "site")
