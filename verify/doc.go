@@ -105,7 +105,7 @@
 //   - manifest-missing, manifest-mismatch: the manifest blob exists with
 //     the size and sha256 the catalog pins (hashed while read);
 //   - manifest-invalid: store.ParseManifest accepts it (the OCI 1.1
-//     artifact of ARCHITECTURE.md, canonical bytes);
+//     artifact of docs/architecture.md, canonical bytes);
 //   - manifest-entry: its annotations (id, version, platform, pre-release,
 //     created = published, upstream sha256) match the entry;
 //   - blob-missing, blob-size, blob-digest, blob-unreadable: the empty

@@ -11,7 +11,7 @@ import (
 )
 
 // dialers may make network connections: the sync engine (the only client,
-// ARCHITECTURE.md) and the binary that wires it in. The fixture upstream
+// docs/architecture.md) and the binary that wires it in. The fixture upstream
 // and its command only listen, on loopback; the tests' demo registry
 // syncs from it there.
 var dialers = []string{

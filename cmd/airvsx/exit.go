@@ -12,7 +12,7 @@ import (
 	"github.com/airvsx/airvsx/transfer"
 )
 
-// The exit statuses of every airvsx command (ARCHITECTURE.md).
+// The exit statuses of every airvsx command (docs/architecture.md).
 const (
 	exitOK     = 0 // success
 	exitFailed = 1 // the check or operation failed: verification problems, policy refusals

@@ -1,11 +1,11 @@
 // Command airvsx mirrors VS Code extensions from Open VSX into a signed
-// registry, verifies registries and single packages offline, and renders
-// a registry's catalog as a static site. (Installing and running
-// extensions in a sandboxed extension host is not built yet; the help
-// must not offer it until it is.)
+// registry, verifies registries and single packages offline, renders a
+// registry's catalog as a static site, copies registries between places,
+// installs extensions from a registry and runs them in an extension host
+// inside a kernel sandbox.
 //
 // Every command is a thin adapter over a library package; see
-// ARCHITECTURE.md in the design notes.
+// docs/architecture.md.
 package main
 
 import (

@@ -60,8 +60,9 @@ extensions directory, verified ("install", "uninstall", "list"). "inspect"
 and "verify FILE.vsix" check a single untrusted .vsix; "copy" copies a
 registry from one place to another, verifying it on the way; "keygen" writes the
 key a registry is signed with. "run" starts installed extensions in a
-Node.js extension host and executes one of their commands (the kernel
-sandbox around the host is not built yet).
+Node.js extension host and executes one of their commands, inside a kernel
+sandbox that denies network, process spawn and files beyond the workspace
+unless an extension's grant allows them.
 
 Only "sync" opens network connections, and only to the upstream it is given,
 except that every command given a docker:// registry connects to that
