@@ -199,10 +199,7 @@ func (s *Store) WriteMetadata(ctx context.Context, name string, data []byte) err
 // long for a tag is tagged with its start and a hash, its whole name in an
 // annotation.
 func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("quarantine: %w", err)
-	}
-	if err := store.CheckQuarantine(name, slices.Collect(maps.Keys(files))); err != nil {
+	if err := store.CheckQuarantineArgs(ctx, name, files); err != nil {
 		return "", fmt.Errorf("quarantine: %w", err)
 	}
 	if err := s.writable(); err != nil {
@@ -220,15 +217,11 @@ func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[s
 		rec.Files = append(rec.Files, store.QuarantineFile{Name: f, Size: n, SHA256: d})
 		m.Layers = append(m.Layers, fileDesc{MediaType: fileMediaType, Digest: d, Size: n, Annotations: map[string]string{titleAnnotation: f}})
 	}
-	text := reason
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	js, err := json.MarshalIndent(rec, "", "  ")
+	text, record, err := rec.ReasonFiles()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("quarantine %s: %w", name, err)
 	}
-	for f, b := range map[string][]byte{store.ReasonFile: []byte(text), store.ReasonJSONFile: append(js, '\n')} {
+	for f, b := range map[string][]byte{store.ReasonFile: text, store.ReasonJSONFile: record} {
 		d := index.DigestBytes(b)
 		if err := s.putBlob(ctx, rpath, d, int64(len(b)), store.BytesContent(b)); err != nil {
 			return "", fmt.Errorf("quarantine %s: %s: %w", name, f, err)
