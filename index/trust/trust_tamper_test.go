@@ -92,7 +92,7 @@ func relink(t *testing.T, dir string, snapSigner, tsSigner signature.Signer) {
 
 func TestLoadTamper(t *testing.T) {
 	f := newFixture(t)
-	hex2 := strings.TrimPrefix(index.DigestBytes(f.cat2), "sha256:")
+	hex2 := index.SHA256Hex(f.cat2)
 	catPath := filepath.Join("targets", hex2+".catalog.json")
 	tests := []struct {
 		name    string
@@ -122,7 +122,7 @@ func TestLoadTamper(t *testing.T) {
 			tamper: func(t *testing.T, dir string) {
 				evil := trustCatalog(t, 99)
 				tf, _ := metadata.TargetFile().FromBytes(CatalogTarget, evil, "sha256")
-				filetest.WriteFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(index.DigestBytes(evil), "sha256:")+".catalog.json"), evil)
+				filetest.WriteFile(t, filepath.Join(dir, "targets", index.SHA256Hex(evil)+".catalog.json"), evil)
 				editMeta(t, dir, "2.targets.json", metadata.Targets(), func(s *metadata.TargetsType) { s.Targets[CatalogTarget] = tf })
 			},
 			wantErr: ErrMismatch, wantMsg: "metadata/2.targets.json",
@@ -132,7 +132,7 @@ func TestLoadTamper(t *testing.T) {
 			tamper: func(t *testing.T, dir string) {
 				evil := trustCatalog(t, 99)
 				tf, _ := metadata.TargetFile().FromBytes(CatalogTarget, evil, "sha256")
-				filetest.WriteFile(t, filepath.Join(dir, "targets", strings.TrimPrefix(index.DigestBytes(evil), "sha256:")+".catalog.json"), evil)
+				filetest.WriteFile(t, filepath.Join(dir, "targets", index.SHA256Hex(evil)+".catalog.json"), evil)
 				editMeta(t, dir, "2.targets.json", metadata.Targets(), func(s *metadata.TargetsType) { s.Targets[CatalogTarget] = tf })
 				relink(t, dir, nil, nil)
 			},
