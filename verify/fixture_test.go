@@ -178,6 +178,16 @@ func replaceLayer(t *testing.T, dir string, st *store.Dir, cat *index.Catalog, e
 	return e
 }
 
+// swapLayer gives entry the layer of role that entry from has, as a
+// signer would (manifest rebuilt, catalog re-signed).
+func swapLayer(t *testing.T, dir, entry, from string, role store.Role) {
+	t.Helper()
+	data := readBlob(t, dir, from, role)
+	resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+		replaceLayer(t, dir, st, cat, entry, role, data)
+	})
+}
+
 // readBlob reads an entry's layer from the store.
 func readBlob(t *testing.T, dir, entry string, role store.Role) []byte {
 	b, err := os.ReadFile(blobFile(t, dir, entry, role))

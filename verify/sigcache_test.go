@@ -220,9 +220,7 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		// The catalog now gives hello night-theme's signature: bad.
 		dir, state := fresh(t), t.TempDir()
 		signedRun(t, dir, state) // the cache now holds hello's true verdict
-		resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
-			replaceLayer(t, dir, st, cat, hello, store.RoleUpstreamSignature, readBlob(t, dir, nightTheme, store.RoleUpstreamSignature))
-		})
+		swapLayer(t, dir, hello, nightTheme, store.RoleUpstreamSignature)
 		lines := append(cachedLines(t, state),
 			sigLine(helloVsix, helloSig, pub),                         // the right vsix with the signature it had
 			sigLine(nightVsix, nightSig, pub),                         // the signature, for the vsix it signs
