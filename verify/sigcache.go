@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -238,7 +237,8 @@ func (c *sigCache) save() error {
 	if c.fresh == 0 {
 		return nil
 	}
-	keys := slices.Clone(c.now)
+	keys := make([]sigKey, 0, len(c.now)+len(c.order))
+	keys = append(keys, c.now...)
 	for _, k := range c.order {
 		if !c.used[k] {
 			keys = append(keys, k)
