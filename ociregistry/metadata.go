@@ -3,7 +3,6 @@ package ociregistry
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -257,8 +256,7 @@ func quarantineTag(loc string) string {
 	if store.ValidTag(loc) {
 		return loc
 	}
-	sum := sha256.Sum256([]byte(loc))
-	return fmt.Sprintf("%s-%x", loc[:min(len(loc), 100)], sum[:8])
+	return loc[:min(len(loc), 100)] + "-" + index.SHA256Hex([]byte(loc))[:16]
 }
 
 // uploadStream uploads content of unknown size and digest, streaming it,
