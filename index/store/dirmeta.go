@@ -33,8 +33,9 @@ type QuarantineRecord struct {
 }
 
 // ReasonFiles returns the content of REASON, the reason as text ending in
-// a newline, and of reason.json, the record as indented JSON: what every
-// store's Quarantine writes beside the files.
+// a newline, and of reason.json, the record as indented JSON: what the
+// directory store, gitstore and the registry store write beside the
+// quarantined files.
 func (r *QuarantineRecord) ReasonFiles() (text, record []byte, err error) {
 	reason := r.Reason
 	if !strings.HasSuffix(reason, "\n") {
