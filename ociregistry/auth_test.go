@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -119,16 +118,7 @@ func TestBearerTokenPerRepository(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 	}))
 	defer srv.Close()
-	u, _ := url.Parse(srv.URL)
-	p, err := store.ParsePlace("docker://" + u.Host + "/pre")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ociregistry.Open(t.Context(), p, ociregistry.Options{Insecure: true, ReadOnly: true, Keychain: authn.NewMultiKeychain(), Retries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openInsecure(t, srv.Listener.Addr().String(), "pre", ociregistry.Options{ReadOnly: true, Keychain: authn.NewMultiKeychain(), Retries: -1})
 	digest := index.DigestBytes([]byte("absent"))
 	for _, repo := range []string{"a/one", "b/two", "a/one"} {
 		if _, err := s.StatBlob(t.Context(), repo, digest); !errors.Is(err, fs.ErrNotExist) {
@@ -180,18 +170,8 @@ func TestAlsoDial(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer srv.Close()
-	u, _ := url.Parse(srv.URL)
-	p, err := store.ParsePlace("docker://" + u.Host + "/pre")
-	if err != nil {
-		t.Fatal(err)
-	}
 	open := func(also ...string) *ociregistry.Store {
-		s, err := ociregistry.Open(t.Context(), p, ociregistry.Options{Insecure: true, ReadOnly: true, AlsoDial: also, Keychain: authn.NewMultiKeychain(), Retries: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
+		return openInsecure(t, srv.Listener.Addr().String(), "pre", ociregistry.Options{ReadOnly: true, AlsoDial: also, Keychain: authn.NewMultiKeychain(), Retries: -1})
 	}
 	for _, also := range [][]string{nil, {"127.0.0.3"}, {"localhost:1"}} {
 		if _, err := open(also...).StatBlob(t.Context(), "a/b", digest); err == nil || !strings.Contains(err.Error(), "--also-dial") {
@@ -209,6 +189,10 @@ func TestAlsoDial(t *testing.T) {
 		if err != nil || string(got) != string(blob) {
 			t.Errorf("AlsoDial %s: read %q, %v; want %q", also, got, err, blob)
 		}
+	}
+	p, err := store.ParsePlace("docker://" + srv.Listener.Addr().String() + "/pre")
+	if err != nil {
+		t.Fatal(err)
 	}
 	if _, err := ociregistry.Open(t.Context(), p, ociregistry.Options{AlsoDial: []string{"https://x"}}); err == nil {
 		t.Error("AlsoDial with a URL: no error; want HOST or HOST:PORT")

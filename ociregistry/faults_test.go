@@ -73,13 +73,7 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	u, _ := url.Parse(srv.URL)
-	p, _ := store.ParsePlace("docker://" + u.Host + "/airvsx")
-	s, err := ociregistry.Open(t.Context(), p, ociregistry.Options{Insecure: true, Backoff: time.Hour, MaxRetryAfter: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openInsecure(t, srv.Listener.Addr().String(), "airvsx", ociregistry.Options{Backoff: time.Hour, MaxRetryAfter: 10 * time.Millisecond})
 	size, err := s.StatBlob(t.Context(), "golang/go", index.DigestBytes([]byte("hello")))
 	if err != nil || size != 5 {
 		t.Fatalf("StatBlob = %d, %v; want 5", size, err)
@@ -90,8 +84,7 @@ func TestRetryAfter(t *testing.T) {
 
 	// Retries run out: the last status is the error.
 	n.Store(-100)
-	s2, _ := ociregistry.Open(t.Context(), p, ociregistry.Options{Insecure: true, Retries: 2, Backoff: time.Millisecond, MaxRetryAfter: time.Millisecond})
-	defer s2.Close()
+	s2 := openInsecure(t, srv.Listener.Addr().String(), "airvsx", ociregistry.Options{Retries: 2, Backoff: time.Millisecond, MaxRetryAfter: time.Millisecond})
 	var flaky atomic.Int32
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v2/" {
@@ -141,13 +134,7 @@ func TestUploadRetriedAndMounted(t *testing.T) {
 		rp.ServeHTTP(w, req)
 	}))
 	defer front.Close()
-	fu, _ := url.Parse(front.URL)
-	p, _ := store.ParsePlace("docker://" + fu.Host + "/airvsx/retry")
-	s, err := ociregistry.Open(t.Context(), p, ociregistry.Options{Insecure: true, Backoff: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openInsecure(t, front.Listener.Addr().String(), "airvsx/retry", ociregistry.Options{Backoff: time.Millisecond})
 	b := []byte(strings.Repeat("0123456789", 100000))
 	d := index.DigestBytes(b)
 	c := &rewindCounter{Content: store.BytesContent(b)}

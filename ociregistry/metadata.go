@@ -3,7 +3,6 @@ package ociregistry
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,10 +198,7 @@ func (s *Store) WriteMetadata(ctx context.Context, name string, data []byte) err
 // long for a tag is tagged with its start and a hash, its whole name in an
 // annotation.
 func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("quarantine: %w", err)
-	}
-	if err := store.CheckQuarantine(name, slices.Collect(maps.Keys(files))); err != nil {
+	if err := store.CheckQuarantineArgs(ctx, name, files); err != nil {
 		return "", fmt.Errorf("quarantine: %w", err)
 	}
 	if err := s.writable(); err != nil {
@@ -220,15 +216,11 @@ func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[s
 		rec.Files = append(rec.Files, store.QuarantineFile{Name: f, Size: n, SHA256: d})
 		m.Layers = append(m.Layers, fileDesc{MediaType: fileMediaType, Digest: d, Size: n, Annotations: map[string]string{titleAnnotation: f}})
 	}
-	text := reason
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	js, err := json.MarshalIndent(rec, "", "  ")
+	text, record, err := rec.ReasonFiles()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("quarantine %s: %w", name, err)
 	}
-	for f, b := range map[string][]byte{store.ReasonFile: []byte(text), store.ReasonJSONFile: append(js, '\n')} {
+	for f, b := range map[string][]byte{store.ReasonFile: text, store.ReasonJSONFile: record} {
 		d := index.DigestBytes(b)
 		if err := s.putBlob(ctx, rpath, d, int64(len(b)), store.BytesContent(b)); err != nil {
 			return "", fmt.Errorf("quarantine %s: %s: %w", name, f, err)
@@ -264,8 +256,7 @@ func quarantineTag(loc string) string {
 	if store.ValidTag(loc) {
 		return loc
 	}
-	sum := sha256.Sum256([]byte(loc))
-	return fmt.Sprintf("%s-%x", loc[:min(len(loc), 100)], sum[:8])
+	return loc[:min(len(loc), 100)] + "-" + index.SHA256Hex([]byte(loc))[:16]
 }
 
 // uploadStream uploads content of unknown size and digest, streaming it,

@@ -40,14 +40,22 @@ var prefixes atomic.Int64
 // when t ends.
 func (r *testRegistry) open(t *testing.T, opts ociregistry.Options) *ociregistry.Store {
 	t.Helper()
-	p, err := store.ParsePlace(fmt.Sprintf("docker://%s/airvsx/t%d", r.host, prefixes.Add(1)))
+	if opts.Backoff == 0 {
+		opts.Backoff = 10 * time.Millisecond
+	}
+	return openInsecure(t, r.host, fmt.Sprintf("airvsx/t%d", prefixes.Add(1)), opts)
+}
+
+// openInsecure opens the store at prefix of the registry at host over
+// plain HTTP (Options.Insecure) with the rest of opts, closed when t
+// ends.
+func openInsecure(t *testing.T, host, prefix string, opts ociregistry.Options) *ociregistry.Store {
+	t.Helper()
+	p, err := store.ParsePlace("docker://" + host + "/" + prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Insecure = true
-	if opts.Backoff == 0 {
-		opts.Backoff = 10 * time.Millisecond
-	}
 	s, err := ociregistry.Open(t.Context(), p, opts)
 	if err != nil {
 		t.Fatal(err)

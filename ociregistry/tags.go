@@ -176,32 +176,54 @@ func (s *Store) describe(ctx context.Context, rpath, tag string) (store.Descript
 // error wrapping fs.ErrNotExist when the registry knows no such name.
 func (s *Store) listTags(ctx context.Context, rpath string) ([]string, error) {
 	var all []string
-	u := s.endpoint("/v2/"+rpath+"/tags/list", url.Values{"n": {"1000"}})
-	for u != nil {
-		resp, err := s.do(ctx, request{method: http.MethodGet, rpath: rpath, url: u, ok: []int{200, 404}})
+	req := request{method: http.MethodGet, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/tags/list", url.Values{"n": {"1000"}}), ok: []int{200, 404}}
+	err := getPages(ctx, s, req, 16<<20, func(page tagList) {
+		all = append(all, page.Tags...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// tagList is a page of the tags API (/v2/<name>/tags/list).
+type tagList struct {
+	Tags []string `json:"tags"`
+}
+
+// repoList is a page of the catalog API (/v2/_catalog).
+type repoList struct {
+	Repositories []string `json:"repositories"`
+}
+
+// getPages sends req, a GET of a paginated list, and GETs each next page
+// the answers link to, decoding at most limit bytes of each page's JSON
+// into a P for add. A 404 answer, where req.ok allows one, ends it with
+// fs.ErrNotExist.
+func getPages[P any](ctx context.Context, s *Store, req request, limit int64, add func(P)) error {
+	for req.url != nil {
+		resp, err := s.do(ctx, req)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if resp.StatusCode == 404 {
 			drain(resp)
-			return nil, fs.ErrNotExist
+			return fs.ErrNotExist
 		}
-		var page struct {
-			Tags []string `json:"tags"`
-		}
-		err = json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&page)
+		var page P
+		err = json.NewDecoder(io.LimitReader(resp.Body, limit)).Decode(&page)
 		next, lerr := s.nextPage(resp)
 		resp.Body.Close()
 		if err != nil {
-			return nil, fmt.Errorf("GET %s: %w", u.Redacted(), err)
+			return fmt.Errorf("GET %s: %w", req.url.Redacted(), err)
 		}
 		if lerr != nil {
-			return nil, lerr
+			return lerr
 		}
-		all = append(all, page.Tags...)
-		u = next
+		add(page)
+		req.url = next
 	}
-	return all, nil
+	return nil
 }
 
 // nextPage returns the URL of a paginated response's next page (the Link
@@ -249,32 +271,17 @@ func (s *Store) Repos(ctx context.Context) ([]string, error) {
 	}
 	var out []string
 	prefix := s.place.Prefix + "/"
-	q := url.Values{"n": {"1000"}}
-	u := s.endpoint("/v2/_catalog", q)
-	for u != nil {
-		resp, err := s.do(ctx, request{method: http.MethodGet, rpath: "", url: u, ok: []int{200}})
-		if err != nil {
-			return nil, fmt.Errorf("repositories: %w", err)
-		}
-		var page struct {
-			Repositories []string `json:"repositories"`
-		}
-		err = json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&page)
-		next, lerr := s.nextPage(resp)
-		resp.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("repositories: GET %s: %w", u.Redacted(), err)
-		}
-		if lerr != nil {
-			return nil, fmt.Errorf("repositories: %w", lerr)
-		}
+	req := request{method: http.MethodGet, rpath: "", url: s.endpoint("/v2/_catalog", url.Values{"n": {"1000"}}), ok: []int{200}}
+	err := getPages(ctx, s, req, 64<<20, func(page repoList) {
 		for _, r := range page.Repositories {
 			rest, ok := strings.CutPrefix(r, prefix)
 			if ok && store.CheckRepo(rest) == nil {
 				out = append(out, rest)
 			}
 		}
-		u = next
+	})
+	if err != nil {
+		return nil, fmt.Errorf("repositories: %w", err)
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,17 +98,11 @@ func TestRedirects(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	u, _ := url.Parse(srv.URL)
-	p, _ := store.ParsePlace("docker://" + u.Host + "/airvsx")
-	s, err := ociregistry.Open(t.Context(), p, ociregistry.Options{Insecure: true, Backoff: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openInsecure(t, srv.Listener.Addr().String(), "airvsx", ociregistry.Options{Backoff: time.Millisecond})
 	if got := readAll(t, s, "golang/go", d, int64(len(blob))); string(got) != string(blob) {
 		t.Errorf("read through a redirect = %q", got)
 	}
-	_, err = s.OpenBlob(t.Context(), "golang/tools", d, int64(len(blob)))
+	_, err := s.OpenBlob(t.Context(), "golang/tools", d, int64(len(blob)))
 	if err == nil || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "another host") {
 		t.Errorf("OpenBlob redirected to another host = %v; want a refusal", err)
 	}

@@ -162,7 +162,7 @@ func replaceLayer(t *testing.T, dir string, st *store.Dir, cat *index.Catalog, e
 	}
 	info := m.Info
 	if role == store.RoleVsix {
-		sum := strings.TrimPrefix(index.DigestBytes(data), "sha256:")
+		sum := index.SHA256Hex(data)
 		info.UpstreamSHA256 = sum
 		e.VsixSHA256, e.VsixSize = sum, int64(len(data))
 	}
@@ -176,6 +176,16 @@ func replaceLayer(t *testing.T, dir string, st *store.Dir, cat *index.Catalog, e
 	}
 	e.ManifestDigest, e.ManifestSize = nm.Digest, nm.Size
 	return e
+}
+
+// swapLayer gives entry the layer of role that entry from has, as a
+// signer would (manifest rebuilt, catalog re-signed).
+func swapLayer(t *testing.T, dir, entry, from string, role store.Role) {
+	t.Helper()
+	data := readBlob(t, dir, from, role)
+	resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+		replaceLayer(t, dir, st, cat, entry, role, data)
+	})
 }
 
 // readBlob reads an entry's layer from the store.
@@ -213,7 +223,7 @@ func editJSON(t *testing.T, file string, edit func(m map[string]any)) {
 // catalogFile returns the OS path of the current catalog target.
 func catalogFile(t *testing.T, dir string) string {
 	_, digest := demoreg.ReadCatalog(t, dir)
-	return filepath.Join(dir, "metadata", "targets", strings.TrimPrefix(digest, "sha256:")+".catalog.json")
+	return filepath.Join(dir, filepath.FromSlash(trust.CatalogPath(digest)))
 }
 
 func hasProblem(rep *verify.Report, w want) bool {

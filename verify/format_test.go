@@ -2,8 +2,6 @@ package verify_test
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
@@ -40,8 +39,7 @@ func tamperedReport(t *testing.T) *verify.Report {
 }
 
 func TestSARIFSchemaFile(t *testing.T) {
-	sum := sha256.Sum256(filetest.ReadFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json")))
-	if got := hex.EncodeToString(sum[:]); got != sarifSchemaSHA256 {
+	if got := index.SHA256Hex(filetest.ReadFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json"))); got != sarifSchemaSHA256 {
 		t.Fatalf("testdata/sarif-2.1.0-rtm.5.json has sha256 %s; want the vendored %s", got, sarifSchemaSHA256)
 	}
 }

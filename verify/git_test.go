@@ -14,7 +14,6 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/gittest"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
@@ -172,12 +171,7 @@ func TestGitTamper(t *testing.T) {
 			return []want{{verify.RuleHistoryRewound, "commit " + c, ""}}
 		}},
 		{"blob object changed in place", func(t *testing.T, path string) []want {
-			cat, _ := demoreg.ReadCatalog(t, base(t).Dir)
-			e := find(t, cat, hello)
-			vsix, err := os.ReadFile(filepath.Join(base(t).Dir, "extensions", "airvsx-demo", "hello-command", "blobs", "sha256", strings.TrimPrefix(e.VsixSHA256, "sha256:")))
-			if err != nil {
-				t.Fatal(err)
-			}
+			vsix := readBlob(t, base(t).Dir, hello, store.RoleVsix)
 			gittest.TamperLoose(t, path, plumbing.ComputeHash(plumbing.BlobObject, vsix))
 			return []want{{verify.RuleBlobDigest, "extensions/airvsx-demo/hello-command/", hello}}
 		}},

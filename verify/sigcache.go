@@ -237,26 +237,27 @@ func (c *sigCache) save() error {
 	if c.fresh == 0 {
 		return nil
 	}
-	var b bytes.Buffer
-	b.WriteString(sigCacheHeader + "\n")
-	n := 0
-	write := func(k sigKey) {
-		if n < maxSigCacheEntries {
-			b.WriteString(k.String() + "\n")
-			n++
-		}
-	}
-	for _, k := range c.now {
-		write(k)
-	}
+	keys := make([]sigKey, 0, len(c.now)+len(c.order))
+	keys = append(keys, c.now...)
 	for _, k := range c.order {
 		if !c.used[k] {
-			write(k)
+			keys = append(keys, k)
 		}
 	}
-	b.WriteString("sha256 " + index.SHA256Hex(b.Bytes()) + "\n")
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(c.path, b.Bytes(), 0o600)
+	return atomicfile.WriteFile(c.path, encodeSigCache(keys[:min(len(keys), maxSigCacheEntries)]), 0o600)
+}
+
+// encodeSigCache is the cache file holding keys: the header, a line a
+// key, and the "sha256 <hex>" line of every byte before it.
+func encodeSigCache(keys []sigKey) []byte {
+	var b bytes.Buffer
+	b.WriteString(sigCacheHeader + "\n")
+	for _, k := range keys {
+		b.WriteString(k.String() + "\n")
+	}
+	b.WriteString("sha256 " + index.SHA256Hex(b.Bytes()) + "\n")
+	return b.Bytes()
 }

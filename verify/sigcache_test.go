@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
@@ -40,18 +39,16 @@ func writeSigCache(t *testing.T, state string, lines []string) {
 	for _, l := range lines {
 		body += l + "\n"
 	}
-	sum := sha256.Sum256([]byte(body))
 	if err := os.MkdirAll(filepath.Dir(sigCachePath(state)), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	filetest.WriteFile(t, sigCachePath(state), []byte(body+"sha256 "+hex.EncodeToString(sum[:])+"\n"))
+	filetest.WriteFile(t, sigCachePath(state), []byte(body+"sha256 "+index.SHA256Hex([]byte(body))+"\n"))
 }
 
 // sigLine is a cache line claiming that sig by pub is valid over the vsix
 // with sha256 vsixHex.
 func sigLine(vsixHex string, sig, pub []byte) string {
-	s := sha256.Sum256(sig)
-	return vsixHex + " " + hex.EncodeToString(s[:]) + " " + hex.EncodeToString(pub)
+	return vsixHex + " " + index.SHA256Hex(sig) + " " + hex.EncodeToString(pub)
 }
 
 // upstreamOf returns an entry's vsix sha256 (hex), signature bytes and
@@ -223,9 +220,7 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		// The catalog now gives hello night-theme's signature: bad.
 		dir, state := fresh(t), t.TempDir()
 		signedRun(t, dir, state) // the cache now holds hello's true verdict
-		resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
-			replaceLayer(t, dir, st, cat, hello, store.RoleUpstreamSignature, readBlob(t, dir, nightTheme, store.RoleUpstreamSignature))
-		})
+		swapLayer(t, dir, hello, nightTheme, store.RoleUpstreamSignature)
 		lines := append(cachedLines(t, state),
 			sigLine(helloVsix, helloSig, pub),                         // the right vsix with the signature it had
 			sigLine(nightVsix, nightSig, pub),                         // the signature, for the vsix it signs

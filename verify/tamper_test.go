@@ -201,10 +201,7 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleUpstreamSignature), hello}}
 		}},
 		{"upstream sigzip replaced by one for another vsix (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			other := readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleUpstreamSignature)
-			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
-				replaceLayer(t, dir, st, cat, hello, store.RoleUpstreamSignature, other)
-			})
+			swapLayer(t, dir, hello, nightTheme, store.RoleUpstreamSignature)
 			return []want{{verify.RuleSignatureInvalid, relBlob(t, dir, hello, store.RoleVsix), hello}}
 		}},
 		{"signature layer dropped from a signed entry (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -231,10 +228,7 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleVsixUnsafe, relBlob(t, dir, unsigned, store.RoleVsix), unsigned}}
 		}},
 		{"vsix replaced by another extension's package (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			other := readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleVsix)
-			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
-				replaceLayer(t, dir, st, cat, unsigned, store.RoleVsix, other)
-			})
+			swapLayer(t, dir, unsigned, nightTheme, store.RoleVsix)
 			return []want{{verify.RuleVsixIdentity, relBlob(t, dir, unsigned, store.RoleVsix), unsigned}}
 		}},
 		{"catalog summary lies about capabilities (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {

@@ -31,7 +31,7 @@ func newDir(t *testing.T) *store.Dir {
 }
 
 func blobFile(d *store.Dir, repo, digest string) string {
-	return filepath.Join(d.Path(), "extensions", filepath.FromSlash(repo), "blobs", "sha256", strings.TrimPrefix(digest, "sha256:"))
+	return filepath.Join(d.Path(), filepath.FromSlash(store.BlobName(repo, digest)))
 }
 
 func TestDirConformance(t *testing.T) {

@@ -193,49 +193,23 @@ func (d *Dir) checkTagArgs(ctx context.Context, repo, tag string) error {
 // Entries that are not valid repository names are skipped (temp files
 // silently, anything else with a warning).
 func (d *Dir) Repos(ctx context.Context) ([]string, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("repos: %w", err)
-	}
-	fsys := d.root.FS()
-	namespaces, err := fs.ReadDir(fsys, extensionsDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []string{}, nil
-	}
+	return ReposFromDirs(ctx, d.log, d.listDir, func(repo string) bool {
+		fi, err := d.root.Lstat(repoDir(repo) + "/" + ocispec.ImageIndexFile)
+		return err == nil && fi.Mode().IsRegular()
+	})
+}
+
+// listDir lists dir for ReposFromDirs, leaving out temp files.
+func (d *Dir) listDir(dir string) ([]DirEntry, error) {
+	entries, err := fs.ReadDir(d.root.FS(), dir)
 	if err != nil {
-		return nil, fmt.Errorf("repos: %w", err)
+		return nil, err
 	}
-	repos := []string{}
-	for _, ns := range namespaces {
-		if strings.HasPrefix(ns.Name(), tempPrefix) {
-			continue
-		}
-		if !ns.IsDir() {
-			d.log.Warn("not a namespace directory; skipped", "path", extensionsDir+"/"+ns.Name())
-			continue
-		}
-		names, err := fs.ReadDir(fsys, extensionsDir+"/"+ns.Name())
-		if err != nil {
-			return nil, fmt.Errorf("repos: %w", err)
-		}
-		for _, n := range names {
-			repo := ns.Name() + "/" + n.Name()
-			if strings.HasPrefix(n.Name(), tempPrefix) {
-				continue
-			}
-			if err := CheckRepo(repo); err != nil || !n.IsDir() {
-				d.log.Warn("not a repository; skipped", "path", repoDir(repo))
-				continue
-			}
-			fi, err := d.root.Lstat(repoDir(repo) + "/" + ocispec.ImageIndexFile)
-			if err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			repos = append(repos, repo)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("repos: %w", err)
+	var out []DirEntry
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), tempPrefix) {
+			out = append(out, DirEntry{Name: e.Name(), IsDir: e.IsDir()})
 		}
 	}
-	slices.Sort(repos)
-	return repos, nil
+	return out, nil
 }

@@ -32,6 +32,22 @@ type QuarantineRecord struct {
 	Files  []QuarantineFile `json:"files"`  // sorted by name
 }
 
+// ReasonFiles returns the content of REASON, the reason as text ending in
+// a newline, and of reason.json, the record as indented JSON: what the
+// directory store, gitstore and the registry store write beside the
+// quarantined files.
+func (r *QuarantineRecord) ReasonFiles() (text, record []byte, err error) {
+	reason := r.Reason
+	if !strings.HasSuffix(reason, "\n") {
+		reason += "\n"
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, nil, fmt.Errorf("reason.json: %w", err)
+	}
+	return []byte(reason), append(b, '\n'), nil
+}
+
 // QuarantineFile describes one quarantined file.
 type QuarantineFile struct {
 	Name   string `json:"name"`
@@ -195,18 +211,14 @@ func (d *Dir) fillQuarantine(ctx context.Context, tmp string, rec *QuarantineRec
 		}
 		rec.Files = append(rec.Files, qf)
 	}
-	reason := rec.Reason
-	if !strings.HasSuffix(reason, "\n") {
-		reason += "\n"
-	}
-	if err := d.writeBytes(ctx, tmp, ReasonFile, []byte(reason)); err != nil {
-		return "", err
-	}
-	b, err := json.MarshalIndent(rec, "", "  ")
+	text, record, err := rec.ReasonFiles()
 	if err != nil {
 		return "", err
 	}
-	if err := d.writeBytes(ctx, tmp, ReasonJSONFile, append(b, '\n')); err != nil {
+	if err := d.writeBytes(ctx, tmp, ReasonFile, text); err != nil {
+		return "", err
+	}
+	if err := d.writeBytes(ctx, tmp, ReasonJSONFile, record); err != nil {
 		return "", err
 	}
 	d.mu.Lock()

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -236,8 +234,7 @@ func QuarantineName(s string) string {
 		name = "x" + name
 	}
 	if len(name) > maxQuarantineName {
-		sum := sha256.Sum256([]byte(s))
-		name = name[:maxQuarantineName-17] + "-" + hex.EncodeToString(sum[:8])
+		name = name[:maxQuarantineName-17] + "-" + index.SHA256Hex([]byte(s))[:16]
 	}
 	return name
 }

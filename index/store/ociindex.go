@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"slices"
 
@@ -80,6 +81,58 @@ func UntagIndex(ctx context.Context, repo, tag string, read IndexReader, write I
 		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
 	}
 	return nil
+}
+
+// DirEntry is a name in one of the directories of a store that keeps
+// its repositories as extensions/<namespace>/<name> (ReposFromDirs).
+type DirEntry struct {
+	Name  string
+	IsDir bool
+}
+
+// ReposFromDirs is Repos for a store that keeps each repository in a
+// directory extensions/<namespace>/<name> with an index.json: the
+// repositories that list (the entries of a directory, by slash path from
+// the store's root) finds and hasIndex says have one, sorted. A name that
+// is not a directory, or not a valid repository (CheckRepo), is skipped
+// with a warning on log; a missing extensions/ holds none.
+func ReposFromDirs(ctx context.Context, log *slog.Logger, list func(dir string) ([]DirEntry, error), hasIndex func(repo string) bool) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("repos: %w", err)
+	}
+	namespaces, err := list(extensionsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("repos: %w", err)
+	}
+	repos := []string{}
+	for _, ns := range namespaces {
+		if !ns.IsDir {
+			log.Warn("not a namespace directory; skipped", "path", extensionsDir+"/"+ns.Name)
+			continue
+		}
+		names, err := list(extensionsDir + "/" + ns.Name)
+		if err != nil {
+			return nil, fmt.Errorf("repos: %w", err)
+		}
+		for _, n := range names {
+			repo := ns.Name + "/" + n.Name
+			if err := CheckRepo(repo); err != nil || !n.IsDir {
+				log.Warn("not a repository; skipped", "path", repoDir(repo))
+				continue
+			}
+			if hasIndex(repo) {
+				repos = append(repos, repo)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("repos: %w", err)
+		}
+	}
+	slices.Sort(repos)
+	return repos, nil
 }
 
 // CheckTagTarget checks the manifest Tag is to point at: a valid manifest

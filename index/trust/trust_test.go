@@ -73,7 +73,7 @@ func TestPublishLoad(t *testing.T) {
 	res1 := mustPublish(t, fsys, cat1, key, t0)
 	exp := t0.Add(DefaultExpires).Truncate(time.Second)
 	rootExp := t0.Add(DefaultRootExpires).Truncate(time.Second)
-	hex1 := strings.TrimPrefix(index.DigestBytes(cat1), "sha256:")
+	hex1 := index.SHA256Hex(cat1)
 	want1 := &PublishResult{
 		State:         State{Root: 1, Timestamp: 1, Snapshot: 1, Targets: 1},
 		CatalogDigest: index.DigestBytes(cat1),
@@ -110,7 +110,7 @@ func TestPublishLoad(t *testing.T) {
 	later := t0.Add(time.Hour)
 	res2 := mustPublish(t, fsys, cat2, key, later)
 	exp2 := later.Add(DefaultExpires).Truncate(time.Second)
-	hex2 := strings.TrimPrefix(index.DigestBytes(cat2), "sha256:")
+	hex2 := index.SHA256Hex(cat2)
 	if diff := cmp.Diff([]string{"targets/" + hex2 + ".catalog.json", "2.targets.json", "2.snapshot.json", "timestamp.json"}, res2.Written); diff != "" {
 		t.Errorf("second Publish wrote (-want +got):\n%s", diff)
 	}

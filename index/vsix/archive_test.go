@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -457,7 +458,7 @@ func layered(t testing.TB) (data []byte, files map[string]string) {
 	files["extension/media/deep/er/icon.svg"] = "<svg/>"
 	files["extension/ünïcode.md"] = "ü"
 	data = zipOf(t, func(zw *zip.Writer) error {
-		for _, name := range slices.Sorted(mapKeys(files)) {
+		for _, name := range slices.Sorted(maps.Keys(files)) {
 			method := zip.Deflate
 			if strings.HasSuffix(name, ".svg") {
 				method = zip.Store
@@ -472,16 +473,6 @@ func layered(t testing.TB) (data []byte, files map[string]string) {
 	})
 	delete(files, "extension/dist/")
 	return data, files
-}
-
-func mapKeys[M ~map[K]V, K comparable, V any](m M) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func TestGood(t *testing.T) {
@@ -519,7 +510,7 @@ func TestGood(t *testing.T) {
 			t.Errorf("ReadFile(%q) = %.20q, %v; want %.20q", name, got, err, content)
 		}
 	}
-	if err := fstest.TestFS(a, slices.Collect(mapKeys(files))...); err != nil {
+	if err := fstest.TestFS(a, slices.Collect(maps.Keys(files))...); err != nil {
 		t.Errorf("fstest.TestFS: %v", err)
 	}
 	for _, name := range []string{"missing", "../x", "/extension", "extension/"} {

@@ -11,7 +11,9 @@ import (
 	"github.com/airvsx/airvsx/internal/atomicfile"
 )
 
-func entries(t *testing.T, dir string) []string {
+// wantOnly fails t unless dir holds name and nothing else: no temporary
+// file is left behind.
+func wantOnly(t *testing.T, dir, name string) {
 	t.Helper()
 	ds, err := os.ReadDir(dir)
 	if err != nil {
@@ -21,7 +23,9 @@ func entries(t *testing.T, dir string) []string {
 	for _, d := range ds {
 		names = append(names, d.Name())
 	}
-	return names
+	if len(names) != 1 || names[0] != name {
+		t.Errorf("directory holds %q; want only %s", names, name)
+	}
 }
 
 func TestWriteFile(t *testing.T) {
@@ -40,9 +44,7 @@ func TestWriteFile(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode = %v, %v; want 0600", fi.Mode(), err)
 	}
-	if got := entries(t, dir); len(got) != 1 {
-		t.Errorf("directory holds %q; want only state.json", got)
-	}
+	wantOnly(t, dir, "state.json")
 }
 
 func TestWriteFailureLeavesOld(t *testing.T) {
@@ -62,9 +64,7 @@ func TestWriteFailureLeavesOld(t *testing.T) {
 	if got, _ := os.ReadFile(p); string(got) != "old" {
 		t.Errorf("after a failed write the file holds %q; want old", got)
 	}
-	if got := entries(t, dir); len(got) != 1 {
-		t.Errorf("directory holds %q after a failed write; want no temp file", got)
-	}
+	wantOnly(t, dir, "f")
 }
 
 func TestWriteExclusive(t *testing.T) {
@@ -79,7 +79,5 @@ func TestWriteExclusive(t *testing.T) {
 	if got, _ := os.ReadFile(p); string(got) != "first" {
 		t.Errorf("file holds %q; want first", got)
 	}
-	if got := entries(t, dir); len(got) != 1 {
-		t.Errorf("directory holds %q; want only k.key", got)
-	}
+	wantOnly(t, dir, "k.key")
 }

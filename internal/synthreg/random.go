@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	mrand "math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
@@ -35,7 +34,7 @@ func RandomEntry(namespace string, size int64) EntryFunc {
 			return index.Entry{}, err
 		}
 		published := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-		sum := strings.TrimPrefix(index.DigestBytes(data), "sha256:")
+		sum := index.SHA256Hex(data)
 		m, err := a.Put(ctx, store.ArtifactInfo{ID: id, Version: "1.0.0", Platform: index.Universal, Created: published, UpstreamSHA256: sum})
 		if err != nil {
 			return index.Entry{}, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -23,10 +22,6 @@ const (
 
 func repoDir(repo string) string { return extensionsDir + "/" + repo }
 
-func blobPath(repo, digest string) string {
-	return repoDir(repo) + "/blobs/sha256/" + strings.TrimPrefix(digest, "sha256:")
-}
-
 // objectSize returns the size of the blob object h.
 func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
 	n, err := s.st.EncodedObjectSize(h)
@@ -41,7 +36,7 @@ func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error
 	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return 0, fmt.Errorf("stat blob: %w", err)
 	}
-	h, ok, err := s.lookup(blobPath(repo, digest))
+	h, ok, err := s.lookup(store.BlobName(repo, digest))
 	if err == nil && !ok {
 		err = notExist("no such blob")
 	}
@@ -84,7 +79,7 @@ func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c 
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
 	s.mu.Lock()
-	s.setPending(blobPath(repo, digest), h)
+	s.setPending(store.BlobName(repo, digest), h)
 	s.mu.Unlock()
 	return nil
 }
@@ -92,7 +87,7 @@ func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c 
 // OpenBlob opens a blob for verified reading, streamed from its object.
 func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
 	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
-		h, ok, err := s.lookup(blobPath(repo, digest))
+		h, ok, err := s.lookup(store.BlobName(repo, digest))
 		if err == nil && !ok {
 			err = notExist("no such blob")
 		}

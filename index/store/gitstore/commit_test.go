@@ -102,7 +102,7 @@ func writeChange(t *testing.T, s store.Store, text string, created time.Time) []
 		t.Fatal(err)
 	}
 	cat := `{"created":"` + created.Format(time.RFC3339) + `","x":"` + text + `"}`
-	if err := s.WriteMetadata(ctx, "targets/"+strings.TrimPrefix(index.DigestBytes([]byte(cat)), "sha256:")+".catalog.json", []byte(cat)); err != nil {
+	if err := s.WriteMetadata(ctx, "targets/"+index.SHA256Hex([]byte(cat))+".catalog.json", []byte(cat)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.WriteMetadata(ctx, "timestamp.json", []byte(text)); err != nil {

@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -117,14 +115,11 @@ func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[s
 		hashes[f] = h
 		rec.Files = append(rec.Files, qf)
 	}
-	if !strings.HasSuffix(reason, "\n") {
-		reason += "\n"
-	}
-	b, err := json.MarshalIndent(rec, "", "  ")
+	text, record, err := rec.ReasonFiles()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("quarantine %s: %w", name, err)
 	}
-	for f, data := range map[string][]byte{store.ReasonFile: []byte(reason), store.ReasonJSONFile: append(b, '\n')} {
+	for f, data := range map[string][]byte{store.ReasonFile: text, store.ReasonJSONFile: record} {
 		h, err := s.writeBytes(data)
 		if err != nil {
 			return "", fmt.Errorf("quarantine %s: %w", name, err)

@@ -3,7 +3,6 @@ package gitstore
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/airvsx/airvsx/index/store"
 )
@@ -69,38 +68,21 @@ func (s *Store) Untag(ctx context.Context, repo, tag string) error {
 // Repos lists the repositories under extensions/ that have an index.json.
 // Names that are not valid repositories are skipped with a warning.
 func (s *Store) Repos(ctx context.Context) ([]string, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("repos: %w", err)
-	}
-	namespaces, err := s.list(extensionsDir)
+	return store.ReposFromDirs(ctx, s.log, s.listDir, func(repo string) bool {
+		_, ok, err := s.lookup(repoDir(repo) + "/" + indexFile)
+		return err == nil && ok
+	})
+}
+
+// listDir is list for store.ReposFromDirs.
+func (s *Store) listDir(dir string) ([]store.DirEntry, error) {
+	entries, err := s.list(dir)
 	if err != nil {
-		return nil, fmt.Errorf("repos: %w", err)
+		return nil, err
 	}
-	repos := []string{}
-	for _, ns := range namespaces {
-		if !ns.isDir {
-			s.log.Warn("not a namespace directory; skipped", "path", extensionsDir+"/"+ns.name)
-			continue
-		}
-		names, err := s.list(extensionsDir + "/" + ns.name)
-		if err != nil {
-			return nil, fmt.Errorf("repos: %w", err)
-		}
-		for _, n := range names {
-			repo := ns.name + "/" + n.name
-			if err := store.CheckRepo(repo); err != nil || !n.isDir {
-				s.log.Warn("not a repository; skipped", "path", repoDir(repo))
-				continue
-			}
-			if _, ok, err := s.lookup(repoDir(repo) + "/" + indexFile); err != nil || !ok {
-				continue
-			}
-			repos = append(repos, repo)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("repos: %w", err)
-		}
+	out := make([]store.DirEntry, len(entries))
+	for i, e := range entries {
+		out[i] = store.DirEntry{Name: e.name, IsDir: e.isDir}
 	}
-	slices.Sort(repos)
-	return repos, nil
+	return out, nil
 }

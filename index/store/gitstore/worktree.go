@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,7 +30,7 @@ func (s *Store) updateWorkTree(ctx context.Context, changes map[string]plumbing.
 		return err
 	}
 	defer root.Close()
-	for _, p := range slices.Sorted(mapsKeys(changes)) {
+	for _, p := range slices.Sorted(maps.Keys(changes)) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -70,16 +71,6 @@ func (s *Store) updateWorkTree(ctx context.Context, changes map[string]plumbing.
 	slices.SortFunc(idx.Entries, func(a, b *index.Entry) int { return strings.Compare(a.Name, b.Name) })
 	idx.Cache = nil // the cached trees no longer match; git rebuilds them
 	return s.writeIndex2(idx)
-}
-
-func mapsKeys(m map[string]plumbing.Hash) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // checkoutFile writes blob h to the work tree at p.

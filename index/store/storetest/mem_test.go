@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,7 +59,7 @@ func TestMemFromDir(t *testing.T) {
 	}
 	d.Close()
 	blob := func(repo, digest string) string {
-		return filepath.Join(dir, "extensions", filepath.FromSlash(repo), "blobs", "sha256", strings.TrimPrefix(digest, "sha256:"))
+		return filepath.Join(dir, filepath.FromSlash(store.BlobName(repo, digest)))
 	}
 	if err := os.WriteFile(blob("a/good", flipped.Digest), []byte("flipped LATER"), 0o644); err != nil {
 		t.Fatal(err)
