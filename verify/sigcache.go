@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -237,8 +238,7 @@ func (c *sigCache) save() error {
 	if c.fresh == 0 {
 		return nil
 	}
-	keys := make([]sigKey, 0, len(c.now)+len(c.order))
-	keys = append(keys, c.now...)
+	keys := slices.Clone(c.now)
 	for _, k := range c.order {
 		if !c.used[k] {
 			keys = append(keys, k)
