@@ -6,8 +6,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/airvsx/airvsx/internal/hlrecord"
 )
 
 // noRedirect is a client that returns redirects instead of following them.
@@ -62,17 +63,14 @@ func files(t *testing.T, j map[string]any) map[string]string {
 // server reports for requests it has no fixture for.
 type fakeTB struct {
 	testing.TB // nil: methods not overridden panic
-	mu         sync.Mutex
-	errors     []string
+	errors     hlrecord.List[string]
 	cleanups   []func()
 }
 
 func (f *fakeTB) Helper() {}
 
 func (f *fakeTB) Errorf(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+	f.errors.Add(fmt.Sprintf(format, args...))
 }
 
 func (f *fakeTB) Fatalf(format string, args ...any) {
@@ -82,11 +80,7 @@ func (f *fakeTB) Fatalf(format string, args ...any) {
 
 func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
 
-func (f *fakeTB) Errors() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.errors...)
-}
+func (f *fakeTB) Errors() []string { return f.errors.All() }
 
 func (f *fakeTB) close() {
 	for i := len(f.cleanups) - 1; i >= 0; i-- {

@@ -92,13 +92,13 @@ func (s *Server) Fault(pathPattern string, f Fault, times int) {
 func (s *Server) PeakInFlight() int { return int(s.h.peak.Load()) }
 
 // Requests returns every request answered so far, in order.
-func (s *Server) Requests() []RequestLog { return s.h.st.requests() }
+func (s *Server) Requests() []RequestLog { return s.h.st.log.All() }
 
 // Count returns how many requests so far had a path starting with
 // pathPrefix; Count("/cdn/") counts file downloads (after redirects).
 func (s *Server) Count(pathPrefix string) int {
 	n := 0
-	for _, l := range s.h.st.requests() {
+	for _, l := range s.h.st.log.All() {
 		if strings.HasPrefix(l.Path, pathPrefix) {
 			n++
 		}
