@@ -40,10 +40,7 @@ func jsonValue(t *testing.T, r *Result, v any) {
 // policy lists, through the broker, and nothing else.
 func TestSpawnBroker(t *testing.T) {
 	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	ws := workspace(t, root)
 	js := `const cp = require('child_process');
 const util = require('util');
 const ops = {
@@ -268,10 +265,7 @@ func alive(pid int) bool {
 // extension's storage, else refused.
 func TestSpawnCwd(t *testing.T) {
 	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	ws := workspace(t, root, "sub")
 	e := ext(t, root, "a.pwd", command("a.pwd", `try { return (await require('util').promisify(require('child_process').execFile)('pwd', [], { cwd: a[0] })).stdout.trim(); } catch (err) { return 'refused: ' + err.message + ' ' + err.code; }`))
 	e.Capabilities, e.Programs = []string{"spawn"}, []string{"/bin/pwd"}
 	h := launch(t, root, Options{Workspace: []string{ws}}, e)
