@@ -86,16 +86,6 @@ func newTestClient(t *testing.T, base string, edit func(*ClientOptions)) (*Clien
 
 var helloID = index.MustParseID("airvsx-demo.hello-command")
 
-// fixtureVSIX reads a package from the fixture directory.
-func fixtureVSIX(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(openvsxtest.DefaultDir(), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestNewClientValidates(t *testing.T) {
 	tests := []struct {
 		name string
@@ -170,7 +160,7 @@ func TestRetries(t *testing.T) {
 				if err == nil {
 					f.Seek(0, io.SeekStart)
 					io.Copy(&buf, f)
-					if want := fixtureVSIX(t, vsixName); !bytes.Equal(buf.Bytes(), want) || n != int64(len(want)) {
+					if want := openvsxtest.ReadFixture(t, vsixName); !bytes.Equal(buf.Bytes(), want) || n != int64(len(want)) {
 						t.Errorf("downloaded %d bytes (%d in file); want the fixture's %d", n, buf.Len(), len(want))
 					}
 				}
@@ -332,7 +322,7 @@ func TestDownloadFollowsRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fixtureVSIX(t, "airvsx-demo.hello-command-1.0.0@linux-x64.vsix")
+	want := openvsxtest.ReadFixture(t, "airvsx-demo.hello-command-1.0.0@linux-x64.vsix")
 	if !bytes.Equal(buf.Bytes(), want) || n != int64(len(want)) {
 		t.Errorf("downloaded %d bytes; want the fixture's %d", n, len(want))
 	}
@@ -555,7 +545,7 @@ func TestMaxBytes(t *testing.T) {
 
 func TestDownloadRestart(t *testing.T) {
 	const name = "airvsx-demo.night-theme-2.1.0.vsix"
-	want := fixtureVSIX(t, name)
+	want := openvsxtest.ReadFixture(t, name)
 	s := openvsxtest.New(t, openvsxtest.Options{})
 	c, _ := newTestClient(t, s.URL, nil)
 	u := s.URL + "/api/airvsx-demo/night-theme/2.1.0/file/" + name
@@ -599,7 +589,7 @@ func TestDownloadStall(t *testing.T) {
 	if _, err := c.Download(t.Context(), s.URL+"/api/airvsx-demo/git-helper/0.3.0/file/"+name, 1<<20, &buf); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(buf.Bytes(), fixtureVSIX(t, name)) {
+	if !bytes.Equal(buf.Bytes(), openvsxtest.ReadFixture(t, name)) {
 		t.Error("download differs from the fixture")
 	}
 	var stalled bool

@@ -3,9 +3,12 @@ package openvsxtest
 import (
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // Options configures a fixture server. The zero value serves the
@@ -59,6 +62,14 @@ func New(tb testing.TB, opts Options) *Server {
 		tb.Fatalf("openvsxtest: %v", err)
 	}
 	return NewFromFixtures(tb, fx, opts)
+}
+
+// ReadFixture returns the bytes of the file name in DefaultDir (a package
+// the server serves, or its sidecar), failing the test if it cannot be
+// read.
+func ReadFixture(tb testing.TB, name string) []byte {
+	tb.Helper()
+	return filetest.ReadFile(tb, filepath.Join(DefaultDir(), name))
 }
 
 // NewFromFixtures is New with fixtures built in code; opts.Fixtures is

@@ -250,11 +250,7 @@ func TestDownloads(t *testing.T) {
 				t.Errorf("GET %s = %d Location %q; want 302 %q", fs["download"], resp.StatusCode, resp.Header.Get("Location"), wantLoc)
 			}
 			_, vsix := get(t, fs["download"])
-			disk, err := os.ReadFile(filepath.Join(DefaultDir(), f.File))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(vsix, disk) {
+			if !bytes.Equal(vsix, ReadFixture(t, f.File)) {
 				t.Errorf("download differs from %s", f.File)
 			}
 			_, sum := get(t, fs["sha256"])
