@@ -84,6 +84,15 @@ func newTestClient(t *testing.T, base string, edit func(*ClientOptions)) (*Clien
 	return c, clk
 }
 
+// newFixtureClient starts a fixture server with opts and returns it with
+// a test client of it (newTestClient, with the default options).
+func newFixtureClient(t *testing.T, opts openvsxtest.Options) (*openvsxtest.Server, *Client) {
+	t.Helper()
+	s := openvsxtest.New(t, opts)
+	c, _ := newTestClient(t, s.URL, nil)
+	return s, c
+}
+
 var helloID = index.MustParseID("airvsx-demo.hello-command")
 
 func TestNewClientValidates(t *testing.T) {
@@ -311,8 +320,7 @@ func TestRateLimitPausesOn429(t *testing.T) {
 }
 
 func TestDownloadFollowsRedirect(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
+	s, c := newFixtureClient(t, openvsxtest.Options{})
 	e, err := c.ExtensionVersion(t.Context(), helloID, index.LinuxX64, "1.0.0")
 	if err != nil {
 		t.Fatal(err)
@@ -458,8 +466,7 @@ func TestRedirectsRefused(t *testing.T) {
 }
 
 func TestETagCache(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
+	s, c := newFixtureClient(t, openvsxtest.Options{})
 	first, err := c.Extension(t.Context(), helloID)
 	if err != nil {
 		t.Fatal(err)
@@ -546,8 +553,7 @@ func TestMaxBytes(t *testing.T) {
 func TestDownloadRestart(t *testing.T) {
 	const name = "airvsx-demo.night-theme-2.1.0.vsix"
 	want := openvsxtest.ReadFixture(t, name)
-	s := openvsxtest.New(t, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
+	s, c := newFixtureClient(t, openvsxtest.Options{})
 	u := s.URL + "/api/airvsx-demo/night-theme/2.1.0/file/" + name
 
 	// A file is rewound for the retry.
