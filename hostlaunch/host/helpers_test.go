@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,7 +10,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/hlexttest"
 )
 
 // ext writes an extension folder holding extension.js with js as its
@@ -19,12 +18,7 @@ import (
 func ext(t testing.TB, root, id, js string, events ...string) Extension {
 	t.Helper()
 	dir := filepath.Join(root, "ext", id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	pkg, _ := json.Marshal(map[string]any{"name": id, "main": "./extension.js"})
-	filetest.WriteFile(t, filepath.Join(dir, "package.json"), pkg)
-	filetest.WriteFile(t, filepath.Join(dir, "extension.js"), []byte("'use strict';\nconst vscode = require('vscode');\n"+js))
+	hlexttest.Write(t, dir, id, "'use strict';\nconst vscode = require('vscode');\n"+js)
 	if len(events) == 0 {
 		events = []string{"onCommand:" + id + ".cmd"}
 	}
