@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/internal/hlrecord"
 )
 
@@ -57,6 +60,21 @@ func files(t *testing.T, j map[string]any) map[string]string {
 		out[k] = v.(string)
 	}
 	return out
+}
+
+// golden returns the content of testdata/<name>.golden, the expected
+// response, after replacing it with got when UPDATE_GOLDEN is set.
+func golden(t *testing.T, name string, got []byte) []byte {
+	t.Helper()
+	file := filepath.Join("testdata", name+".golden")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		filetest.WriteFile(t, file, got)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	return b
 }
 
 // fakeTB records Errorf and Fatalf instead of failing, to observe what the
