@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/internal/hlexttest"
 )
 
@@ -138,9 +139,7 @@ func TestMissingLayer(t *testing.T) {
 	// layer really was skipped, and that Landlock is what guards it.
 	root := t.TempDir()
 	secret := filepath.Join(root, "secret")
-	if err := os.WriteFile(secret, []byte("s3cret"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, secret, []byte("s3cret"))
 	e := testExt(t, root, "a.b", "try { return require('fs').readFileSync("+strconvQuote(secret)+", 'utf8'); } catch (e) { return e.code; }")
 	for _, tc := range []struct {
 		sb   *Sandbox
