@@ -84,17 +84,16 @@ func newTestClient(t *testing.T, base string, edit func(*ClientOptions)) (*Clien
 	return c, clk
 }
 
-var helloID = index.MustParseID("airvsx-demo.hello-command")
-
-// fixtureVSIX reads a package from the fixture directory.
-func fixtureVSIX(t *testing.T, name string) []byte {
+// newFixtureClient starts a fixture server with opts and returns it with
+// a test client of it (newTestClient, with the default options).
+func newFixtureClient(t *testing.T, opts openvsxtest.Options) (*openvsxtest.Server, *Client) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(openvsxtest.DefaultDir(), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	s := openvsxtest.New(t, opts)
+	c, _ := newTestClient(t, s.URL, nil)
+	return s, c
 }
+
+var helloID = index.MustParseID("airvsx-demo.hello-command")
 
 func TestNewClientValidates(t *testing.T) {
 	tests := []struct {
@@ -170,7 +169,7 @@ func TestRetries(t *testing.T) {
 				if err == nil {
 					f.Seek(0, io.SeekStart)
 					io.Copy(&buf, f)
-					if want := fixtureVSIX(t, vsixName); !bytes.Equal(buf.Bytes(), want) || n != int64(len(want)) {
+					if want := openvsxtest.ReadFixture(t, vsixName); !bytes.Equal(buf.Bytes(), want) || n != int64(len(want)) {
 						t.Errorf("downloaded %d bytes (%d in file); want the fixture's %d", n, buf.Len(), len(want))
 					}
 				}
@@ -321,8 +320,7 @@ func TestRateLimitPausesOn429(t *testing.T) {
 }
 
 func TestDownloadFollowsRedirect(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
+	s, c := newFixtureClient(t, openvsxtest.Options{})
 	e, err := c.ExtensionVersion(t.Context(), helloID, index.LinuxX64, "1.0.0")
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +330,7 @@ func TestDownloadFollowsRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fixtureVSIX(t, "airvsx-demo.hello-command-1.0.0@linux-x64.vsix")
+	want := openvsxtest.ReadFixture(t, "airvsx-demo.hello-command-1.0.0@linux-x64.vsix")
 	if !bytes.Equal(buf.Bytes(), want) || n != int64(len(want)) {
 		t.Errorf("downloaded %d bytes; want the fixture's %d", n, len(want))
 	}
@@ -468,8 +466,7 @@ func TestRedirectsRefused(t *testing.T) {
 }
 
 func TestETagCache(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
+	s, c := newFixtureClient(t, openvsxtest.Options{})
 	first, err := c.Extension(t.Context(), helloID)
 	if err != nil {
 		t.Fatal(err)
@@ -555,9 +552,8 @@ func TestMaxBytes(t *testing.T) {
 
 func TestDownloadRestart(t *testing.T) {
 	const name = "airvsx-demo.night-theme-2.1.0.vsix"
-	want := fixtureVSIX(t, name)
-	s := openvsxtest.New(t, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
+	want := openvsxtest.ReadFixture(t, name)
+	s, c := newFixtureClient(t, openvsxtest.Options{})
 	u := s.URL + "/api/airvsx-demo/night-theme/2.1.0/file/" + name
 
 	// A file is rewound for the retry.
@@ -599,7 +595,7 @@ func TestDownloadStall(t *testing.T) {
 	if _, err := c.Download(t.Context(), s.URL+"/api/airvsx-demo/git-helper/0.3.0/file/"+name, 1<<20, &buf); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(buf.Bytes(), fixtureVSIX(t, name)) {
+	if !bytes.Equal(buf.Bytes(), openvsxtest.ReadFixture(t, name)) {
 		t.Error("download differs from the fixture")
 	}
 	var stalled bool

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )
 
@@ -19,8 +18,8 @@ import (
 // bytes of the successful attempt.
 func TestDigestFileRestarts(t *testing.T) {
 	const name = "airvsx-demo.night-theme-2.1.0.vsix"
-	want := fixtureVSIX(t, name)
-	wantSum := sha256.Sum256(want)
+	want := openvsxtest.ReadFixture(t, name)
+	wantSum := index.SHA256Hex(want)
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +69,8 @@ func TestDigestFileRestarts(t *testing.T) {
 			if !bytes.Equal(got, want) || n != int64(len(want)) || df.size() != n {
 				t.Errorf("file %d bytes, Download %d, digestFile %d; want the fixture's %d", len(got), n, df.size(), len(want))
 			}
-			if df.sum() != hex.EncodeToString(wantSum[:]) {
-				t.Errorf("sum = %s; want %x", df.sum(), wantSum)
+			if df.sum() != wantSum {
+				t.Errorf("sum = %s; want %s", df.sum(), wantSum)
 			}
 			if df.signatureOK() != tt.wantOK {
 				t.Errorf("signatureOK = %v; want %v", df.signatureOK(), tt.wantOK)
@@ -100,7 +99,7 @@ func TestDigestFileRefusesResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	io.WriteString(df, "abc")
-	if sum := sha256.Sum256([]byte("abc")); df.sum() != hex.EncodeToString(sum[:]) || df.size() != 3 {
+	if df.sum() != index.SHA256Hex([]byte("abc")) || df.size() != 3 {
 		t.Errorf("after a restart: sum %s size %d; want those of %q", df.sum(), df.size(), "abc")
 	}
 	if got, _ := os.ReadFile(f.Name()); string(got) != "abc" {

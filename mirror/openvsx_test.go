@@ -21,8 +21,7 @@ import (
 )
 
 func TestExtensionVersion(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
+	s, c := newFixtureClient(t, openvsxtest.Options{})
 	signed := []string{"download", "manifest", "publicKey", "sha256", "signature"}
 	tests := []struct {
 		name     string
@@ -136,9 +135,8 @@ func TestExtensionVersion(t *testing.T) {
 }
 
 func TestExtensionLatest(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{Missing: []string{"nobody.nothing"}})
-	c, _ := newTestClient(t, s.URL, nil)
-	e, err := c.Extension(t.Context(), index.MustParseID("airvsx-demo.hello-command"))
+	_, c := newFixtureClient(t, openvsxtest.Options{Missing: []string{"nobody.nothing"}})
+	e, err := c.Extension(t.Context(), helloID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,9 +161,8 @@ func TestExtensionLatest(t *testing.T) {
 }
 
 func TestExtensionLegacyShape(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{Legacy: true})
-	c, _ := newTestClient(t, s.URL, nil)
-	e, err := c.ExtensionVersion(t.Context(), index.MustParseID("airvsx-demo.hello-command"), "", "1.0.0")
+	_, c := newFixtureClient(t, openvsxtest.Options{Legacy: true})
+	e, err := c.ExtensionVersion(t.Context(), helloID, "", "1.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,9 +197,8 @@ func TestExtensionVersionRejectsWrongAnswer(t *testing.T) {
 }
 
 func TestVersionReferences(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{Missing: []string{"nobody.nothing"}})
-	c, _ := newTestClient(t, s.URL, nil)
-	refs, err := c.VersionReferences(t.Context(), index.MustParseID("airvsx-demo.hello-command"))
+	s, c := newFixtureClient(t, openvsxtest.Options{Missing: []string{"nobody.nothing"}})
+	refs, err := c.VersionReferences(t.Context(), helloID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,8 +312,7 @@ func TestVersionReferencesRobust(t *testing.T) {
 }
 
 func TestSitemap(t *testing.T) {
-	s := openvsxtest.New(t, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
+	_, c := newFixtureClient(t, openvsxtest.Options{})
 	ids, err := c.Sitemap(t.Context())
 	if err != nil {
 		t.Fatal(err)

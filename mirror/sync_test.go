@@ -3,8 +3,6 @@ package mirror_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -262,13 +260,10 @@ func TestSyncRetriedWrongSHA256(t *testing.T) {
 		t.Fatalf("quarantined = %+v; want the package, for its sha256", rep.Quarantined)
 	}
 	const name = "airvsx-demo.night-theme-2.1.0.vsix"
-	want, err := os.ReadFile(filepath.Join(openvsxtest.DefaultDir(), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(want)
-	if !strings.Contains(rep.Quarantined[0].Reason, hex.EncodeToString(sum[:])) {
-		t.Errorf("reason %q; want it to give the package's real sha256 %x", rep.Quarantined[0].Reason, sum)
+	want := openvsxtest.ReadFixture(t, name)
+	sum := index.SHA256Hex(want)
+	if !strings.Contains(rep.Quarantined[0].Reason, sum) {
+		t.Errorf("reason %q; want it to give the package's real sha256 %s", rep.Quarantined[0].Reason, sum)
 	}
 	got, err := os.ReadFile(filepath.Join(e.dir, filepath.FromSlash(rep.Quarantined[0].Path), name))
 	if err != nil || !bytes.Equal(got, want) {
@@ -286,13 +281,10 @@ const vsixPattern = "/cdn/*/*/*/*.vsix"
 // dir are the fixture package name, byte for byte.
 func checkStoredVSIX(t *testing.T, dir string, en index.Entry, name string) {
 	t.Helper()
-	want, err := os.ReadFile(filepath.Join(openvsxtest.DefaultDir(), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(want)
-	if en.VsixSHA256 != hex.EncodeToString(sum[:]) || en.VsixSize != int64(len(want)) {
-		t.Errorf("entry sha256 %s size %d; want the fixture's %x and %d", en.VsixSHA256, en.VsixSize, sum, len(want))
+	want := openvsxtest.ReadFixture(t, name)
+	sum := index.SHA256Hex(want)
+	if en.VsixSHA256 != sum || en.VsixSize != int64(len(want)) {
+		t.Errorf("entry sha256 %s size %d; want the fixture's %s and %d", en.VsixSHA256, en.VsixSize, sum, len(want))
 	}
 	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
 	defer st.Close()

@@ -2,24 +2,20 @@ package host
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // TestActivationEvents: each activation event activates its extension at
 // the right moment, and only then.
 func TestActivationEvents(t *testing.T) {
 	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	if err := os.MkdirAll(filepath.Join(ws, "src", "deep"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(ws, "src", "deep", "main.go"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ws := workspace(t, root, "src", "deep")
+	filetest.WriteFile(t, filepath.Join(ws, "src", "deep", "main.go"), nil)
 	act := "exports.activate = () => {};\n"
 	exts := []Extension{
 		ext(t, root, "a.star", act, "*"),
@@ -86,8 +82,7 @@ func TestDependenciesFirst(t *testing.T) {
 // TestAPI exercises the vscode module surface extensions use most.
 func TestAPI(t *testing.T) {
 	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	os.MkdirAll(ws, 0o755)
+	ws := workspace(t, root)
 	js := `
 const checks = {
   config: () => [vscode.workspace.getConfiguration('demo').get('greeting'), vscode.workspace.getConfiguration().get('demo.n'), vscode.workspace.getConfiguration('demo').get('absent', 'dflt'), vscode.workspace.getConfiguration('nested').get('a.b')],

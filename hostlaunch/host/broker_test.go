@@ -13,25 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/hlrecord"
 )
-
-// audits collects Options.Audit's records.
-type audits struct {
-	mu  sync.Mutex
-	all []Audit
-}
-
-func (a *audits) add(x Audit) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.all = append(a.all, x)
-}
-
-func (a *audits) list() []Audit {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]Audit(nil), a.all...)
-}
 
 // auditEvents returns the KindAudit events of r.
 func auditEvents(r *Result) []Event {
@@ -56,10 +40,7 @@ func jsonValue(t *testing.T, r *Result, v any) {
 // policy lists, through the broker, and nothing else.
 func TestSpawnBroker(t *testing.T) {
 	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	ws := workspace(t, root)
 	js := `const cp = require('child_process');
 const util = require('util');
 const ops = {
@@ -96,8 +77,8 @@ const ops = {
 	e.Capabilities = []string{"spawn"}
 	e.Programs = []string{"/bin/echo", "/bin/sleep", "/bin/cat"}
 	no := ext(t, root, "a.nospawn", command("a.nospawn", "return require('child_process');"))
-	var got audits
-	h := launch(t, root, Options{Workspace: []string{ws}, Audit: got.add}, e, no)
+	var got hlrecord.List[Audit] // Options.Audit's records
+	h := launch(t, root, Options{Workspace: []string{ws}, Audit: got.Add}, e, no)
 
 	type out struct {
 		Stdout, Stderr string
@@ -219,7 +200,7 @@ const ops = {
 			t.Errorf("err %v; want a refusal naming spawn", err)
 		}
 	})
-	if n := len(got.list()); n < 8 {
+	if n := len(got.All()); n < 8 {
 		t.Errorf("Options.Audit got %d records; want one per spawn and refusal", n)
 	}
 }
@@ -284,10 +265,7 @@ func alive(pid int) bool {
 // extension's storage, else refused.
 func TestSpawnCwd(t *testing.T) {
 	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	ws := workspace(t, root, "sub")
 	e := ext(t, root, "a.pwd", command("a.pwd", `try { return (await require('util').promisify(require('child_process').execFile)('pwd', [], { cwd: a[0] })).stdout.trim(); } catch (err) { return 'refused: ' + err.message + ' ' + err.code; }`))
 	e.Capabilities, e.Programs = []string{"spawn"}, []string{"/bin/pwd"}
 	h := launch(t, root, Options{Workspace: []string{ws}}, e)
@@ -335,8 +313,8 @@ func TestFetchBroker(t *testing.T) {
 	http.Capabilities = []string{"network"}
 	no := ext(t, root, "a.nonet", command("a.nonet", "return await fetch('http://127.0.0.1:8080/');"))
 	f := &fakeFetcher{}
-	var got audits
-	h := launch(t, root, Options{Fetch: f, Audit: got.add}, e, http, no)
+	var got hlrecord.List[Audit] // Options.Audit's records
+	h := launch(t, root, Options{Fetch: f, Audit: got.Add}, e, http, no)
 	type out struct {
 		Status                 int
 		StatusText, Body, Echo string
@@ -435,7 +413,7 @@ func TestFetchBroker(t *testing.T) {
 			t.Errorf("err %v; want a refusal naming network", err)
 		}
 	})
-	if n := len(got.list()); n < 8 {
+	if n := len(got.All()); n < 8 {
 		t.Errorf("Options.Audit got %d records; want one per fetch and refusal", n)
 	}
 }
@@ -514,8 +492,8 @@ func TestSpawnKilledAtClose(t *testing.T) {
 func TestForgedAuditDropped(t *testing.T) {
 	root := t.TempDir()
 	e := ext(t, root, "a.forger", command("a.forger", `process.send({ jsonrpc: '2.0', method: 'event', params: { kind: 'audit', extension: 'a.forger', level: 'allowed', text: 'forged', audit: { kind: 'spawn', allowed: true } } }); await new Promise((r) => setTimeout(r, 200)); return 1;`))
-	var got audits
-	h := launch(t, root, Options{Audit: got.add}, e)
+	var got hlrecord.List[Audit] // Options.Audit's records
+	h := launch(t, root, Options{Audit: got.Add}, e)
 	run(t, h, "a.forger.cmd")
 	time.Sleep(200 * time.Millisecond)
 	for {
@@ -529,7 +507,7 @@ func TestForgedAuditDropped(t *testing.T) {
 		}
 		break
 	}
-	if n := len(got.list()); n != 0 {
+	if n := len(got.All()); n != 0 {
 		t.Errorf("Options.Audit got %d records", n)
 	}
 }

@@ -75,13 +75,11 @@ func DirectSpawn(_ context.Context, s SpawnSpec) (*exec.Cmd, error) {
 // once the sandbox is in place.
 type CommandFunc func(ctx context.Context, s Spec) (*exec.Cmd, error)
 
-// Direct is the CommandFunc without a sandbox: node itself. Its process
-// is not bound to ctx: the launcher ends it (Host.Close, the heartbeat).
-func Direct(_ context.Context, s Spec) (*exec.Cmd, error) {
-	cmd := exec.Command(s.Node, s.Args...)
-	cmd.Env = s.Env
-	cmd.Dir = s.Dir
-	return cmd, nil
+// Direct is the CommandFunc without a sandbox: node itself, started as
+// DirectSpawn starts a program. Its process is not bound to ctx: the
+// launcher ends it (Host.Close, the heartbeat).
+func Direct(ctx context.Context, s Spec) (*exec.Cmd, error) {
+	return DirectSpawn(ctx, SpawnSpec{Program: s.Node, Args: s.Args, Env: s.Env, Dir: s.Dir})
 }
 
 // ownGroup makes cmd start in a process group of its own, which the

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // TestDenied: what an extension without capabilities may not do fails
@@ -17,9 +19,7 @@ func TestDenied(t *testing.T) {
 	granted := ext(t, root, "a.spawner", command("a.spawner", "return (await require('util').promisify(require('child_process').execFile)('echo', ['42'])).stdout.trim();"))
 	granted.Capabilities, granted.Programs = []string{"spawn"}, []string{"/bin/echo"}
 	own := filepath.Join(e.Path, "data.txt")
-	if err := os.WriteFile(own, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, own, []byte("mine"))
 	if err := os.Symlink("/etc/passwd", filepath.Join(e.Path, "passwd-link")); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/internal/hlexttest"
 )
 
 // ext writes an extension folder holding extension.js with js as its
@@ -18,20 +18,22 @@ import (
 func ext(t testing.TB, root, id, js string, events ...string) Extension {
 	t.Helper()
 	dir := filepath.Join(root, "ext", id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	pkg, _ := json.Marshal(map[string]any{"name": id, "main": "./extension.js"})
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), pkg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "extension.js"), []byte("'use strict';\nconst vscode = require('vscode');\n"+js), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hlexttest.Write(t, dir, id, "'use strict';\nconst vscode = require('vscode');\n"+js)
 	if len(events) == 0 {
 		events = []string{"onCommand:" + id + ".cmd"}
 	}
 	return Extension{ID: id, Path: dir, Main: "./extension.js", ActivationEvents: events}
+}
+
+// workspace makes the workspace folder root/ws, and the folder sub below
+// it when sub is given, and returns the workspace's path.
+func workspace(t testing.TB, root string, sub ...string) string {
+	t.Helper()
+	ws := filepath.Join(root, "ws")
+	if err := os.MkdirAll(filepath.Join(append([]string{ws}, sub...)...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }
 
 // command is extension.js registering <id>.cmd with body as its handler's

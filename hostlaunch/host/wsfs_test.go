@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // TestWorkspaceFS: workspace.fs reaches the workspace folders through the
@@ -13,14 +15,9 @@ import (
 // of the workspace; each refusal names the capability it would need.
 func TestWorkspaceFS(t *testing.T) {
 	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	ws := workspace(t, root, "sub")
 	outside := filepath.Join(root, "secret.txt")
-	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, outside, []byte("secret"))
 	if err := os.Symlink(outside, filepath.Join(ws, "link.txt")); err != nil {
 		t.Fatal(err)
 	}

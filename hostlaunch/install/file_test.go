@@ -111,14 +111,8 @@ func TestManifestChecks(t *testing.T) {
 // installation: refused, quarantined byte for byte, nothing changed.
 func TestHostileRefused(t *testing.T) {
 	opts := options(t)
-	good := writePkg(t, "ok", "x", "1.0.0", nil, nil)
-	if _, err := install.FromFile(t.Context(), good, opts); err != nil {
-		t.Fatal(err)
-	}
-	before, err := os.ReadFile(filepath.Join(opts.Dir, install.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	installOK(t, opts)
+	before := installedJSON(t, opts.Dir)
 	for _, c := range vsixtest.Hostile()[:8] { // the name attacks: traversal, absolute, backslashes, ...
 		t.Run(c.Name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "evil.vsix")
@@ -137,8 +131,7 @@ func TestHostileRefused(t *testing.T) {
 			}
 		})
 	}
-	after, _ := os.ReadFile(filepath.Join(opts.Dir, install.IndexFile))
-	if !bytes.Equal(before, after) {
+	if after := installedJSON(t, opts.Dir); !bytes.Equal(before, after) {
 		t.Errorf("installed.json changed by refused installs")
 	}
 	l := loaded(t, opts.Dir)
@@ -176,9 +169,7 @@ func TestTreeTamper(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := options(t)
-			if _, err := install.FromFile(t.Context(), writePkg(t, "ok", "x", "1.0.0", nil, nil), opts); err != nil {
-				t.Fatal(err)
-			}
+			installOK(t, opts)
 			if l := loaded(t, opts.Dir); !l.Extensions[0].Enabled || len(l.Warnings) != 0 {
 				t.Fatalf("fresh install: %+v", l)
 			}
@@ -191,9 +182,7 @@ func TestTreeTamper(t *testing.T) {
 				t.Errorf("after tampering: enabled %v, reason %q, warnings %q; want disabled naming %q", r.Enabled, r.Reason, l.Warnings, tt.want)
 			}
 			// Installing again repairs it.
-			if _, err := install.FromFile(t.Context(), writePkg(t, "ok", "x", "1.0.0", nil, nil), opts); err != nil {
-				t.Fatal(err)
-			}
+			installOK(t, opts)
 			if l := loaded(t, opts.Dir); !l.Extensions[0].Enabled {
 				t.Errorf("reinstall: still disabled: %s", l.Extensions[0].Reason)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
@@ -192,6 +193,22 @@ func writePkg(t *testing.T, ns, name, version string, extra map[string]any, file
 		t.Fatal(err)
 	}
 	return p
+}
+
+// installOK installs the plain package ok.x@1.0.0 (writePkg without
+// changes) into opts.Dir, failing the test on an error.
+func installOK(t *testing.T, opts install.Options) {
+	t.Helper()
+	if _, err := install.FromFile(t.Context(), writePkg(t, "ok", "x", "1.0.0", nil, nil), opts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// installedJSON returns the installed.json of the extensions directory
+// dir.
+func installedJSON(t testing.TB, dir string) []byte {
+	t.Helper()
+	return filetest.ReadFile(t, filepath.Join(dir, install.IndexFile))
 }
 
 // mustPkg builds the bytes of a valid package ok.x@1.0.0.

@@ -2,7 +2,6 @@ package install_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,23 +9,12 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
-
-// installedJSON installs the sample and returns its installed.json.
-func installedJSON(t testing.TB, dir string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, install.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func TestDecodeStrict(t *testing.T) {
 	opts := options(t)
-	if _, err := install.FromFile(t.Context(), writePkg(t, "ok", "x", "1.0.0", nil, nil), opts); err != nil {
-		t.Fatal(err)
-	}
+	installOK(t, opts)
 	good := installedJSON(t, opts.Dir)
 	if _, err := install.Decode(bytes.NewReader(good)); err != nil {
 		t.Fatalf("Decode(installed.json) = %v", err)
@@ -55,9 +43,7 @@ func TestDecodeStrict(t *testing.T) {
 			if _, err := install.Decode(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Decode = %v; want an error saying %q", err, tt.want)
 			}
-			if err := os.WriteFile(filepath.Join(opts.Dir, install.IndexFile), []byte(bad), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			filetest.WriteFile(t, filepath.Join(opts.Dir, install.IndexFile), []byte(bad))
 			if _, err := install.Load(t.Context(), opts.Dir); err == nil || !strings.Contains(err.Error(), "installed.json is damaged") {
 				t.Errorf("Load of a damaged file = %v; want an error naming installed.json", err)
 			}
@@ -114,9 +100,7 @@ func TestDecodeStrict(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	opts := install.Options{Dir: filepath.Join(f.TempDir(), "ext"), Platform: "linux-x64"}
 	file := filepath.Join(f.TempDir(), "ok.vsix")
-	if err := os.WriteFile(file, mustPkg(f), 0o644); err != nil {
-		f.Fatal(err)
-	}
+	filetest.WriteFile(f, file, mustPkg(f))
 	if _, err := install.FromFile(f.Context(), file, opts); err != nil {
 		f.Fatal(err)
 	}

@@ -14,9 +14,7 @@ import (
 // Load, and Load still checks the tree.
 func TestHostState(t *testing.T) {
 	opts := options(t)
-	if _, err := install.FromFile(t.Context(), writePkg(t, "ok", "x", "1.0.0", nil, nil), opts); err != nil {
-		t.Fatal(err)
-	}
+	installOK(t, opts)
 	id := index.ID{Namespace: "ok", Name: "x"}
 	when := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	if err := install.MarkActivated(t.Context(), opts.Dir, []index.ID{id, {Namespace: "gone", Name: "y"}}, when); err != nil {

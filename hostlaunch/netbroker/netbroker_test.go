@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/netbroker"
 	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/internal/hlexttest"
 )
 
 // server is a loopback test server counting its requests.
@@ -136,21 +136,12 @@ func TestHostEndToEnd(t *testing.T) {
 	})
 	root := t.TempDir()
 	dir := filepath.Join(root, "ext")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	js := `const vscode = require('vscode');
+	hlexttest.Write(t, dir, "fetcher", `const vscode = require('vscode');
 exports.activate = (ctx) => { ctx.subscriptions.push(vscode.commands.registerCommand('t.fetch', async (u) => {
   try { const r = await fetch(u); return { status: r.status, body: await r.text(), served: r.headers.get('x-served') }; }
   catch (err) { return { error: err.message, code: err.code }; }
 })); };
-`
-	if err := os.WriteFile(filepath.Join(dir, "extension.js"), []byte(js), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name": "fetcher", "main": "./extension.js"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	var audits atomic.Int64
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()

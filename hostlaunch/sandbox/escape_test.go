@@ -27,6 +27,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // The escape suite: testdata/extensions/escape-suite, a hostile extension
@@ -414,9 +415,7 @@ func (r *rig) run(t *testing.T, c escapeCase, mode string, opts host.Options) ou
 	}
 	outside := filepath.Join(outsideDir, "secret.txt")
 	secret := "outside secret " + randomHex(t)
-	if err := os.WriteFile(outside, []byte(secret), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, outside, []byte(secret))
 	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
+	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/hlexttest"
 )
 
 // newSandbox is a Sandbox for tests; a machine without a layer fails the
@@ -29,17 +31,7 @@ func newSandbox(t testing.TB) *Sandbox {
 func testExt(t testing.TB, root, id, body string) host.Extension {
 	t.Helper()
 	dir := filepath.Join(root, "ext", id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src := "const vscode = require('vscode');\nexports.activate = () => { vscode.commands.registerCommand('" + id + ".cmd', async (...a) => {\n" + body + "\n}); };\n"
-	if err := os.WriteFile(filepath.Join(dir, "extension.js"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pkg, _ := json.Marshal(map[string]any{"name": id, "main": "./extension.js"})
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), pkg, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hlexttest.Write(t, dir, id, "const vscode = require('vscode');\nexports.activate = () => { vscode.commands.registerCommand('"+id+".cmd', async (...a) => {\n"+body+"\n}); };\n")
 	return host.Extension{ID: id, Path: dir, Main: "extension.js", ActivationEvents: []string{"onCommand:" + id + ".cmd"}}
 }
 
@@ -147,9 +139,7 @@ func TestMissingLayer(t *testing.T) {
 	// layer really was skipped, and that Landlock is what guards it.
 	root := t.TempDir()
 	secret := filepath.Join(root, "secret")
-	if err := os.WriteFile(secret, []byte("s3cret"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, secret, []byte("s3cret"))
 	e := testExt(t, root, "a.b", "try { return require('fs').readFileSync("+strconvQuote(secret)+", 'utf8'); } catch (e) { return e.code; }")
 	for _, tc := range []struct {
 		sb   *Sandbox

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // TestSpawnSandboxed: a program the broker starts runs under its own
@@ -16,9 +17,7 @@ func TestSpawnSandboxed(t *testing.T) {
 	sb := newSandbox(t)
 	ws := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "outside")
-	if err := os.WriteFile(outside, []byte("secret"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, outside, []byte("secret"))
 	for _, tc := range []struct {
 		name     string
 		prog     string

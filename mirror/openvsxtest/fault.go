@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/airvsx/airvsx/internal/hlrecord"
 )
 
 // Fault is a misbehaviour the server can inject on chosen paths.
@@ -126,7 +128,7 @@ func (r *faultRule) applies(k kind) bool {
 type state struct {
 	mu     sync.Mutex
 	faults []*faultRule
-	log    []RequestLog
+	log    hlrecord.List[RequestLog]
 }
 
 func (s *state) addFault(pattern string, f Fault, times int) {
@@ -153,16 +155,4 @@ func (s *state) take(p string, k kind) Fault {
 		return r.fault
 	}
 	return 0
-}
-
-func (s *state) record(l RequestLog) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log = append(s.log, l)
-}
-
-func (s *state) requests() []RequestLog {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]RequestLog(nil), s.log...)
 }

@@ -91,13 +91,10 @@ func TestLoadFixtures(t *testing.T) {
 // file is reported, all problems at once.
 func TestLoadFixturesErrors(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join(DefaultDir(), "airvsx-demo.night-theme-2.1.0.vsix"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := ReadFixture(t, "airvsx-demo.night-theme-2.1.0.vsix")
 	os.WriteFile(filepath.Join(dir, "wrong-name.vsix"), src, 0o644)
 	os.WriteFile(filepath.Join(dir, SidecarName), []byte(`{"files":{"gone.vsix":{"timestamp":"2024-01-01T00:00Z"}}}`), 0o644)
-	_, err = LoadFixtures(dir)
+	_, err := LoadFixtures(dir)
 	if err == nil {
 		t.Fatal("no error")
 	}

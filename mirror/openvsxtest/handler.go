@@ -74,7 +74,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for p := h.peak.Load(); n > p && !h.peak.CompareAndSwap(p, n); p = h.peak.Load() {
 	}
 	if !sleep(r, h.opts.Latency) {
-		h.st.record(entry)
+		h.st.log.Add(entry)
 		return
 	}
 	rep, ok := h.route(r)
@@ -84,7 +84,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rep = errorReply(http.StatusNotFound, fmt.Sprintf("openvsxtest: no fixture for %s %s", r.Method, r.URL.Path))
 		entry.Status = h.prepare(w, r, &rep)
-		h.st.record(entry)
+		h.st.log.Add(entry)
 		h.send(w, r, rep)
 		return
 	}
@@ -96,7 +96,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			d = defaultSlowDelay
 		}
 		if !sleep(r, d) {
-			h.st.record(entry)
+			h.st.log.Add(entry)
 			return
 		}
 	case TooManyRequests:
@@ -111,12 +111,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rep = reply{status: http.StatusServiceUnavailable, body: []byte("503 Service Unavailable\n"),
 			header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}}
 	case Reset:
-		h.st.record(entry) // Status 0: no response
+		h.st.log.Add(entry) // Status 0: no response
 		resetConn(w)
 		return
 	case Truncated:
 		entry.Status = rep.status
-		h.st.record(entry)
+		h.st.log.Add(entry)
 		truncate(w, r, rep)
 		return
 	case WrongSHA256:
@@ -125,7 +125,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rep.body = rep.v.badSigzip
 	}
 	entry.Status = h.prepare(w, r, &rep)
-	h.st.record(entry)
+	h.st.log.Add(entry)
 	h.send(w, r, rep)
 }
 

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/hlrecord"
 )
 
 // noRedirect is a client that returns redirects instead of following them.
@@ -58,21 +62,33 @@ func files(t *testing.T, j map[string]any) map[string]string {
 	return out
 }
 
+// golden returns the content of testdata/<name>.golden, the expected
+// response, after replacing it with got when UPDATE_GOLDEN is set.
+func golden(t *testing.T, name string, got []byte) []byte {
+	t.Helper()
+	file := filepath.Join("testdata", name+".golden")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		filetest.WriteFile(t, file, got)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	return b
+}
+
 // fakeTB records Errorf and Fatalf instead of failing, to observe what the
 // server reports for requests it has no fixture for.
 type fakeTB struct {
 	testing.TB // nil: methods not overridden panic
-	mu         sync.Mutex
-	errors     []string
+	errors     hlrecord.List[string]
 	cleanups   []func()
 }
 
 func (f *fakeTB) Helper() {}
 
 func (f *fakeTB) Errorf(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+	f.errors.Add(fmt.Sprintf(format, args...))
 }
 
 func (f *fakeTB) Fatalf(format string, args ...any) {
@@ -82,11 +98,7 @@ func (f *fakeTB) Fatalf(format string, args ...any) {
 
 func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
 
-func (f *fakeTB) Errors() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.errors...)
-}
+func (f *fakeTB) Errors() []string { return f.errors.All() }
 
 func (f *fakeTB) close() {
 	for i := len(f.cleanups) - 1; i >= 0; i-- {

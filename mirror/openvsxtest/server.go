@@ -3,9 +3,12 @@ package openvsxtest
 import (
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // Options configures a fixture server. The zero value serves the
@@ -61,6 +64,14 @@ func New(tb testing.TB, opts Options) *Server {
 	return NewFromFixtures(tb, fx, opts)
 }
 
+// ReadFixture returns the bytes of the file name in DefaultDir (a package
+// the server serves, or its sidecar), failing the test if it cannot be
+// read.
+func ReadFixture(tb testing.TB, name string) []byte {
+	tb.Helper()
+	return filetest.ReadFile(tb, filepath.Join(DefaultDir(), name))
+}
+
 // NewFromFixtures is New with fixtures built in code; opts.Fixtures is
 // ignored.
 func NewFromFixtures(tb testing.TB, fx Fixtures, opts Options) *Server {
@@ -92,13 +103,13 @@ func (s *Server) Fault(pathPattern string, f Fault, times int) {
 func (s *Server) PeakInFlight() int { return int(s.h.peak.Load()) }
 
 // Requests returns every request answered so far, in order.
-func (s *Server) Requests() []RequestLog { return s.h.st.requests() }
+func (s *Server) Requests() []RequestLog { return s.h.st.log.All() }
 
 // Count returns how many requests so far had a path starting with
 // pathPrefix; Count("/cdn/") counts file downloads (after redirects).
 func (s *Server) Count(pathPrefix string) int {
 	n := 0
-	for _, l := range s.h.st.requests() {
+	for _, l := range s.h.st.log.All() {
 		if strings.HasPrefix(l.Path, pathPrefix) {
 			n++
 		}

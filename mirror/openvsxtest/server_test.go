@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,19 +40,9 @@ func TestGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := relative(getJSON(t, s.URL+tt.path), s.URL)
-			file := filepath.Join("testdata", tt.name+".golden")
-			if os.Getenv("UPDATE_GOLDEN") != "" {
-				b, _ := json.MarshalIndent(got, "", "  ")
-				if err := os.WriteFile(file, append(b, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-			}
+			b, _ := json.MarshalIndent(got, "", "  ")
 			var want any
-			if err := json.Unmarshal(b, &want); err != nil {
+			if err := json.Unmarshal(golden(t, tt.name, append(b, '\n')), &want); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -250,11 +238,7 @@ func TestDownloads(t *testing.T) {
 				t.Errorf("GET %s = %d Location %q; want 302 %q", fs["download"], resp.StatusCode, resp.Header.Get("Location"), wantLoc)
 			}
 			_, vsix := get(t, fs["download"])
-			disk, err := os.ReadFile(filepath.Join(DefaultDir(), f.File))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(vsix, disk) {
+			if !bytes.Equal(vsix, ReadFixture(t, f.File)) {
 				t.Errorf("download differs from %s", f.File)
 			}
 			_, sum := get(t, fs["sha256"])
@@ -339,15 +323,7 @@ func TestSitemap(t *testing.T) {
 		t.Fatalf("status %d", status)
 	}
 	got := strings.ReplaceAll(string(b), s.URL, "{base}")
-	file := filepath.Join("testdata", "sitemap.golden")
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		os.WriteFile(file, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
+	if diff := cmp.Diff(string(golden(t, "sitemap", []byte(got))), got); diff != "" {
 		t.Errorf("sitemap (-want +got):\n%s", diff)
 	}
 }
