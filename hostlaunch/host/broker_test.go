@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/hlrecord"
+	"github.com/airvsx/airvsx/internal/collect"
 )
 
 // auditEvents returns the KindAudit events of r.
@@ -77,7 +77,7 @@ const ops = {
 	e.Capabilities = []string{"spawn"}
 	e.Programs = []string{"/bin/echo", "/bin/sleep", "/bin/cat"}
 	no := ext(t, root, "a.nospawn", command("a.nospawn", "return require('child_process');"))
-	var got hlrecord.List[Audit] // Options.Audit's records
+	var got collect.List[Audit] // Options.Audit's records
 	h := launch(t, root, Options{Workspace: []string{ws}, Audit: got.Add}, e, no)
 
 	type out struct {
@@ -313,7 +313,7 @@ func TestFetchBroker(t *testing.T) {
 	http.Capabilities = []string{"network"}
 	no := ext(t, root, "a.nonet", command("a.nonet", "return await fetch('http://127.0.0.1:8080/');"))
 	f := &fakeFetcher{}
-	var got hlrecord.List[Audit] // Options.Audit's records
+	var got collect.List[Audit] // Options.Audit's records
 	h := launch(t, root, Options{Fetch: f, Audit: got.Add}, e, http, no)
 	type out struct {
 		Status                 int
@@ -492,7 +492,7 @@ func TestSpawnKilledAtClose(t *testing.T) {
 func TestForgedAuditDropped(t *testing.T) {
 	root := t.TempDir()
 	e := ext(t, root, "a.forger", command("a.forger", `process.send({ jsonrpc: '2.0', method: 'event', params: { kind: 'audit', extension: 'a.forger', level: 'allowed', text: 'forged', audit: { kind: 'spawn', allowed: true } } }); await new Promise((r) => setTimeout(r, 200)); return 1;`))
-	var got hlrecord.List[Audit] // Options.Audit's records
+	var got collect.List[Audit] // Options.Audit's records
 	h := launch(t, root, Options{Audit: got.Add}, e)
 	run(t, h, "a.forger.cmd")
 	time.Sleep(200 * time.Millisecond)

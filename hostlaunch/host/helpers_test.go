@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/hlexttest"
+	"github.com/airvsx/airvsx/internal/exttest"
 )
 
 // ext writes an extension folder holding extension.js with js as its
@@ -18,7 +18,7 @@ import (
 func ext(t testing.TB, root, id, js string, events ...string) Extension {
 	t.Helper()
 	dir := filepath.Join(root, "ext", id)
-	hlexttest.Write(t, dir, id, "'use strict';\nconst vscode = require('vscode');\n"+js)
+	exttest.Write(t, dir, id, "'use strict';\nconst vscode = require('vscode');\n"+js)
 	if len(events) == 0 {
 		events = []string{"onCommand:" + id + ".cmd"}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/netbroker"
 	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/hlexttest"
+	"github.com/airvsx/airvsx/internal/exttest"
 )
 
 // server is a loopback test server counting its requests.
@@ -136,7 +136,7 @@ func TestHostEndToEnd(t *testing.T) {
 	})
 	root := t.TempDir()
 	dir := filepath.Join(root, "ext")
-	hlexttest.Write(t, dir, "fetcher", `const vscode = require('vscode');
+	exttest.Write(t, dir, "fetcher", `const vscode = require('vscode');
 exports.activate = (ctx) => { ctx.subscriptions.push(vscode.commands.registerCommand('t.fetch', async (u) => {
   try { const r = await fetch(u); return { status: r.status, body: await r.text(), served: r.headers.get('x-served') }; }
   catch (err) { return { error: err.message, code: err.code }; }

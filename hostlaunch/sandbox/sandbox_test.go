@@ -12,7 +12,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/internal/hlexttest"
+	"github.com/airvsx/airvsx/internal/exttest"
 )
 
 // newSandbox is a Sandbox for tests; a machine without a layer fails the
@@ -31,7 +31,7 @@ func newSandbox(t testing.TB) *Sandbox {
 func testExt(t testing.TB, root, id, body string) host.Extension {
 	t.Helper()
 	dir := filepath.Join(root, "ext", id)
-	hlexttest.Write(t, dir, id, "const vscode = require('vscode');\nexports.activate = () => { vscode.commands.registerCommand('"+id+".cmd', async (...a) => {\n"+body+"\n}); };\n")
+	exttest.Write(t, dir, id, "const vscode = require('vscode');\nexports.activate = () => { vscode.commands.registerCommand('"+id+".cmd', async (...a) => {\n"+body+"\n}); };\n")
 	return host.Extension{ID: id, Path: dir, Main: "extension.js", ActivationEvents: []string{"onCommand:" + id + ".cmd"}}
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/airvsx/airvsx/internal/hlrecord"
+	"github.com/airvsx/airvsx/internal/collect"
 )
 
 // Fault is a misbehaviour the server can inject on chosen paths.
@@ -128,7 +128,7 @@ func (r *faultRule) applies(k kind) bool {
 type state struct {
 	mu     sync.Mutex
 	faults []*faultRule
-	log    hlrecord.List[RequestLog]
+	log    collect.List[RequestLog]
 }
 
 func (s *state) addFault(pattern string, f Fault, times int) {

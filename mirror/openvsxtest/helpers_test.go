@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/internal/hlrecord"
+	"github.com/airvsx/airvsx/internal/collect"
 )
 
 // noRedirect is a client that returns redirects instead of following them.
@@ -81,7 +81,7 @@ func golden(t *testing.T, name string, got []byte) []byte {
 // server reports for requests it has no fixture for.
 type fakeTB struct {
 	testing.TB // nil: methods not overridden panic
-	errors     hlrecord.List[string]
+	errors     collect.List[string]
 	cleanups   []func()
 }
 

@@ -1,7 +1,7 @@
-// Package hlrecord holds List, the record of what a callback or a handler
+// Package collect holds List, the record of what a callback or a handler
 // saw: an append-only list safe for concurrent use, whose readers get a
 // copy. Tests and fakes use it where they collect from other goroutines.
-package hlrecord
+package collect
 
 import "sync"
 

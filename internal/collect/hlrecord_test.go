@@ -1,4 +1,4 @@
-package hlrecord
+package collect
 
 import (
 	"slices"

@@ -1,7 +1,7 @@
-// Package hlexttest writes extension folders for the tests of the host
+// Package exttest writes extension folders for the tests of the host
 // launcher (hostlaunch/...): package.json and extension.js, as an
 // installed extension has them.
-package hlexttest
+package exttest
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package hlexttest
+package exttest
 
 import (
 	"encoding/json"
