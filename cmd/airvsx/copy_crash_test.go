@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -248,13 +246,7 @@ func testCopyKilled(t *testing.T, kind string) {
 			return dest.metadata(dst) > metaBase
 		}
 		cmd := airvsxCmd(ctx, t, args(src, dst)...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
+		_, done := startCmd(t, cmd)
 	wait:
 		for {
 			select {
@@ -266,12 +258,7 @@ func testCopyKilled(t *testing.T, kind string) {
 			if !reached() {
 				continue
 			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			err := <-done
-			var ee *exec.ExitError
-			if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
+			if killCmd(t, cmd, done) {
 				killed++
 			}
 			break
@@ -299,8 +286,5 @@ func testCopyKilled(t *testing.T, kind string) {
 		}
 		dest.remove(dst)
 	}
-	if killed < points/2 {
-		t.Errorf("only %d of %d copies were killed mid-run; the points do not cover the run", killed, points)
-	}
-	t.Logf("%d of %d copies killed mid-run", killed, points)
+	checkKilled(t, "copies", killed, points)
 }
