@@ -14,19 +14,21 @@
 # "time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/lib.sh
 
 ENTRIES=${ENTRIES:-400}
 SIZE=${SIZE:-5242880}
 RUNS=${RUNS:-3}
-need bench-copy "apt-get install -y time" /usr/bin/time
+command -v /usr/bin/time >/dev/null || { echo "bench-copy: /usr/bin/time is missing (apt-get install -y time)" >&2; exit 2; }
 
-workdir copy
+work=$(mktemp -d "${TMPDIR:-/tmp}/airvsx-bench-copy.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 go build -o "$work/airvsx" ./cmd/airvsx
 go run ./verify/internal/benchreg/gen -out "$work/reg" -key "$work/bench" -entries "$ENTRIES" -size "$SIZE"
 reg=$work/reg
 out=$work/out
 
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 fresh() { rm -rf "$out"; sync; }
 
 bytes=$(du -sb "$reg" | cut -f1)

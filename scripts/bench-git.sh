@@ -13,14 +13,16 @@
 # Needs go, git and GNU time (/usr/bin/time; Debian package "time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/lib.sh
 
 ENTRIES=${ENTRIES:-100}
 SIZE=${SIZE:-5242880}
 RUNS=${RUNS:-2}
-need bench-git "apt-get install -y git time" git /usr/bin/time
+for tool in git /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench-git: $tool is missing (apt-get install -y git time)" >&2; exit 2; }
+done
 
-workdir git
+work=$(mktemp -d "${TMPDIR:-/tmp}/airvsx-bench-git.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 go build -o "$work/gitbench" ./index/store/gitstore/internal/gitbench
 export GIT_CONFIG_NOSYSTEM=1 HOME="$work/home"
 mkdir -p "$HOME"

@@ -19,7 +19,6 @@
 # registry (go install github.com/distribution/distribution/v3/cmd/registry@v3.1.2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/lib.sh
 
 ENTRIES=${ENTRIES:-200}
 SIZE=${SIZE:-5242880}
@@ -27,9 +26,11 @@ RUNS=${RUNS:-2}
 REENTRIES=${REENTRIES:-400}
 RESIZE=${RESIZE:-65536}
 export PATH="$PATH:$(go env GOPATH)/bin"
-need bench-oci "see the comment at the top" curl oras registry
+for tool in curl oras registry; do
+	command -v "$tool" >/dev/null || { echo "bench-oci: $tool is missing (see the comment at the top)" >&2; exit 2; }
+done
 
-workdir oci
+work=$(mktemp -d "${TMPDIR:-/tmp}/airvsx-bench-oci.XXXXXX")
 regpid=""
 cleanup() {
 	if [ -n "$regpid" ]; then kill "$regpid" 2>/dev/null || true; wait "$regpid" 2>/dev/null || true; fi
@@ -75,6 +76,8 @@ for _ in $(seq 100); do
 done
 curl -fs "http://$host/v2/" >/dev/null || { echo "bench-oci: the registry did not start:" >&2; cat "$work/registry.log" >&2; exit 1; }
 
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 conc=$(nproc) # airvsx copy's workers: one per CPU (transfer.Options.Workers)
 
 go run ./verify/internal/benchreg/gen -out "$work/reg" -key "$work/bench" -entries "$ENTRIES" -size "$SIZE" >/dev/null

@@ -25,8 +25,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="${BENCH:-^BenchmarkSync(200|100|LargeFiles)$}"
 
-. "$root/scripts/lib.sh"
-workdir sync
+work="$(mktemp -d "${TMPDIR:-/tmp}/airvsx-bench-sync.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
 
 avail_kb="$(df -Pk "$work" | awk 'NR==2 {print $4}')"
 if [ "$avail_kb" -lt $((1500 * 1024)) ]; then

@@ -16,16 +16,18 @@
 # Needs go, openssl and GNU time (/usr/bin/time; Debian package "time").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/lib.sh
 
 ENTRIES=${ENTRIES:-400}
 SIZE=${SIZE:-5242880}
 RUNS=${RUNS:-3}
 SIGNED=${SIGNED:-0}
 REPEAT=${REPEAT:-0}
-need bench-verify "apt-get install -y openssl time" openssl /usr/bin/time
+for tool in openssl /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench-verify: $tool is missing (apt-get install -y openssl time)" >&2; exit 2; }
+done
 
-workdir verify
+work=$(mktemp -d "${TMPDIR:-/tmp}/airvsx-bench-verify.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 go build -o "$work/airvsx" ./cmd/airvsx
 signed=()
 [ "$SIGNED" = 1 ] && signed=(-signed)
@@ -42,6 +44,8 @@ verify_airvsx() {
 	/usr/bin/time -f '%e %M %U %S' -o "$work/time" "$work/airvsx" verify --registry "$reg" --key "$work/bench.pub" \
 		"${state[@]}" --format json >"$work/report.json"
 }
+now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 
 bytes=$(find "$reg/extensions" -type f -path '*/blobs/*' -printf '%s\n' | awk '{s+=$1} END {print s}')
 mode="first run"
