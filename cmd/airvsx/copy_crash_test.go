@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -246,7 +248,13 @@ func testCopyKilled(t *testing.T, kind string) {
 			return dest.metadata(dst) > metaBase
 		}
 		cmd := airvsxCmd(ctx, t, args(src, dst)...)
-		_, done := startCmd(t, cmd)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
 	wait:
 		for {
 			select {
@@ -258,7 +266,12 @@ func testCopyKilled(t *testing.T, kind string) {
 			if !reached() {
 				continue
 			}
-			if killCmd(t, cmd, done) {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			err := <-done
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
 				killed++
 			}
 			break
@@ -286,5 +299,8 @@ func testCopyKilled(t *testing.T, kind string) {
 		}
 		dest.remove(dst)
 	}
-	checkKilled(t, "copies", killed, points)
+	if killed < points/2 {
+		t.Errorf("only %d of %d copies were killed mid-run; the points do not cover the run", killed, points)
+	}
+	t.Logf("%d of %d copies killed mid-run", killed, points)
 }

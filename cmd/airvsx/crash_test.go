@@ -54,31 +54,6 @@ func startCmd(t *testing.T, cmd *exec.Cmd) (out *bytes.Buffer, done <-chan error
 	return out, ch
 }
 
-// killCmd kills a command startCmd started (SIGKILL), waits for it, and
-// reports whether the signal ended it (rather than the command finishing
-// before it arrived: then its Wait may have returned already, and the
-// signal finds no process).
-func killCmd(t *testing.T, cmd *exec.Cmd, done <-chan error) bool {
-	t.Helper()
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		t.Fatal(err)
-	}
-	err := <-done
-	var ee *exec.ExitError
-	return errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled()
-}
-
-// checkKilled checks that at least half of a kill test's points (runs of
-// what, "syncs" or "copies") were killed mid-run, so that the points cover
-// the run, and logs how many were.
-func checkKilled(t *testing.T, what string, killed, points int) {
-	t.Helper()
-	if killed < points/2 {
-		t.Errorf("only %d of %d %s were killed mid-run; the points do not cover the run", killed, points, what)
-	}
-	t.Logf("%d of %d %s killed mid-run", killed, points, what)
-}
-
 // TestSyncKilled kills a sync (SIGKILL to a child process) at points
 // spread over its run, 20 into a directory and 12 into a git repository.
 // Each time the registry's previous catalog still verifies, signature and
@@ -173,7 +148,12 @@ func testSyncKilled(t *testing.T, kind string) {
 		case err := <-done:
 			t.Logf("point %d (%v): the sync finished before the kill (%v)", i, at, err)
 		case <-time.After(at):
-			if killCmd(t, cmd, done) {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			err := <-done
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
 				killed++
 			}
 		}
@@ -198,7 +178,10 @@ func testSyncKilled(t *testing.T, kind string) {
 			t.Errorf("point %d: after the re-run the catalog has %d entries; want 7", i, len(after.Entries))
 		}
 	}
-	checkKilled(t, "syncs", killed, points)
+	if killed < points/2 {
+		t.Errorf("only %d of %d syncs were killed mid-run; the points do not cover the run", killed, points)
+	}
+	t.Logf("%d of %d syncs killed mid-run", killed, points)
 	checkTempSwept(t, tmp, func() { run(syncArgs(full, timed)...) })
 }
 
