@@ -266,7 +266,7 @@ func testCopyKilled(t *testing.T, kind string) {
 			if !reached() {
 				continue
 			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 				t.Fatal(err)
 			}
 			err := <-done
