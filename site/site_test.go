@@ -60,10 +60,7 @@ func TestRenderDemo(t *testing.T) {
 		"airvsx-demo.hello-command-1.0.0.vsix", "airvsx-demo.hello-command-1.0.0@linux-x64.vsix",
 		"airvsx-demo.night-theme-2.1.0.vsix", "other-pub.unsigned-tool-0.1.0.vsix",
 	} {
-		want, err := os.ReadFile(filepath.Join("..", "testdata", "vsix", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := filetest.ReadFile(t, filepath.Join("..", "testdata", "vsix", name))
 		got, err := os.ReadFile(filepath.Join(out, "dl", name))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("dl/%s: not the fixture's bytes (err %v)", name, err)
@@ -296,9 +293,7 @@ func TestReplace(t *testing.T) {
 	out := filepath.Join(parent, "site")
 	render(t, f.Dir1, out, site.Options{Anchor: trust.Anchor{Key: f.Signer}, Now: demoNow})
 	stale := filepath.Join(out, "ext", "stale.html")
-	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, stale, []byte("old"))
 	render(t, f.Dir1, out, site.Options{Anchor: trust.Anchor{Key: f.Signer}, Title: "Second", Now: demoNow})
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a file of the previous site survived the re-render: %v", err)

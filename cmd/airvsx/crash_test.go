@@ -100,9 +100,7 @@ func testSyncKilled(t *testing.T, kind string) {
 	run("keygen", "--out", key)
 	small := filepath.Join(work, "small.yaml")
 	full := filepath.Join("..", "..", "policies", "examples", "demo.yaml")
-	if err := os.WriteFile(small, []byte("version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, small, []byte("version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"))
 	place := func(reg string) string {
 		if kind == "git" {
 			return "git:" + reg
