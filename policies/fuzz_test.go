@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // FuzzParse: Parse never panics, and a policy it accepts survives
@@ -17,11 +17,7 @@ import (
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("examples/*.yaml")
 	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		f.Add(filetest.ReadFile(f, name))
 	}
 	for _, s := range []string{
 		minimal,

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // policyCmp compares the decision-relevant content of policies.
@@ -465,9 +466,7 @@ func TestParseTooLarge(t *testing.T) {
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(good, []byte(minimal), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, good, []byte(minimal))
 	p, err := Load(good)
 	if err != nil {
 		t.Fatalf("Load(%s) = %v", good, err)
@@ -481,17 +480,13 @@ func TestLoad(t *testing.T) {
 	}
 
 	big := filepath.Join(dir, "big.yaml")
-	if err := os.WriteFile(big, []byte(minimal+strings.Repeat("#", MaxFileBytes)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, big, []byte(minimal+strings.Repeat("#", MaxFileBytes)))
 	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("Load(big) = %v; want too large", err)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
-	if err := os.WriteFile(bad, []byte(minimal+"latst: 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, bad, []byte(minimal+"latst: 1\n"))
 	if _, err := Load(bad); err == nil || err.Error() != bad+`:4:1: unknown field "latst"` {
 		t.Errorf("Load(bad) = %v", err)
 	}

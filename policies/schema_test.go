@@ -4,7 +4,6 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 //go:embed schema.json
@@ -60,11 +60,7 @@ func TestSchemaAcceptsExamples(t *testing.T) {
 	}
 	srcs := map[string][]byte{"minimal": []byte(minimal), "decide": []byte(decidePolicy)}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs[f] = b
+		srcs[f] = filetest.ReadFile(t, f)
 	}
 	for name, src := range srcs {
 		t.Run(name, func(t *testing.T) {

@@ -22,6 +22,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // chromiumPath is Debian's chromium; CI installs it (.ci/run).
@@ -382,9 +384,7 @@ func shot(t *testing.T, tb *tab, name string) {
 	t.Helper()
 	png := get(tb, chromedp.FullScreenshot(100))
 	p := filepath.Join(t.ArtifactDir(), name)
-	if err := os.WriteFile(p, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, p, png)
 	t.Logf("screenshot: %s", p)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/site"
 )
 
@@ -31,7 +32,7 @@ func stores(t *testing.T, dir string) map[string]store.Store {
 func TestRenderMem(t *testing.T) {
 	f := demoRegistry(t)
 	opts := site.Options{Anchor: trust.Anchor{Root: f.Root}, Registry: "reg", Now: demoNow}
-	sites := map[string]map[string][]byte{}
+	sites := map[string]map[string]string{}
 	results := map[string]*site.Result{}
 	for name, st := range stores(t, f.Dir1) {
 		o := opts
@@ -40,7 +41,7 @@ func TestRenderMem(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Render from %s: %v", name, err)
 		}
-		sites[name], results[name] = siteFiles(t, o.Out), res
+		sites[name], results[name] = filetest.Files(t, o.Out), res
 	}
 	if diff := cmp.Diff(sites["dir"], sites["mem"]); diff != "" {
 		t.Errorf("the site rendered from a Mem differs (-dir +mem):\n%s", diff)

@@ -32,30 +32,7 @@ var demoIDs = []string{
 
 func readFile(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// siteFiles returns every file of a site by slash path, with its bytes.
-func siteFiles(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	files := make(map[string][]byte)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		b, err := os.ReadFile(p)
-		files[filepath.ToSlash(rel)] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return string(filetest.ReadFile(t, name))
 }
 
 func TestRenderDemo(t *testing.T) {
@@ -83,10 +60,7 @@ func TestRenderDemo(t *testing.T) {
 		"airvsx-demo.hello-command-1.0.0.vsix", "airvsx-demo.hello-command-1.0.0@linux-x64.vsix",
 		"airvsx-demo.night-theme-2.1.0.vsix", "other-pub.unsigned-tool-0.1.0.vsix",
 	} {
-		want, err := os.ReadFile(filepath.Join("..", "testdata", "vsix", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := filetest.ReadFile(t, filepath.Join("..", "testdata", "vsix", name))
 		got, err := os.ReadFile(filepath.Join(out, "dl", name))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("dl/%s: not the fixture's bytes (err %v)", name, err)
@@ -145,13 +119,13 @@ func TestNoUnbuiltCommands(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "www")
 	render(t, f.Dir1, out, site.Options{Anchor: trust.Anchor{Key: f.Signer}, Registry: "/media/usb/registry",
 		InstallTrust: "--key airvsx.pub", BaseURL: "https://example.org/x", Now: demoNow})
-	files := siteFiles(t, out)
+	files := filetest.Files(t, out)
 	for name, b := range files {
-		if bytes.Contains(b, []byte("airvsx run")) {
+		if strings.Contains(b, "airvsx run") {
 			t.Errorf("%s shows %q, a command that does not exist yet", name, "airvsx run")
 		}
 	}
-	page := string(files["ext/airvsx-demo.hello-command.html"])
+	page := files["ext/airvsx-demo.hello-command.html"]
 	for _, want := range []string{
 		"airvsx install airvsx-demo.hello-command@1.0.0 --registry /media/usb/registry --key airvsx.pub --extensions ~/.airvsx/extensions",
 		"curl -fLO https://example.org/x/dl/airvsx-demo.hello-command-1.0.0.vsix",
@@ -187,15 +161,14 @@ func TestProgress(t *testing.T) {
 
 func TestPagesStrict(t *testing.T) {
 	out := demoSite(t)
-	for name, b := range siteFiles(t, out) {
+	for name, s := range filetest.Files(t, out) {
 		if !strings.HasSuffix(name, ".html") {
 			continue
 		}
-		s := string(b)
 		if !strings.Contains(s, cspMeta) {
 			t.Errorf("%s: no CSP meta tag", name)
 		}
-		doc, err := html.Parse(bytes.NewReader(b))
+		doc, err := html.Parse(strings.NewReader(s))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -237,13 +210,13 @@ func TestNoBrokenLinks(t *testing.T) {
 
 func checkLinks(t *testing.T, out string) {
 	t.Helper()
-	files := siteFiles(t, out)
+	files := filetest.Files(t, out)
 	reached := map[string]bool{"index.html": true}
 	queue := []string{"index.html"}
 	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]
-		doc, err := html.Parse(bytes.NewReader(files[name]))
+		doc, err := html.Parse(strings.NewReader(files[name]))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -296,14 +269,14 @@ func TestDeterministic(t *testing.T) {
 	b := filepath.Join(t.TempDir(), "b")
 	opts := site.Options{Anchor: trust.Anchor{Root: f.Root}, Registry: "reg", Workers: 3, Now: demoNow}
 	render(t, f.Dir1, a, opts)
-	first := siteFiles(t, a)
+	first := filetest.Files(t, a)
 	opts.Workers = 1
 	render(t, f.Dir1, b, opts)
 	render(t, f.Dir1, a, opts) // replaces a
-	if diff := cmp.Diff(first, siteFiles(t, b)); diff != "" {
+	if diff := cmp.Diff(first, filetest.Files(t, b)); diff != "" {
 		t.Errorf("two renders differ (-first +second):\n%s", diff)
 	}
-	if diff := cmp.Diff(first, siteFiles(t, a)); diff != "" {
+	if diff := cmp.Diff(first, filetest.Files(t, a)); diff != "" {
 		t.Errorf("a re-render in place differs (-first +second):\n%s", diff)
 	}
 	if len(first) < 20 {
@@ -320,9 +293,7 @@ func TestReplace(t *testing.T) {
 	out := filepath.Join(parent, "site")
 	render(t, f.Dir1, out, site.Options{Anchor: trust.Anchor{Key: f.Signer}, Now: demoNow})
 	stale := filepath.Join(out, "ext", "stale.html")
-	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, stale, []byte("old"))
 	render(t, f.Dir1, out, site.Options{Anchor: trust.Anchor{Key: f.Signer}, Title: "Second", Now: demoNow})
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a file of the previous site survived the re-render: %v", err)
@@ -406,13 +377,13 @@ func TestTrust(t *testing.T) {
 						t.Errorf("Result = verified %v, reason %q; want unverified, reason with %q", res.Verified, res.Reason, tc.reason)
 					}
 					n := 0
-					for name, b := range siteFiles(t, out) {
+					for name, b := range filetest.Files(t, out) {
 						if strings.HasSuffix(name, ".html") {
 							n++
-							if !bytes.Contains(b, []byte(`<div class="banner" role="note">`)) || !bytes.Contains(b, []byte("Not verified.")) {
+							if !strings.Contains(b, `<div class="banner" role="note">`) || !strings.Contains(b, "Not verified.") {
 								t.Errorf("%s: no not-verified banner", name)
 							}
-							if bytes.Contains(b, []byte("catalog verified<")) {
+							if strings.Contains(b, "catalog verified<") {
 								t.Errorf("%s: says the catalog is verified", name)
 							}
 						}
@@ -487,7 +458,7 @@ func TestReadmeImages(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	for name := range siteFiles(t, out) {
+	for name := range filetest.Files(t, out) {
 		if strings.HasSuffix(name, ".svg") || strings.Contains(name, "fake") {
 			t.Errorf("%s copied into the site", name)
 		}

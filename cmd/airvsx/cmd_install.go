@@ -11,8 +11,7 @@ import (
 )
 
 type installOptions struct {
-	registry     string
-	net          registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
+	registry     registryFlags // --registry and the network flags of a docker:// place
 	anchor       anchorFlags
 	extensions   string
 	policy       string
@@ -57,8 +56,7 @@ Exit status: 0 installed, 1 refused (a check failed), 2 usage or I/O error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.registry, "registry", "", placeHelp)
-	opts.net.add(cmd, true)
+	opts.registry.add(cmd)
 	opts.anchor.add(cmd, true)
 	f.StringVar(&opts.extensions, "extensions", "", "the extensions directory (created if missing)")
 	f.StringVar(&opts.policy, "policy", "", "the policy whose capabilities rules grant capabilities (default: none granted)")
@@ -82,8 +80,8 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 	}
 	var res *install.Result
 	var err error
-	if opts.registry == "" {
-		if opts.anchor.given() || opts.anchor.state != "" || opts.anchor.noState || opts.preRelease {
+	if opts.registry.place == "" {
+		if opts.anchor.anyGiven() || opts.preRelease {
 			return usagef("install: FILE.vsix takes --extensions, --policy, --allow-partial-activation and --json; --root, --key, --state and --pre-release go with --registry")
 		}
 		res, err = install.FromFile(cmd.Context(), arg, o)
@@ -95,12 +93,12 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 		if rerr != nil {
 			return rerr
 		}
-		st, oerr := openRegistryNet(cmd.Context(), opts.registry, false, opts.net)
+		st, oerr := opts.registry.open(cmd.Context())
 		if oerr != nil {
 			return fmt.Errorf("install: %w", oerr)
 		}
 		defer st.Close()
-		reg := install.Registry{Store: st, Place: opts.registry, Anchor: anchor, State: state}
+		reg := install.Registry{Store: st, Place: opts.registry.place, Anchor: anchor, State: state}
 		res, err = install.FromRegistry(cmd.Context(), reg, arg, o)
 	}
 	if err != nil {

@@ -12,8 +12,7 @@ import (
 )
 
 type lsOptions struct {
-	registry string
-	net      registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
+	registry registryFlags // --registry and the network flags of a docker:// place
 	anchor   anchorFlags
 	json     bool
 }
@@ -32,10 +31,10 @@ signed it: the first line then says "not anchored". To check every byte
 of every entry, run airvsx verify.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.registry == "" {
+			if opts.registry.place == "" {
 				return usagef("ls: --registry is required")
 			}
-			st, err := openRegistryNet(cmd.Context(), opts.registry, false, opts.net)
+			st, err := opts.registry.open(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -57,8 +56,7 @@ of every entry, run airvsx verify.`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&opts.registry, "registry", "", placeHelp)
-	opts.net.add(cmd, true)
+	opts.registry.add(cmd)
 	opts.anchor.add(cmd, true)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the catalog as JSON")
 	return cmd

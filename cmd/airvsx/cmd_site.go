@@ -11,8 +11,7 @@ import (
 )
 
 type siteOptions struct {
-	registry   string
-	net        registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
+	registry   registryFlags // --registry and the network flags of a docker:// place
 	out        string
 	baseURL    string
 	title      string
@@ -46,8 +45,7 @@ one step. --out must be absent, empty, or a site airvsx rendered before.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.registry, "registry", "", placeHelp)
-	opts.net.add(cmd, true)
+	opts.registry.add(cmd)
 	f.StringVar(&opts.out, "out", "", "the directory to render the site into")
 	f.StringVar(&opts.baseURL, "base-url", "", "the http(s) URL the site will be served from (shown in download commands)")
 	f.StringVar(&opts.title, "title", "", `the site's title (default "airvsx registry")`)
@@ -59,7 +57,7 @@ one step. --out must be absent, empty, or a site airvsx rendered before.`,
 
 func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 	switch {
-	case opts.registry == "":
+	case opts.registry.place == "":
 		return usagef("site: --registry is required")
 	case opts.out == "":
 		return usagef("site: --out is required")
@@ -69,7 +67,7 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 		return usagef("site: no trust anchor: give --root root.json or --key PREFIX.pub (or --unverified to render an unverified catalog with a warning banner)")
 	}
 	so := site.Options{
-		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: shellQuote(opts.registry),
+		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: shellQuote(opts.registry.place),
 		Unverified: opts.unverified, Logger: g.logger(),
 	}
 	// Pages show the install command with the anchor given here, so it
@@ -86,7 +84,7 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 			return err
 		}
 	}
-	st, err := openRegistryNet(cmd.Context(), opts.registry, false, opts.net)
+	st, err := opts.registry.open(cmd.Context())
 	if err != nil {
 		return fmt.Errorf("site: %w", err)
 	}

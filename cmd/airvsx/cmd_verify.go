@@ -16,8 +16,7 @@ import (
 )
 
 type verifyOptions struct {
-	registry   string
-	net        registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
+	registry   registryFlags // --registry and the network flags of a docker:// place
 	anchor     anchorFlags
 	policy     string
 	format     string
@@ -75,8 +74,7 @@ an unreadable trust anchor, not a registry).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.registry, "registry", "", placeHelp)
-	opts.net.add(cmd, true)
+	opts.registry.add(cmd)
 	opts.anchor.add(cmd, true)
 	f.StringVar(&opts.policy, "policy", "", "a policy every entry (or the package) must satisfy")
 	f.StringVar(&opts.format, "format", "text", "report format: text, json, sarif or junit")
@@ -128,25 +126,25 @@ func verifyRegistry(cmd *cobra.Command, g *globals, opts verifyOptions, pol *pol
 	if opts.sigzip != "" || opts.openvsxKey != "" {
 		return nil, usagef("verify: --sigzip and --openvsx-key go with FILE.vsix, not --registry")
 	}
-	if opts.registry == "" {
+	if opts.registry.place == "" {
 		return nil, usagef("verify: --registry DIR or FILE.vsix is required")
 	}
 	anchor, state, err := opts.anchor.resolve("verify")
 	if err != nil {
 		return nil, err
 	}
-	st, err := openRegistryNet(cmd.Context(), opts.registry, false, opts.net)
+	st, err := opts.registry.open(cmd.Context())
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
 	defer st.Close()
-	o := verify.RegistryOptions{Store: st, Target: opts.registry, Anchor: anchor, State: state,
+	o := verify.RegistryOptions{Store: st, Target: opts.registry.place, Anchor: anchor, State: state,
 		Policy: pol, NoReadData: opts.noReadData, NoCache: opts.noCache, Logger: g.logger()}
 	return verify.Registry(cmd.Context(), o)
 }
 
 func verifyPackage(cmd *cobra.Command, opts verifyOptions, path string, pol *policies.Policy) (*verify.Report, error) {
-	if opts.registry != "" || opts.anchor.given() || opts.anchor.state != "" || opts.anchor.noState || opts.noReadData || opts.noCache {
+	if opts.registry.place != "" || opts.anchor.anyGiven() || opts.noReadData || opts.noCache {
 		return nil, usagef("verify: FILE.vsix takes --policy, --sigzip, --openvsx-key and the report flags only")
 	}
 	if (opts.sigzip == "") != (opts.openvsxKey == "") {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/internal/ocitest"
 	"github.com/airvsx/airvsx/internal/synthreg"
@@ -128,12 +129,7 @@ var copyKilledSize = map[string]struct {
 func testCopyKilled(t *testing.T, kind string) {
 	ctx := t.Context()
 	work := t.TempDir()
-	signer, pub, err := synthreg.NewSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := filepath.Join(work, "k.pub")
-	filetest.WriteFile(t, key, pub)
+	signer, key := demoreg.Signer(t, work, "k")
 	signed := time.Now().UTC().Truncate(time.Second)
 	before, entries, size := copyKilledSize[kind].before, copyKilledSize[kind].entries, copyKilledSize[kind].size
 	// The destination's previous state: serial 1, some entries. The
@@ -266,7 +262,7 @@ func testCopyKilled(t *testing.T, kind string) {
 			if !reached() {
 				continue
 			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 				t.Fatal(err)
 			}
 			err := <-done

@@ -100,9 +100,7 @@ func testSyncKilled(t *testing.T, kind string) {
 	run("keygen", "--out", key)
 	small := filepath.Join(work, "small.yaml")
 	full := filepath.Join("..", "..", "policies", "examples", "demo.yaml")
-	if err := os.WriteFile(small, []byte("version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filetest.WriteFile(t, small, []byte("version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"))
 	place := func(reg string) string {
 		if kind == "git" {
 			return "git:" + reg
@@ -148,7 +146,7 @@ func testSyncKilled(t *testing.T, kind string) {
 		case err := <-done:
 			t.Logf("point %d (%v): the sync finished before the kill (%v)", i, at, err)
 		case <-time.After(at):
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 				t.Fatal(err)
 			}
 			err := <-done

@@ -35,7 +35,7 @@ func shellQuote(s string) string {
 // flags. verify needs an anchor: without one (site --unverified), the
 // hint is verify's synopsis, to be completed with the anchor.
 func siteVerifyHint(opts siteOptions) string {
-	args := []string{"airvsx", "verify", "--registry", opts.registry}
+	args := []string{"airvsx", "verify", "--registry", opts.registry.place}
 	if !opts.anchor.given() {
 		return commandLine(args...) + " (--root root.json | --key PREFIX.pub)"
 	}
@@ -45,7 +45,7 @@ func siteVerifyHint(opts siteOptions) string {
 // siteUnverifiedHint is the site command the user ran, with --unverified:
 // it renders the catalog anyway, with a banner on every page.
 func siteUnverifiedHint(opts siteOptions) string {
-	args := []string{"airvsx", "site", "--registry", opts.registry, "--out", opts.out}
+	args := []string{"airvsx", "site", "--registry", opts.registry.place, "--out", opts.out}
 	args = append(args, opts.anchor.args()...)
 	if opts.baseURL != "" {
 		args = append(args, "--base-url", opts.baseURL)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
 
@@ -81,26 +82,19 @@ func shellWords(t *testing.T, line string) []string {
 // render (exit 0).
 func TestSiteHintsWork(t *testing.T) {
 	work := filepath.Join(t.TempDir(), "my work") // a space, to need quoting
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("XDG_STATE_HOME", filepath.Join(work, "state"))
 	reg := filepath.Join(work, "reg")
 	other := filepath.Join(work, "other")
 	exts := sitetest.Synthetic(2, 1, 100, 1)
-	signer, _, err := sitetest.NewSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	otherSigner, otherPub, err := sitetest.NewSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer, _ := demoreg.Signer(t, t.TempDir(), "signer")
+	otherSigner, wrongKey := demoreg.Signer(t, work, "wrong")
 	if _, err := sitetest.Build(t.Context(), reg, exts, signer, sitetest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sitetest.Build(t.Context(), other, exts, otherSigner, sitetest.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	wrongKey := filepath.Join(work, "wrong.pub")
-	if err := os.WriteFile(wrongKey, otherPub, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	wrongRoot := filepath.Join(other, "metadata", "root.json")

@@ -47,6 +47,24 @@ func (n *registryNet) add(cmd *cobra.Command, withCA bool) {
 	}
 }
 
+// registryFlags are the flags of a command that reads one registry:
+// --registry PLACE, and the network flags of a docker:// place.
+type registryFlags struct {
+	place string
+	net   registryNet
+}
+
+// add registers --registry and the network flags, --ca-file included.
+func (r *registryFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&r.place, "registry", "", placeHelp)
+	r.net.add(cmd, true)
+}
+
+// open opens the registry for reading.
+func (r *registryFlags) open(ctx context.Context) (store.Store, error) {
+	return openRegistryNet(ctx, r.place, false, r.net)
+}
+
 // maxCABundle caps a --ca-file.
 const maxCABundle = 4 << 20
 
@@ -140,6 +158,11 @@ func (a *anchorFlags) add(cmd *cobra.Command, withState bool) {
 
 // given reports whether --root or --key was given.
 func (a *anchorFlags) given() bool { return a.root != "" || a.key != "" }
+
+// anyGiven reports whether any of the flags was given: an anchor, --state
+// or --no-state (the commands that also take a local FILE.vsix refuse them
+// with it).
+func (a *anchorFlags) anyGiven() bool { return a.given() || a.state != "" || a.noState }
 
 // args returns the anchor and state flags as the user gave them, one
 // argument each, for hints.
