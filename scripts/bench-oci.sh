@@ -7,7 +7,7 @@
 # push the same artifacts (each entry's manifest, config and layers) with
 # `oras cp --from-oci-layout` into another prefix of the same registry, one
 # oras process per entry, at the concurrency airvsx copies with (one blob
-# per CPU); alternately, RUNS times each, each run into fresh prefixes.
+# per CPU, at least 4); alternately, RUNS times each, each run into fresh prefixes.
 # Print both times and the ratio airvsx/oras (goal: <= 1). Then a
 # no-change re-copy of a registry of REENTRIES entries into a registry
 # prefix that already holds it: its time (goal: < 2 s) and how many blobs
@@ -78,7 +78,7 @@ curl -fs "http://$host/v2/" >/dev/null || { echo "bench-oci: the registry did no
 
 now() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
-conc=$(nproc) # airvsx copy's workers: one per CPU (transfer.Options.Workers)
+conc=$(( $(nproc) > 4 ? $(nproc) : 4 )) # airvsx copy's workers: one per CPU, at least 4 (transfer.Options.Workers)
 
 go run ./verify/internal/benchreg/gen -out "$work/reg" -key "$work/bench" -entries "$ENTRIES" -size "$SIZE" >/dev/null
 reg=$work/reg

@@ -25,6 +25,12 @@ var (
 	ErrRefused = errors.New("refused to overwrite the destination")
 )
 
+// DefaultWorkers is the least number of blobs Copy copies at once by
+// default: with fewer, a 2-CPU machine leaves a CPU idle while a blob
+// waits on the disk (scripts/bench-copy.sh: 4 workers copy 2 GB between
+// directories about 15% faster than 2).
+const DefaultWorkers = 4
+
 // Options configure Copy. Anchor is required; every other zero value works.
 type Options struct {
 	// Anchor is what the operator trusts: the source is checked from it
@@ -51,7 +57,8 @@ type Options struct {
 	// nil: time.Now.
 	Now func() time.Time
 	// Workers is how many blobs are copied at once. Default 0:
-	// runtime.GOMAXPROCS(0).
+	// runtime.GOMAXPROCS(0), and at least DefaultWorkers (a blob's copy
+	// waits on the disk or the network as well as on the CPU).
 	Workers int
 	// Progress, when set, is called as the copy goes (from several
 	// goroutines, one call at a time). Default nil.
@@ -139,7 +146,7 @@ func Copy(ctx context.Context, src, dst store.Store, opts Options) (*Report, err
 		opts.Now = time.Now
 	}
 	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
+		opts.Workers = max(runtime.GOMAXPROCS(0), DefaultWorkers)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

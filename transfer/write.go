@@ -174,13 +174,57 @@ func (c *countContent) Rewind() error {
 
 // writeTags points every planned tag at its manifest.
 func (c *copier) writeTags(ctx context.Context) error {
-	for i, t := range c.plan.tags {
-		c.progress(Progress{Step: "tags", Blobs: i, PlannedBlobs: len(c.plan.tags)})
+	var (
+		mu   sync.Mutex // done, progress calls
+		done int
+	)
+	total := len(c.plan.tags)
+	c.progress(Progress{Step: "tags", PlannedBlobs: total})
+	// Each tag waits on the destination (an fsync, a commit to the
+	// journal, an HTTP round trip), so several go at once; a store
+	// serializes what must be (the tags of one repository).
+	return parallel(ctx, total, max(c.opts.Workers, tagWorkers), func(ctx context.Context, i int) error {
+		t := c.plan.tags[i]
 		if err := c.dst.Tag(ctx, t.repo, t.tag, t.desc); err != nil {
 			return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		c.progress(Progress{Step: "tags", Blobs: done, PlannedBlobs: total})
+		return nil
+	})
+}
+
+// tagWorkers is how many tags are written at once, at least.
+const tagWorkers = 8
+
+// parallel calls do for each i in [0, n) on at most workers goroutines
+// and returns the first error; after one, the others take no more work
+// and their ctx is cancelled.
+func parallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := do(ctx, i); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		})
 	}
-	return nil
+	wg.Wait()
+	return context.Cause(ctx)
 }
 
 // writeMetadata writes the planned metadata files in order, timestamp.json

@@ -106,6 +106,10 @@ type Dir struct {
 	// system, which the writer waits for once instead of once a blob.
 	dirtyMu sync.Mutex
 	dirty   map[string][]string
+	// syncMu serializes syncDirty, so that a tag written after it
+	// returns finds its blobs durable even while another goroutine's
+	// syncfs is making them so.
+	syncMu sync.Mutex
 }
 
 var _ Store = (*Dir)(nil)

@@ -65,6 +65,11 @@ func (d *Dir) markDirty(dir string, files ...string) {
 // dirty in the registry, one syncfs of the file system where the system
 // has it (which makes every dirty file and directory durable at once).
 func (d *Dir) syncDirty(prefix string) error {
+	// One at a time: a caller that finds nothing dirty under prefix must
+	// not go on while another caller's syncfs, which took its files, is
+	// still running.
+	d.syncMu.Lock()
+	defer d.syncMu.Unlock()
 	d.dirtyMu.Lock()
 	dirs := map[string][]string{}
 	files, all := 0, 0
