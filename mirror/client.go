@@ -221,6 +221,10 @@ func NewClient(opts ClientOptions) (*Client, error) {
 // the environment (or the test's) and the system CAs plus caFile.
 func newTransport(caFile string, proxy func(*http.Request) (*url.URL, error)) (*http.Transport, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	// Keep every connection the sync's requests use open between them:
+	// the default keeps two per host, so with --concurrency 8 most
+	// requests would dial (and shake hands over TLS) again.
+	t.MaxIdleConnsPerHost = t.MaxIdleConns
 	t.Proxy = http.ProxyFromEnvironment
 	if proxy != nil {
 		t.Proxy = proxy
