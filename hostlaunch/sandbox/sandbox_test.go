@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/internal/exttest"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // newSandbox is a Sandbox for tests; a machine without a layer fails the

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/internal/collect"
+	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // noRedirect is a client that returns redirects instead of following them.
