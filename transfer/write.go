@@ -28,9 +28,6 @@ type blobFiler interface {
 // naming every one, before any tag or metadata is written. Any other
 // error (the destination's) stops the copy at once.
 func (c *copier) copyBlobs(ctx context.Context) error {
-	parent := ctx
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	var (
 		mu     sync.Mutex // bad, progress calls
 		bad    []error
@@ -46,37 +43,23 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 		c.progress(p)
 	}
 	c.progress(p)
-	// pool copies items on workers goroutines.
-	pool := func(items []blobItem, workers int) {
-		var (
-			next atomic.Int64
-			wg   sync.WaitGroup
-		)
-		for range min(workers, max(len(items), 1)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= len(items) || ctx.Err() != nil {
-						return
-					}
-					err := c.copyBlob(ctx, items[i], &nbytes)
-					switch {
-					case err == nil:
-						report()
-					case isSourceFault(err):
-						mu.Lock()
-						bad = append(bad, err)
-						mu.Unlock()
-					default:
-						cancel(err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
+	// pool copies items on workers goroutines: a source fault is
+	// collected, any other error stops them all.
+	pool := func(items []blobItem, workers int) error {
+		return parallel(ctx, len(items), workers, func(ctx context.Context, i int) error {
+			err := c.copyBlob(ctx, items[i], &nbytes)
+			switch {
+			case err == nil:
+				report()
+			case isSourceFault(err):
+				mu.Lock()
+				bad = append(bad, err)
+				mu.Unlock()
+			default:
+				return err
+			}
+			return nil
+		})
 	}
 	// The config blobs first, each making its repository's layout with
 	// a few small fsyncs (see makePlan): waits for the disk, not the
@@ -86,13 +69,13 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 	for n < len(items) && items[n].digest == store.EmptyConfigDigest {
 		n++
 	}
-	pool(items[:n], max(c.opts.Workers, layoutWorkers))
-	if ctx.Err() == nil {
-		pool(items[n:], c.opts.Workers)
+	err := pool(items[:n], max(c.opts.Workers, layoutWorkers))
+	if err == nil {
+		err = pool(items[n:], c.opts.Workers)
 	}
-	if err := context.Cause(ctx); err != nil {
-		if parent.Err() != nil {
-			return parent.Err()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
 	}
