@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -138,24 +139,35 @@ func TestCopyFresh(t *testing.T) {
 }
 
 // committing is an in-memory store that groups writes into changes, as a
-// git store does: it records each commit with the writes before it.
+// git store does: it records each commit with the writes before it. Like
+// every store it is safe for concurrent use (Copy writes tags from
+// several goroutines).
 type committing struct {
 	*storetest.Mem
+	mu      sync.Mutex
 	writes  []string // since the last commit
 	commits [][]string
 }
 
+func (c *committing) record(w string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, w)
+}
+
 func (c *committing) WriteMetadata(ctx context.Context, name string, data []byte) error {
-	c.writes = append(c.writes, "metadata "+name)
+	c.record("metadata " + name)
 	return c.Mem.WriteMetadata(ctx, name, data)
 }
 
 func (c *committing) Tag(ctx context.Context, repo, tag string, d store.Descriptor) error {
-	c.writes = append(c.writes, "tag "+repo+":"+tag)
+	c.record("tag " + repo + ":" + tag)
 	return c.Mem.Tag(ctx, repo, tag, d)
 }
 
 func (c *committing) Commit(ctx context.Context, message string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.commits = append(c.commits, c.writes)
 	c.writes = nil
 	return nil
