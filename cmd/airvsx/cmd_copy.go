@@ -29,7 +29,13 @@ type copyOptions struct {
 func newCopyCommand(g *globals) *cobra.Command {
 	var opts copyOptions
 	cmd := &cobra.Command{
-		Use:   "copy SRC DST (--root root.json | --key PREFIX.pub)",
+		Use: "copy SRC DST (--root root.json | --key PREFIX.pub)",
+		Example: `  # carry a registry to the USB stick; a second copy moves only what is new
+  airvsx copy ./registry /media/usb/registry --key airvsx.pub
+  # see what would move, and write nothing
+  airvsx copy -n ./registry /media/usb/registry --key airvsx.pub
+  # on the air-gapped side, into the internal OCI registry (signed with cosign too)
+  airvsx copy /media/usb/registry docker://registry.internal:5000/vsx --key airvsx.pub --sign-key airvsx.key`,
 		Short: "Copy a registry from one place to another, verifying it on the way",
 		Long: `Copy copies the registry at SRC to DST (each a directory, DIR, a git
 repository, git:PATH[#REF], or an OCI registry, docker://HOST[:PORT]/PREFIX;

@@ -20,7 +20,9 @@ type inspectOptions struct {
 func newInspectCommand(g *globals) *cobra.Command {
 	var opts inspectOptions
 	cmd := &cobra.Command{
-		Use:   "inspect FILE.vsix",
+		Use: "inspect FILE.vsix",
+		Example: `  airvsx inspect redhat.vscode-yaml-1.15.0.vsix
+  airvsx inspect --json downloaded.vsix`,
 		Short: "Check an untrusted .vsix and show what it holds",
 		Long: `Inspect checks a .vsix against every safety rule (size, entry count,
 compression ratio, names, links and devices, collisions, size lies,

@@ -23,7 +23,11 @@ type installOptions struct {
 func newInstallCommand(g *globals) *cobra.Command {
 	var opts installOptions
 	cmd := &cobra.Command{
-		Use:   "install (ID[@VERSION] --registry PLACE (--root root.json | --key PREFIX.pub) | FILE.vsix) --extensions DIR",
+		Use: "install (ID[@VERSION] --registry PLACE (--root root.json | --key PREFIX.pub) | FILE.vsix) --extensions DIR",
+		Example: `  airvsx install redhat.vscode-yaml --registry /media/usb/registry --key airvsx.pub --extensions ~/.airvsx/extensions
+  airvsx install redhat.vscode-yaml@1.15.0 --registry git:/media/usb/registry.git --root root.json --extensions ./exts
+  # a .vsix received by hand (no upstream signature: check it first with airvsx verify FILE.vsix --sigzip ...)
+  airvsx install ./my-extension-0.1.0.vsix --extensions ./exts`,
 		Short: "Install an extension, with its dependencies, into an extensions directory",
 		Long: `Install verifies and unpacks an extension into the extensions directory DIR,
 offline, and records it in DIR/installed.json.

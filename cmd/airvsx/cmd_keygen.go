@@ -19,7 +19,9 @@ type keygenOptions struct {
 func newKeygenCommand(g *globals) *cobra.Command {
 	var opts keygenOptions
 	cmd := &cobra.Command{
-		Use:   "keygen --out PREFIX",
+		Use: "keygen --out PREFIX",
+		Example: `  # writes airvsx.key (encrypted with COSIGN_PASSWORD, or a password it asks for) and airvsx.pub
+  airvsx keygen --out airvsx`,
 		Short: "Write a new ECDSA P-256 signing key pair in cosign's format",
 		Long: `Keygen writes PREFIX.key, an ECDSA P-256 private key encrypted in cosign's
 format, and PREFIX.pub, its public key. It never overwrites an existing

@@ -16,8 +16,9 @@ type listOptions struct {
 func newListCommand(g *globals) *cobra.Command {
 	var opts listOptions
 	cmd := &cobra.Command{
-		Use:   "list --extensions DIR",
-		Short: "List the installed extensions and their state",
+		Use:     "list --extensions DIR",
+		Example: `  airvsx list --extensions ~/.airvsx/extensions`,
+		Short:   "List the installed extensions and their state",
 		Long: `List shows every extension recorded in DIR/installed.json: version, platform,
 state, source, effective capabilities with the policy rule that grants each,
 eager ("*") activation and the time of its last activation, and how the

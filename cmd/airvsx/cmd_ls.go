@@ -20,7 +20,9 @@ type lsOptions struct {
 func newLsCommand(g *globals) *cobra.Command {
 	var opts lsOptions
 	cmd := &cobra.Command{
-		Use:   "ls --registry PLACE [--root root.json | --key PREFIX.pub]",
+		Use: "ls --registry PLACE [--root root.json | --key PREFIX.pub]",
+		Example: `  airvsx ls --registry /media/usb/registry --key airvsx.pub
+  airvsx ls --registry docker://registry.internal:5000/vsx --root root.json --json`,
 		Short: "List the entries of a registry's signed catalog",
 		Long: `Ls lists the entries of a registry's catalog, read through the registry's
 TUF metadata. With --root or --key the chain is checked from that anchor

@@ -43,7 +43,11 @@ type runOptions struct {
 func newRunCommand(g *globals) *cobra.Command {
 	var opts runOptions
 	cmd := &cobra.Command{
-		Use:   "run --extensions DIR [--workspace W] [--open LANGUAGE[:FILE]] [--command ID [ARG...]] [--wait D]",
+		Use: "run --extensions DIR [--workspace W] [--open LANGUAGE[:FILE]] [--command ID [ARG...]] [--wait D]",
+		Example: `  # run an installed extension's command in the sandboxed extension host
+  airvsx run --extensions ./exts --workspace . --command yaml.showSchema
+  # open a document first (activates onLanguage extensions), then wait for their events
+  airvsx run --extensions ./exts --workspace . --open python:main.py --wait 2s`,
 		Short: "Run installed extensions in a Node.js extension host and execute a command",
 		Long: `Run starts Node.js extension host processes for the enabled extensions of
 DIR/installed.json (their files checked as list checks them), one process per

@@ -23,7 +23,9 @@ type siteOptions struct {
 func newSiteCommand(g *globals) *cobra.Command {
 	var opts siteOptions
 	cmd := &cobra.Command{
-		Use:   "site --registry PLACE --out DIR (--root root.json | --key PREFIX.pub | --unverified)",
+		Use: "site --registry PLACE --out DIR (--root root.json | --key PREFIX.pub | --unverified)",
+		Example: `  airvsx site --registry /media/usb/registry --key airvsx.pub --out ./catalog
+  # then open ./catalog/index.html in a browser, straight from file://`,
 		Short: "Render a registry's catalog as a static HTML site that works from file://",
 		Long: `Site renders the registry's signed catalog into a directory of plain HTML,
 one style sheet and one small script: a home page with instant search and

@@ -38,7 +38,13 @@ type syncOptions struct {
 func newSyncCommand(g *globals) *cobra.Command {
 	var opts syncOptions
 	cmd := &cobra.Command{
-		Use:   "sync --upstream URL --policy FILE --registry DIR --key PREFIX.key",
+		Use: "sync --upstream URL --policy FILE --registry PLACE --key PREFIX.key",
+		Example: `  airvsx keygen --out airvsx
+  COSIGN_PASSWORD=... airvsx sync --upstream https://open-vsx.org --policy policy.yaml --registry ./registry --key airvsx.key
+  # what would be fetched, without writing anything
+  airvsx sync --upstream https://open-vsx.org --policy policy.yaml --registry ./registry --dry-run
+  # one signed commit per sync in a git repository
+  airvsx sync --upstream https://open-vsx.org --policy policy.yaml --registry git:/srv/vsx.git --key airvsx.key`,
 		Short: "Mirror what a policy allows from Open VSX into a signed registry",
 		Long: `Sync plans from the policy, fetches every new version from the upstream it
 is given (and from nowhere else), verifies each download (size, sha256,

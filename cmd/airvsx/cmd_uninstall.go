@@ -20,8 +20,9 @@ type uninstallOptions struct {
 func newUninstallCommand(g *globals) *cobra.Command {
 	var opts uninstallOptions
 	cmd := &cobra.Command{
-		Use:   "uninstall ID --extensions DIR",
-		Short: "Remove an installed extension, leaving no trace",
+		Use:     "uninstall ID --extensions DIR",
+		Example: `  airvsx uninstall redhat.vscode-yaml --extensions ~/.airvsx/extensions`,
+		Short:   "Remove an installed extension, leaving no trace",
 		Long: `Uninstall removes an extension's folder and its record in
 DIR/installed.json. It refuses while another installed extension depends on
 it (extensionDependencies), naming it; --force removes it anyway and

@@ -31,7 +31,13 @@ type verifyOptions struct {
 func newVerifyCommand(g *globals) *cobra.Command {
 	var opts verifyOptions
 	cmd := &cobra.Command{
-		Use:   "verify (--registry PLACE (--root root.json | --key PREFIX.pub) | FILE.vsix)",
+		Use: "verify (--registry PLACE (--root root.json | --key PREFIX.pub) | FILE.vsix)",
+		Example: `  # every byte, offline, against the publisher's key obtained out of band
+  airvsx verify --registry /media/usb/registry --key airvsx.pub
+  # as a CI gate, with a JUnit report
+  airvsx verify --registry ./registry --root root.json --format junit -o verify.xml
+  # one untrusted .vsix, with its upstream signature
+  airvsx verify ext.vsix --sigzip ext.sigzip --openvsx-key openvsx.pem`,
 		Short: "Verify a registry, or one .vsix, offline",
 		Long: `Verify checks a registry offline and read-only, and reports every problem
 with the file, the entry, the rule and what to do about it:

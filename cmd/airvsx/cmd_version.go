@@ -40,9 +40,10 @@ func readBuildInfo() buildInfo {
 func newVersionCommand(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print the airvsx version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Example: `  airvsx version --json`,
+		Short:   "Print the airvsx version",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			bi := readBuildInfo()
 			if asJSON {

@@ -133,7 +133,7 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 		}
 		return st, err
 	default:
-		return nil, &usageError{fmt.Errorf("place %s: %s registries are not built yet; use a directory (copy it with cp -a or rsync) or an OCI registry (docker://HOST[:PORT]/PREFIX)", place, p.Kind)}
+		return nil, &usageError{fmt.Errorf("place %s: airvsx cannot open %s registries; use a directory (DIR), a git repository (git:PATH[#REF]) or an OCI registry (docker://HOST[:PORT]/PREFIX)", place, p.Kind)}
 	}
 }
 

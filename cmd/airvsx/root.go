@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -104,11 +105,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	g := &globals{stdout: stdout, stderr: stderr, stdin: stdin}
 	root := newRootCommand(g)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && !g.started {
 		err = &usageError{err}
 	}
-	return report(stderr, err)
+	code := report(stderr, err)
+	if errors.As(err, new(*usageError)) && cmd != nil {
+		// Say where the right usage is written down.
+		fmt.Fprintf(stderr, "airvsx: see '%s --help' for its usage\n", cmd.CommandPath())
+	}
+	return code
 }
 
 // logLevel is the value of --log-level: one of slog's four level names.
