@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/airvsx/airvsx/index/store"
@@ -45,6 +46,18 @@ type Options struct {
 	// logged as a warning and listed in Report.Forced. Default false:
 	// refuse (ErrRefused).
 	Force bool
+	// Repair also reads every blob the destination already holds (by
+	// digest and size) through its verifying reader, and checks each
+	// repository's layout files (a destination that can: store.Dir).
+	// A blob whose bytes are not what its digest says is listed in
+	// Report.Damaged and replaced from the source; a damaged layout is
+	// listed, written anew and its tags written again. The damaged files
+	// are kept in the destination's quarantine, never deleted. Only a
+	// destination that can replace them (a directory: store.Dir) can be
+	// repaired; with any other, damage refuses the copy (ErrRefused)
+	// before anything is written. In a dry run the damage is only listed.
+	// Default false: a blob of the right size is taken as present, unread.
+	Repair bool
 	// DryRun checks the source's trust chain, catalog and manifests and
 	// plans the copy, and writes nothing (not the state either): the
 	// report says what would move. The destination may then be nil, for
@@ -105,12 +118,33 @@ type Report struct {
 	Bytes        int64 `json:"bytes"`
 	Present      int   `json:"present"`
 	PresentBytes int64 `json:"presentBytes"`
+	// Damaged lists what the destination held damaged (found only with
+	// Options.Repair), in the order found: blobs with other bytes than
+	// their digests say, each counted in Blobs too since it is copied
+	// again, and repositories whose layout files are not well formed,
+	// whose tags are then all written again.
+	Damaged []Damage `json:"damaged,omitempty"`
 	// Tags is how many tags were written.
 	Tags int `json:"tags"`
 	// Metadata lists the metadata files written, in the order written.
 	Metadata []string `json:"metadata"`
 	// Duration is how long the copy took.
 	Duration time.Duration `json:"durationNs"`
+}
+
+// Damage is a blob the destination held with the wrong bytes, or a
+// repository whose layout files were damaged.
+type Damage struct {
+	Repo string `json:"repo"`
+	// Digest and Size are the blob's; both empty for a layout.
+	Digest string `json:"digest,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+	// Problem says what is wrong, naming the file.
+	Problem string `json:"problem"`
+	// Quarantine is where the damaged files were kept when they were
+	// replaced ("quarantine/damaged-blob-<hex>",
+	// "quarantine/damaged-layout-<pub>.<name>"); empty in a dry run.
+	Quarantine string `json:"quarantine,omitempty"`
 }
 
 // RepoMove is what moves into one repository.
@@ -169,6 +203,8 @@ type copier struct {
 	dst    store.Store // nil in a dry run to a place that does not exist
 	rep    *Report
 	plan   *plan
+
+	repairedMu sync.Mutex // rep.Damaged's Quarantine fields, set as blobs are replaced
 }
 
 func (c *copier) run(ctx context.Context) error {
@@ -202,6 +238,9 @@ func (c *copier) run(ctx context.Context) error {
 		return err
 	}
 	done("copied the blobs", "blobs", c.rep.Blobs, "bytes", c.rep.Bytes)
+	if err := c.repairLayouts(ctx); err != nil {
+		return err
+	}
 	if err := c.writeTags(ctx); err != nil {
 		return err
 	}

@@ -40,7 +40,10 @@
 // new one, and a copy killed at any point is completed by running it again,
 // which moves only what did not arrive. Blobs the destination already
 // holds are taken as present by digest and size (as a store's PutBlob
-// takes them); airvsx verify checks every byte of the result.
+// takes them); airvsx verify checks every byte of the result. When verify
+// finds the destination damaged, Options.Repair reads every blob it holds
+// and checks its layouts, and replaces what is damaged (a directory
+// destination), keeping the damaged files in its quarantine.
 //
 // Two windows remain where a killed copy leaves a destination that does
 // not verify until the copy is run again: a tag the destination's old
@@ -50,6 +53,7 @@
 // signs, and the old timestamp does not verify under it). A copy forced
 // over another operator's registry has the second window too.
 //
-// Copy never reads or writes the quarantine: quarantined files are never
-// signed, and stay where they were rejected.
+// Copy never copies the quarantine: quarantined files are never signed,
+// and stay where they were rejected. A repair adds the destination's own
+// damaged files to its quarantine.
 package transfer

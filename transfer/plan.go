@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -27,16 +28,19 @@ type plan struct {
 	manifests []manifestItem // written after every layer
 	tags      []tagItem
 	meta      []metaItem // in the order they are written
+	layouts   []string   // repositories whose damaged layout is written anew (Options.Repair)
 }
 
 type blobItem struct {
 	repo, digest string
 	size         int64
+	damaged      bool // held by the destination with other bytes (Options.Repair)
 }
 
 type manifestItem struct {
 	repo, digest string
 	data         []byte
+	damaged      bool
 }
 
 type tagItem struct {
@@ -55,7 +59,8 @@ type metaItem struct {
 func (c *copier) makePlan(ctx context.Context, src *checked) error {
 	p := &plan{}
 	c.plan = p
-	seen := map[string]bool{} // repo "@" digest
+	seen := map[string]bool{}    // repo "@" digest
+	damaged := map[string]bool{} // repo "@" digest
 	repos := map[string]*RepoMove{}
 	tags := map[string][]store.TagEntry{}
 	var bad []error
@@ -91,14 +96,17 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 			}
 			seen[k] = true
 			if c.dst != nil {
-				got, err := pr.stat(ctx, c.dst, repo, digest)
+				r := pr.stat(ctx, c, repo, digest)
 				switch {
-				case err == nil && got == size:
+				case r.err == nil && r.size == size && r.damage == nil:
 					c.rep.Present++
 					c.rep.PresentBytes += size
 					return false, nil
-				case err != nil && !errors.Is(err, fs.ErrNotExist):
-					return false, fmt.Errorf("copy: %s: %w", c.opts.Dest, err)
+				case r.err != nil && !errors.Is(r.err, fs.ErrNotExist):
+					return false, fmt.Errorf("copy: %s: %w", c.opts.Dest, r.err)
+				case r.damage != nil && r.size == size:
+					damaged[k] = true
+					c.rep.Damaged = append(c.rep.Damaged, Damage{Repo: repo, Digest: digest, Size: size, Problem: r.damage.Error()})
 				}
 			}
 			rm := repos[repo]
@@ -112,9 +120,9 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 			c.rep.Bytes += size
 			return true, nil
 		}
-		blobs := []blobItem{{repo, store.EmptyConfigDigest, int64(len(store.EmptyConfig))}}
+		blobs := []blobItem{{repo: repo, digest: store.EmptyConfigDigest, size: int64(len(store.EmptyConfig))}}
 		for _, l := range m.Layers {
-			blobs = append(blobs, blobItem{repo, l.Digest, l.Size})
+			blobs = append(blobs, blobItem{repo: repo, digest: l.Digest, size: l.Size})
 		}
 		for _, b := range blobs {
 			ok, err := want(b.digest, b.size)
@@ -122,6 +130,7 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 				return err
 			}
 			if ok {
+				b.damaged = damaged[repo+"@"+b.digest]
 				p.blobs = append(p.blobs, b)
 			}
 		}
@@ -130,11 +139,17 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 			return err
 		}
 		if ok {
-			p.manifests = append(p.manifests, manifestItem{repo, m.Digest, raw})
+			p.manifests = append(p.manifests, manifestItem{repo, m.Digest, raw, damaged[repo+"@"+m.Digest]})
 		}
 		if _, ok := tags[repo]; !ok && c.dst != nil {
 			t, err := pr.tags()
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			switch {
+			case c.opts.Repair && errors.Is(err, store.ErrDamagedLayout):
+				// Written anew before the tags; then every tag is missing.
+				c.rep.Damaged = append(c.rep.Damaged, Damage{Repo: repo, Problem: err.Error()})
+				p.layouts = append(p.layouts, repo)
+				t = nil
+			case err != nil && !errors.Is(err, fs.ErrNotExist):
 				return fmt.Errorf("copy: %s: %w", c.opts.Dest, err)
 			}
 			tags[repo] = t
@@ -146,6 +161,9 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 	c.progress(Progress{Step: "plan", Entries: n, PlannedEntries: n, PlannedBlobs: c.rep.Blobs, PlannedBytes: c.rep.Bytes})
 	if len(bad) > 0 {
 		return fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, errors.Join(bad...))
+	}
+	if err := c.checkRepairable(); err != nil {
+		return err
 	}
 	// The config blob ("{}", two bytes) of each repository first: the
 	// first blob of a repository makes its layout (oci-layout,
@@ -181,18 +199,40 @@ type entryProbe struct {
 	tags  func() ([]store.TagEntry, error)
 }
 
+// statResult is the destination's answer for a blob: its size, and with
+// Options.Repair, the damage found reading it.
 type statResult struct {
-	size int64
-	err  error
+	size   int64
+	err    error
+	damage *store.MismatchError
 }
 
 // stat returns the destination's answer for a blob of the entry, asking
 // now for one the probe did not.
-func (pr *entryProbe) stat(ctx context.Context, dst store.Store, repo, digest string) (int64, error) {
+func (pr *entryProbe) stat(ctx context.Context, c *copier, repo, digest string) statResult {
 	if r, ok := pr.sizes[digest]; ok {
-		return r.size, r.err
+		return r
 	}
-	return dst.StatBlob(ctx, repo, digest)
+	return c.probeBlob(ctx, repo, digest)
+}
+
+// probeBlob asks the destination for a blob's size and, with
+// Options.Repair, reads the blob it holds through its verifying reader.
+func (c *copier) probeBlob(ctx context.Context, repo, digest string) statResult {
+	var r statResult
+	r.size, r.err = c.dst.StatBlob(ctx, repo, digest)
+	if r.err != nil || !c.opts.Repair {
+		return r
+	}
+	rc, err := c.dst.OpenBlob(ctx, repo, digest, r.size)
+	if err == nil {
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+	}
+	if !errors.As(err, &r.damage) {
+		r.err = err
+	}
+	return r
 }
 
 // probeAhead reads the entries' manifests from the source and asks the
@@ -213,7 +253,14 @@ func (c *copier) probeAhead(ctx context.Context, entries []index.Entry) (probes 
 		defer mu.Unlock()
 		f := tagsOf[repo]
 		if f == nil {
-			f = sync.OnceValues(func() ([]store.TagEntry, error) { return c.dst.Tags(ctx, repo) })
+			f = sync.OnceValues(func() ([]store.TagEntry, error) {
+				if lc, ok := c.dst.(layoutRepairer); ok && c.opts.Repair {
+					if err := lc.CheckLayout(ctx, repo); errors.Is(err, store.ErrDamagedLayout) {
+						return nil, err
+					}
+				}
+				return c.dst.Tags(ctx, repo)
+			})
 			tagsOf[repo] = f
 		}
 		return f
@@ -244,8 +291,7 @@ func (c *copier) probeAhead(ctx context.Context, entries []index.Entry) (probes 
 						digests = append(digests, l.Digest)
 					}
 					for _, d := range digests {
-						size, err := c.dst.StatBlob(ctx, repo, d)
-						pr.sizes[d] = statResult{size, err}
+						pr.sizes[d] = c.probeBlob(ctx, repo, d)
 					}
 					pr.tags() // fetched now, off the deciding loop
 				}

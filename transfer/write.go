@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -20,6 +21,87 @@ import (
 // hashes every byte it writes).
 type blobFiler interface {
 	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
+}
+
+// blobReplacer is a store that can replace a blob it holds with the
+// wrong bytes, keeping the damaged file in its quarantine (store.Dir).
+type blobReplacer interface {
+	ReplaceBlob(ctx context.Context, repo, digest string, size int64, reason string, c store.Content) (quarantined string, err error)
+}
+
+// layoutRepairer is a store whose repositories have layout files, which
+// it can check and write anew, keeping damaged ones in its quarantine
+// (store.Dir).
+type layoutRepairer interface {
+	CheckLayout(ctx context.Context, repo string) error
+	ReplaceLayout(ctx context.Context, repo, reason string) (quarantined string, err error)
+}
+
+// checkRepairable refuses a copy whose destination holds damage it cannot
+// replace, before anything is written.
+func (c *copier) checkRepairable() error {
+	if len(c.rep.Damaged) == 0 || c.opts.DryRun {
+		return nil
+	}
+	_, blobs := c.dst.(blobReplacer)
+	_, layouts := c.dst.(layoutRepairer)
+	if blobs && layouts {
+		return nil
+	}
+	names := make([]string, 0, len(c.rep.Damaged))
+	for _, d := range c.rep.Damaged {
+		names = append(names, strings.TrimSpace(d.Repo+" "+d.Digest))
+	}
+	return fmt.Errorf("copy: %s holds %d damaged files (%s) and cannot replace them (only a directory registry can be repaired): copy into a new place instead: %w",
+		c.opts.Dest, len(names), strings.Join(names, ", "), ErrRefused)
+}
+
+// repairLayouts writes anew the layouts the plan found damaged, before
+// the tags are written again.
+func (c *copier) repairLayouts(ctx context.Context) error {
+	for _, repo := range c.plan.layouts {
+		loc, err := c.dst.(layoutRepairer).ReplaceLayout(ctx, repo, c.repairReason())
+		if err != nil {
+			return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+		}
+		c.kept(repo, "", loc)
+	}
+	return nil
+}
+
+// repairReason is the reason recorded with what a repair replaced.
+func (c *copier) repairReason() string {
+	return "damaged in " + c.opts.Dest + "; replaced from " + c.opts.Source + " by airvsx copy --repair"
+}
+
+// kept records where the damaged blob (or, digest "", layout) went.
+func (c *copier) kept(repo, digest, loc string) {
+	c.repairedMu.Lock()
+	defer c.repairedMu.Unlock()
+	for i := range c.rep.Damaged {
+		if d := &c.rep.Damaged[i]; d.Repo == repo && d.Digest == digest {
+			d.Quarantine = loc
+		}
+	}
+	if digest == "" {
+		c.opts.Logger.Info("replaced a damaged layout", "repo", repo, "kept", loc)
+		return
+	}
+	c.opts.Logger.Info("replaced a damaged blob", "repo", repo, "digest", digest, "kept", loc)
+}
+
+// put writes a blob to the destination: PutBlob, or for one the
+// destination holds damaged, ReplaceBlob.
+func (c *copier) put(ctx context.Context, repo, digest string, size int64, damaged bool, content store.Content) error {
+	if !damaged {
+		return c.dst.PutBlob(ctx, repo, digest, size, content)
+	}
+	loc, err := c.dst.(blobReplacer).ReplaceBlob(ctx, repo, digest, size, c.repairReason(), content)
+	if err != nil {
+		return err
+	}
+	c.kept(repo, digest, loc)
+	return nil
 }
 
 // copyBlobs copies the planned blobs on Workers goroutines, then the
@@ -83,7 +165,7 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 		return fmt.Errorf("copy: %s: %w (%s's catalog is unchanged): %w", c.opts.Source, ErrSource, c.opts.Dest, errors.Join(bad...))
 	}
 	for _, m := range c.plan.manifests {
-		if err := c.dst.PutBlob(ctx, m.repo, m.digest, int64(len(m.data)), store.BytesContent(m.data)); err != nil {
+		if err := c.put(ctx, m.repo, m.digest, int64(len(m.data)), m.damaged, store.BytesContent(m.data)); err != nil {
 			return fmt.Errorf("copy to %s: manifest: %w", c.opts.Dest, err)
 		}
 		nbytes.Add(int64(len(m.data)))
@@ -124,7 +206,7 @@ func (c *copier) copyBlob(ctx context.Context, b blobItem, n *atomic.Int64) erro
 		content = rc
 	}
 	cr := &countContent{Content: content, n: n}
-	if err := c.dst.PutBlob(ctx, b.repo, b.digest, b.size, cr); err != nil {
+	if err := c.put(ctx, b.repo, b.digest, b.size, b.damaged, cr); err != nil {
 		var mm *store.MismatchError
 		if errors.As(err, &mm) {
 			return fmt.Errorf("%s: blob %s in %s: %w", c.opts.Source, b.digest, b.repo, err)

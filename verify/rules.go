@@ -87,7 +87,7 @@ type ruleInfo struct {
 }
 
 const (
-	fixRecopy   = "copy the registry again from a good copy (the publisher's, or the connected side's): this copy was altered or damaged after it was signed"
+	fixRecopy   = "copy the registry again from a good copy (the publisher's, or the connected side's) with airvsx copy --repair GOOD THIS, which replaces what is damaged and keeps it in the quarantine: this copy was altered or damaged after it was signed"
 	fixResign   = "on the connected side, run airvsx sync again (it signs a fresh catalog) and carry the registry across again"
 	fixMetadata = "copy the registry's metadata/ directory again from the publisher; never edit it by hand"
 	fixPolicy   = "remove the entry (narrow the policy and run airvsx sync --prune on the connected side), or change the policy if it should be allowed"

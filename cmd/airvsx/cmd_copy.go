@@ -23,6 +23,7 @@ type copyOptions struct {
 	signKey string
 	force   bool
 	dryRun  bool
+	repair  bool
 	json    bool
 }
 
@@ -34,6 +35,8 @@ func newCopyCommand(g *globals) *cobra.Command {
   airvsx copy ./registry /media/usb/registry --key airvsx.pub
   # see what would move, and write nothing
   airvsx copy -n ./registry /media/usb/registry --key airvsx.pub
+  # verify said a copy was damaged: read every blob it holds, replace the damaged ones
+  airvsx copy --repair /media/usb/registry ./registry --key airvsx.pub
   # on the air-gapped side, into the internal OCI registry (signed with cosign too)
   airvsx copy /media/usb/registry docker://registry.internal:5000/vsx --key airvsx.pub --sign-key airvsx.key`,
 		Short: "Copy a registry from one place to another, verifying it on the way",
@@ -59,8 +62,14 @@ one whose catalog serial is newer than SRC's (that would be a rollback) or
 of the same serial with another catalog, and one whose metadata does not
 verify, naming both sides; --force overwrites it.
 
---dry-run prints what would move (repositories, blobs, bytes) and writes
-nothing.
+A blob DST already holds is taken as present by its digest and size, unread.
+--repair reads each one too (every byte of DST), and replaces one whose bytes
+are not what its digest says from SRC; the damaged file is kept in DST's
+quarantine, never deleted. Only a directory DST can be repaired; any other
+holding a damaged blob is refused: copy into a new place.
+
+--dry-run prints what would move (repositories, blobs, bytes, and with
+--repair the damaged blobs) and writes nothing.
 
 Exit status: 0 copied, 1 SRC does not verify or DST was refused, 2 usage or
 I/O errors.`,
@@ -75,6 +84,7 @@ I/O errors.`,
 	f.StringVar(&opts.signKey, "sign-key", "", "with a git DST: the key (PREFIX.key, password in COSIGN_PASSWORD) that signs the commit; with a docker:// DST, optional: it signs each entry (cosign)")
 	f.BoolVar(&opts.force, "force", false, "overwrite a DST signed by another root, holding a newer catalog, or whose metadata does not verify")
 	f.BoolVarP(&opts.dryRun, "dry-run", "n", false, "print what would move and write nothing")
+	f.BoolVar(&opts.repair, "repair", false, "also read every blob DST holds, and replace the damaged ones from SRC (kept in DST's quarantine)")
 	f.BoolVar(&opts.json, "json", false, "print the report as JSON")
 	return cmd
 }
@@ -114,13 +124,18 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	}
 	prog := stderrProgress(g, opts.json)
 	logger := g.loggerBeside(prog)
-	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun,
+	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun, Repair: opts.repair,
 		Source: srcPlace, Dest: dstPlace, Logger: logger}
 	if prog.On() {
 		o.Progress = func(p transfer.Progress) { prog.Printf("%s", copyProgressLine(p)) }
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
 	prog.Done()
+	if errors.Is(err, store.ErrDamagedLayout) && !opts.repair {
+		// The exact command that repairs it.
+		args := append([]string{"airvsx", "copy", "--repair", srcPlace, dstPlace}, opts.anchor.args()...)
+		return fmt.Errorf("%w\n  %s's layout files are damaged: this repairs them, keeping the damaged files in its quarantine:\n  %s", err, dstPlace, commandLine(args...))
+	}
 	if err != nil {
 		return err
 	}
@@ -164,6 +179,14 @@ func writeCopyReport(g *globals, rep *transfer.Report) error {
 	w := g.stdout
 	for _, f := range rep.Forced {
 		fmt.Fprintf(w, "forced: %s\n", f)
+	}
+	for _, d := range rep.Damaged {
+		switch {
+		case rep.DryRun:
+			fmt.Fprintf(w, "damaged: %s (would be replaced)\n", d.Problem)
+		case d.Quarantine != "":
+			fmt.Fprintf(w, "repaired: %s (the damaged file is kept in %s)\n", d.Problem, d.Quarantine)
+		}
 	}
 	if rep.DryRun {
 		fmt.Fprintf(w, "dry run: would copy catalog serial %d (%s) from %s to %s: %d files, %s (%d blobs, %d tags, %d metadata files); %d blobs already there\n",

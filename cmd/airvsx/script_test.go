@@ -68,6 +68,7 @@ func TestScript(t *testing.T) {
 			return l.Close()
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"damage":      cmdDamage,
 			"hostile":     cmdHostile,
 			"ociregistry": cmdOCIRegistry,
 			"status":      cmdStatus,
@@ -166,6 +167,42 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d; want %d", args[1], got, want)
 	}
+}
+
+// cmdDamage flips a byte in the middle of the largest blob of a
+// repository in a directory registry (its vsix): the same size, other
+// bytes, as a failing USB stick leaves it. It prints the blob's digest.
+//
+//	damage REGDIR PUB/NAME
+func cmdDamage(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: damage REGDIR PUB/NAME")
+	}
+	dir := filepath.Join(ts.MkAbs(args[0]), "extensions", filepath.FromSlash(args[1]), "blobs", "sha256")
+	entries, err := os.ReadDir(dir)
+	ts.Check(err)
+	var name string
+	var size int64
+	for _, e := range entries {
+		fi, err := e.Info()
+		ts.Check(err)
+		if fi.Size() > size {
+			name, size = e.Name(), fi.Size()
+		}
+	}
+	if name == "" {
+		ts.Fatalf("damage: no blob in %s", dir)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDWR, 0)
+	ts.Check(err)
+	defer f.Close()
+	b := make([]byte, 1)
+	_, err = f.ReadAt(b, size/2)
+	ts.Check(err)
+	b[0] ^= 1
+	_, err = f.WriteAt(b, size/2)
+	ts.Check(err)
+	fmt.Fprintf(ts.Stdout(), "sha256:%s\n", name)
 }
 
 // cmdHostile writes one of vsixtest's hostile archives:

@@ -292,19 +292,80 @@ func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, c Co
 	if err := d.root.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
-	err := d.writeBlobFile(ctx, dir, path.Base(p), io.LimitReader(c, size+1), func(n int64, sum string) error {
+	err := d.writeBlobFile(ctx, dir, path.Base(p), io.LimitReader(c, size+1), d.checkBlob(ctx, repo, digest, size))
+	if err != nil {
+		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
+	}
+	return nil
+}
+
+// checkBlob returns the check of a blob's new file: size bytes whose
+// digest is digest, in a repository whose layout exists before its first
+// blob does.
+func (d *Dir) checkBlob(ctx context.Context, repo, digest string, size int64) func(n int64, sum string) error {
+	return func(n int64, sum string) error {
 		if n > size {
 			return &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n}
 		}
 		if n != size || sum != digest {
 			return &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n, GotDigest: sum}
 		}
-		return d.ensureLayout(ctx, repo) // the layout exists before its first blob does
-	})
-	if err != nil {
-		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
+		return d.ensureLayout(ctx, repo)
 	}
-	return nil
+}
+
+// ReplaceBlob replaces a stored blob whose bytes are not what its digest
+// says (airvsx copy --repair). It reads the stored blob first and refuses
+// one that is intact or absent: good content is never touched. The
+// damaged file is then kept in the quarantine with reason (it is never
+// deleted), and c, checked as PutBlob checks it, is renamed over it and
+// made durable before ReplaceBlob returns. It returns where the damaged
+// file went ("quarantine/damaged-blob-<hex>[.N]").
+func (d *Dir) ReplaceBlob(ctx context.Context, repo, digest string, size int64, reason string, c Content) (string, error) {
+	if err := CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
+		return "", err
+	}
+	if err := d.writable(); err != nil {
+		return "", fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
+	}
+	damage, err := d.blobDamage(ctx, repo, digest, size)
+	if err != nil {
+		return "", fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
+	}
+	if damage == nil {
+		return "", fmt.Errorf("replace blob %s in %s: it is intact; nothing to replace", digest, repo)
+	}
+	p := blobPath(repo, digest)
+	f, err := openRegular(d.root, p)
+	if err != nil {
+		return "", fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
+	}
+	defer f.Close()
+	hex := strings.TrimPrefix(digest, "sha256:")
+	loc, err := d.Quarantine(ctx, "damaged-blob-"+hex, fmt.Sprintf("%s (%s, in %s): %v", reason, p, repo, damage), map[string]io.Reader{hex: f})
+	if err != nil {
+		return "", fmt.Errorf("replace blob %s in %s: keep the damaged file: %w", digest, repo, err)
+	}
+	if err := d.writeFile(ctx, path.Dir(p), path.Base(p), io.LimitReader(c, size+1), d.checkBlob(ctx, repo, digest, size)); err != nil {
+		return loc, fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
+	}
+	return loc, nil
+}
+
+// blobDamage reads a stored blob through the verifying reader: nil when
+// it is intact, the *MismatchError when it is not; any other failure
+// (absent, unreadable) is the error.
+func (d *Dir) blobDamage(ctx context.Context, repo, digest string, size int64) (*MismatchError, error) {
+	rc, err := d.OpenBlob(ctx, repo, digest, size)
+	var m *MismatchError
+	if err == nil {
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+	}
+	if errors.As(err, &m) {
+		return m, nil
+	}
+	return nil, err
 }
 
 // OpenBlob opens a blob for verified reading. A stored size other than

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"slices"
@@ -135,9 +136,90 @@ func (d *Dir) readIndex(repo string) ([]TagEntry, error) {
 	}
 	tags, err := decodeIndex(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w: %w", name, ErrDamagedLayout, err)
 	}
 	return tags, nil
+}
+
+// CheckLayout checks repo's layout files as verify does: oci-layout holds
+// {"imageLayoutVersion":"1.0.0"} and index.json decodes strictly. A
+// damaged one is an error wrapping ErrDamagedLayout; a repository with
+// neither file, one wrapping fs.ErrNotExist.
+func (d *Dir) CheckLayout(ctx context.Context, repo string) error {
+	if err := CheckRepo(repo); err != nil {
+		return fmt.Errorf("check layout: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return d.checkLayout(repo)
+}
+
+func (d *Dir) checkLayout(repo string) error {
+	dir := repoDir(repo)
+	layout, lerr := readRegular(d.root, dir+"/"+ocispec.ImageLayoutFile, 4096)
+	_, ierr := d.readIndex(repo)
+	switch {
+	case errors.Is(lerr, fs.ErrNotExist) && errors.Is(ierr, fs.ErrNotExist):
+		return fmt.Errorf("layout of %s: %w", repo, fs.ErrNotExist)
+	case lerr != nil:
+		return fmt.Errorf("%s/%s: %w: %w", dir, ocispec.ImageLayoutFile, ErrDamagedLayout, lerr)
+	case strings.TrimSpace(string(layout)) != ociLayout:
+		return fmt.Errorf("%s/%s: %w: want %s", dir, ocispec.ImageLayoutFile, ErrDamagedLayout, ociLayout)
+	case errors.Is(ierr, fs.ErrNotExist), errors.Is(ierr, ErrTooLarge):
+		return fmt.Errorf("%s/%s: %w: %w", dir, ocispec.ImageIndexFile, ErrDamagedLayout, ierr)
+	}
+	return ierr
+}
+
+// ReplaceLayout replaces a repository's damaged layout files (airvsx copy
+// --repair): both files are kept in the quarantine with reason (never
+// deleted), then oci-layout and an empty index.json are written, durably.
+// The caller tags the repository's manifests again. A layout that is
+// intact or absent is an error: ReplaceLayout never touches a good one.
+// It returns where the damaged files went
+// ("quarantine/damaged-layout-<pub>.<name>[.N]").
+func (d *Dir) ReplaceLayout(ctx context.Context, repo, reason string) (string, error) {
+	if err := CheckRepo(repo); err != nil {
+		return "", fmt.Errorf("replace layout: %w", err)
+	}
+	if err := d.writable(); err != nil {
+		return "", fmt.Errorf("replace layout of %s: %w", repo, err)
+	}
+	defer d.repos.lock(repo)()
+	damage := d.checkLayout(repo)
+	if damage == nil {
+		return "", fmt.Errorf("replace layout of %s: it is intact; nothing to replace", repo)
+	}
+	if !errors.Is(damage, ErrDamagedLayout) {
+		return "", fmt.Errorf("replace layout of %s: %w", repo, damage)
+	}
+	dir := repoDir(repo)
+	files := map[string]io.Reader{}
+	for _, name := range []string{ocispec.ImageLayoutFile, ocispec.ImageIndexFile} {
+		f, err := openRegular(d.root, dir+"/"+name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("replace layout of %s: keep %s: %w", repo, name, err)
+		}
+		defer f.Close()
+		files[name] = f // whole: nothing is lost
+	}
+	qname := "damaged-layout-" + strings.ReplaceAll(repo, "/", ".")
+	qname = qname[:min(len(qname), maxQuarantineName)]
+	loc, err := d.Quarantine(ctx, qname, fmt.Sprintf("%s (%s): %v", reason, dir, damage), files)
+	if err != nil {
+		return "", fmt.Errorf("replace layout of %s: keep the damaged files: %w", repo, err)
+	}
+	if err := d.writeBytes(ctx, dir, ocispec.ImageLayoutFile, []byte(ociLayout)); err != nil {
+		return loc, fmt.Errorf("replace layout of %s: %w", repo, err)
+	}
+	if err := d.writeIndex(ctx, repo, nil); err != nil {
+		return loc, fmt.Errorf("replace layout of %s: %w", repo, err)
+	}
+	return loc, nil
 }
 
 // writeIndex replaces repo's index.json atomically. The caller holds

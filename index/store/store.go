@@ -116,6 +116,9 @@ var (
 	// all (a registry that refuses the connection, fails TLS or rejects
 	// the credentials): nothing was read, so nothing can be judged.
 	ErrUnreachable = errors.New("the place cannot be reached")
+	// ErrDamagedLayout is wrapped when a repository's layout files
+	// (oci-layout, index.json) are there but not well formed.
+	ErrDamagedLayout = errors.New("the repository's layout is damaged")
 )
 
 // MismatchError says a blob's content is not what its digest and size
