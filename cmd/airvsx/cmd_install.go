@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -104,6 +105,13 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 		defer st.Close()
 		reg := install.Registry{Store: st, Place: opts.registry.place, Anchor: anchor, State: state}
 		res, err = install.FromRegistry(cmd.Context(), reg, arg, o)
+		if r := (*install.RefusedError)(nil); errors.As(err, &r) && r.Damaged {
+			// The registry's copy is damaged: the exact command that
+			// shows every problem, and what repairs it.
+			args := append([]string{"airvsx", "verify", "--registry", opts.registry.place}, opts.anchor.args()...)
+			return fmt.Errorf("%w\n  the registry is damaged; this lists every problem: %s\n  then repair it from a good copy: airvsx copy --repair GOOD %s %s",
+				err, commandLine(args...), shellQuote(opts.registry.place), commandLine(opts.anchor.args()...))
+		}
 	}
 	if err != nil {
 		return err

@@ -45,6 +45,10 @@ type RefusedError struct {
 	Problems []string
 	// Quarantine is the folder the package was kept in, "" if none.
 	Quarantine string
+	// Damaged says the registry holds bytes other than its signed
+	// catalog pins (a blob or a layout file damaged since it was signed):
+	// the registry needs repair, not just this package.
+	Damaged bool
 }
 
 func (e *RefusedError) Error() string {

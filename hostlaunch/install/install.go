@@ -240,14 +240,14 @@ func (in *installer) fetch(ctx context.Context, e *index.Entry, what string) (*p
 	name := FolderName(e.ID, e.Version, e.Platform)
 	m, err := store.EntryManifest(ctx, in.reg.Store, e)
 	if err != nil {
-		return nil, in.refuse(ctx, what, name, nil, 0, err.Error())
+		return nil, damaged(in.refuse(ctx, what, name, nil, 0, err.Error()), err)
 	}
 	f, err := store.OpenBlobAt(ctx, in.reg.Store, store.Repo(e.ID), store.VsixDigest(e), e.VsixSize, nil, in.staging)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, in.refuse(ctx, what, name, nil, 0, fmt.Sprintf("vsix of %s: %v", e, err))
+		return nil, damaged(in.refuse(ctx, what, name, nil, 0, fmt.Sprintf("vsix of %s: %v", e, err)), err)
 	}
 	defer f.Close()
 	src := Source{Kind: SourceRegistry, Registry: in.reg.Place, CatalogSerial: in.cat.Serial, CatalogDigest: in.catDigest,
@@ -295,6 +295,16 @@ func (in *installer) unpack(ctx context.Context, r io.ReaderAt, size int64, sum,
 	}
 	in.opts.Logger.Debug("unpacked", "ext", c.id.String(), "version", c.version, "platform", string(c.platform), "sha256", sum, "files", len(files))
 	return &pending{c: c, src: dir, sha256: sum, tree: tree, files: files, source: src}, nil
+}
+
+// damaged marks the refusal rerr as a damaged registry when the error
+// that caused it says the stored bytes are not the ones pinned.
+func damaged(rerr, cause error) error {
+	var r *RefusedError
+	if errors.As(rerr, &r) && (errors.Is(cause, store.ErrMismatch) || errors.Is(cause, store.ErrDamagedLayout)) {
+		r.Damaged = true
+	}
+	return rerr
 }
 
 // refuse quarantines the package (its bytes when r is not nil, and a

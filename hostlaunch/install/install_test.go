@@ -7,11 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 )
 
@@ -219,5 +222,56 @@ func TestCapabilities(t *testing.T) {
 		if !slices.Equal(r.Activation, []string{"onStartupFinished", "onCommand:gitHelper.showVersion"}) || r.Eager {
 			t.Errorf("activation %v, eager %v", r.Activation, r.Eager)
 		}
+	}
+}
+
+// TestRegistryDamaged: a registry whose vsix or manifest bytes are not
+// the ones its catalog pins refuses the install as damaged (the registry
+// needs repair); a refusal of the package itself does not say so.
+func TestRegistryDamaged(t *testing.T) {
+	f := base(t)
+	cat, _, err := trust.ReadCatalog(t.Context(), registry(t).Store, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return testNow }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e *index.Entry
+	for i := range cat.Entries {
+		if cat.Entries[i].ID.String() == "airvsx-demo.night-theme" {
+			e = &cat.Entries[i]
+		}
+	}
+	if e == nil {
+		t.Fatal("no airvsx-demo.night-theme in the fixture's catalog")
+	}
+	for _, tc := range []struct {
+		name    string
+		digest  string // the blob damaged, "" for none
+		ref     string
+		damaged bool
+	}{
+		{"vsix", store.VsixDigest(e), "airvsx-demo.night-theme", true},
+		{"manifest", e.ManifestDigest, "airvsx-demo.night-theme", true},
+		{"not in the catalog", "", "nobody.nothing", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := storetest.MemFromDir(t, f.dir)
+			if tc.digest != "" {
+				data, ok := st.RawBlob(store.Repo(e.ID), tc.digest)
+				if !ok {
+					t.Fatalf("no blob %s", tc.digest)
+				}
+				data[len(data)/2] ^= 1
+				st.SetRawBlob(store.Repo(e.ID), tc.digest, data)
+			}
+			reg := install.Registry{Store: st, Place: "reg", Anchor: trust.Anchor{Root: f.root}}
+			_, err := install.FromRegistry(t.Context(), reg, tc.ref, options(t))
+			var r *install.RefusedError
+			if !errors.As(err, &r) {
+				t.Fatalf("FromRegistry = %v; want a *RefusedError", err)
+			}
+			if r.Damaged != tc.damaged {
+				t.Errorf("Damaged = %v; want %v (%v)", r.Damaged, tc.damaged, err)
+			}
+		})
 	}
 }
