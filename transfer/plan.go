@@ -104,7 +104,7 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 					return false, nil
 				case r.err != nil && !errors.Is(r.err, fs.ErrNotExist):
 					return false, fmt.Errorf("copy: %s: %w", c.opts.Dest, r.err)
-				case r.damage != nil && r.size == size:
+				case r.damage != nil: // of this size or another: kept, then replaced
 					damaged[k] = true
 					c.rep.Damaged = append(c.rep.Damaged, Damage{Repo: repo, Digest: digest, Size: size, Problem: r.damage.Error()})
 				}

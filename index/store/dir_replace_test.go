@@ -20,11 +20,13 @@ func TestDirReplaceBlob(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		damage  bool   // flip a byte of the stored blob first
+		cut     bool   // or cut it short
 		absent  bool   // store nothing
 		content []byte // what ReplaceBlob is given
 		wantErr string // "" for success
 	}{
 		{name: "damaged", damage: true, content: good},
+		{name: "cut short", cut: true, content: good},
 		{name: "intact", content: good, wantErr: "intact"},
 		{name: "absent", absent: true, content: good, wantErr: "no such file"},
 		{name: "damaged, replaced with wrong bytes", damage: true, content: []byte("the wrong bytes of a blob"), wantErr: "does not match"},
@@ -39,6 +41,9 @@ func TestDirReplaceBlob(t *testing.T) {
 			name := blobFile(d, repo, digest)
 			if tc.damage {
 				filetest.FlipByte(t, name)
+			}
+			if tc.cut {
+				filetest.WriteFile(t, name, good[:5])
 			}
 			var before []byte
 			if !tc.absent {
