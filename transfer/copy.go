@@ -24,6 +24,9 @@ var (
 	// newer catalog (a rollback), another catalog of the same serial (a
 	// fork), or metadata that does not verify. Options.Force overrides it.
 	ErrRefused = errors.New("refused to overwrite the destination")
+	// ErrNoSpace is wrapped when the destination's file system has less
+	// free space than the copy needs, found before anything is written.
+	ErrNoSpace = errors.New("not enough free space at the destination")
 )
 
 // DefaultWorkers is the least number of blobs Copy copies at once by
@@ -76,6 +79,11 @@ type Options struct {
 	// Progress, when set, is called as the copy goes (from several
 	// goroutines, one call at a time). Default nil.
 	Progress func(Progress)
+	// FreeSpace gives the free space and block size of the destination's
+	// file system when the destination store cannot (a dry run to a
+	// directory that does not exist yet: nil). Default nil: asked of the
+	// destination store, when it can say (store.Dir).
+	FreeSpace func() (free, block int64, err error)
 	// Logger receives warnings (forced overwrites) and debug records.
 	// Default nil: discard.
 	Logger *slog.Logger
@@ -124,6 +132,12 @@ type Report struct {
 	// again, and repositories whose layout files are not well formed,
 	// whose tags are then all written again.
 	Damaged []Damage `json:"damaged,omitempty"`
+	// DestFree is the free space of the destination's file system when
+	// the plan was made, and Needs about what the plan takes of it (each
+	// file in whole blocks); both 0 when the destination cannot say (an
+	// OCI registry, a git repository).
+	DestFree int64 `json:"destFree,omitempty"`
+	Needs    int64 `json:"needs,omitempty"`
 	// Tags is how many tags were written.
 	Tags int `json:"tags"`
 	// Metadata lists the metadata files written, in the order written.
@@ -228,6 +242,9 @@ func (c *copier) run(ctx context.Context) error {
 		}
 	}
 	if err := c.makePlan(ctx, checked); err != nil {
+		return err
+	}
+	if err := c.checkSpace(); err != nil {
 		return err
 	}
 	done("planned", "blobs", c.rep.Blobs, "bytes", c.rep.Bytes, "present", c.rep.Present)

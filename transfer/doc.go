@@ -25,6 +25,9 @@
 //     blob the destination lacks (by digest, StatBlob) is planned, with
 //     every tag the destination lacks or has elsewhere and every metadata
 //     file it lacks or holds with other bytes. A dry run stops here.
+//     Then a destination that can say its free space (a directory) is
+//     checked to have room for the plan, so that a stick too small stops
+//     the copy before a byte moves (ErrNoSpace).
 //  4. The blobs move, each read once from the source and hashed while it
 //     is written (PutBlob checks size and digest; a store without that
 //     check is not a Store). Every blob that is not what its digest says

@@ -51,6 +51,7 @@ type tagItem struct {
 type metaItem struct {
 	name string
 	sum  [32]byte // sha256 of the source's bytes when planned
+	size int64
 }
 
 // makePlan reads every manifest the catalog pins from the source
@@ -370,7 +371,7 @@ func (c *copier) planMetadata(ctx context.Context) error {
 				return fmt.Errorf("copy: %s: %w", c.opts.Dest, err)
 			}
 		}
-		c.plan.meta = append(c.plan.meta, metaItem{name, sha256.Sum256(data)})
+		c.plan.meta = append(c.plan.meta, metaItem{name, sha256.Sum256(data), int64(len(data))})
 		c.rep.Metadata = append(c.rep.Metadata, name)
 	}
 	return nil

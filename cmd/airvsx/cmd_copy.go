@@ -68,8 +68,11 @@ are not what its digest says from SRC; the damaged file is kept in DST's
 quarantine, never deleted. Only a directory DST can be repaired; any other
 holding a damaged blob is refused: copy into a new place.
 
---dry-run prints what would move (repositories, blobs, bytes, and with
---repair the damaged blobs) and writes nothing.
+Before it writes, copy checks that DST's file system has the space the
+copy needs (a directory DST), and stops with nothing written if not.
+
+--dry-run prints what would move (repositories, blobs, bytes, whether it
+fits, and with --repair the damaged blobs) and writes nothing.
 
 Exit status: 0 copied, 1 SRC does not verify or DST was refused, 2 usage or
 I/O errors.`,
@@ -128,6 +131,11 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		Source: srcPlace, Dest: dstPlace, Logger: logger}
 	if prog.On() {
 		o.Progress = func(p transfer.Progress) { prog.Printf("%s", copyProgressLine(p)) }
+	}
+	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceDir && dst == nil {
+		// A dry run to a directory that does not exist yet: the space
+		// of the file system it would be made on.
+		o.FreeSpace = func() (int64, int64, error) { return store.FreeSpaceAt(p.Path) }
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
 	prog.Done()
@@ -191,6 +199,9 @@ func writeCopyReport(g *globals, rep *transfer.Report) error {
 	if rep.DryRun {
 		fmt.Fprintf(w, "dry run: would copy catalog serial %d (%s) from %s to %s: %d files, %s (%d blobs, %d tags, %d metadata files); %d blobs already there\n",
 			rep.Serial, rep.Digest, rep.Source, rep.Dest, rep.Files(), index.FormatBytes(rep.Bytes), rep.Blobs, rep.Tags, len(rep.Metadata), rep.Present)
+		if rep.Needs > rep.DestFree {
+			fmt.Fprintf(w, "it does not fit: %s has %s free; the copy needs about %s\n", rep.Dest, index.FormatBytes(rep.DestFree), index.FormatBytes(rep.Needs))
+		}
 		if len(rep.Repositories) == 0 {
 			return nil
 		}

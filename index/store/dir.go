@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -312,6 +313,40 @@ func (d *Dir) checkBlob(ctx context.Context, repo, digest string, size int64) fu
 		}
 		return d.ensureLayout(ctx, repo)
 	}
+}
+
+// FreeSpace returns how many bytes the file system holding the registry
+// still lets it write, and the size of its blocks (each file takes whole
+// blocks). Where the system cannot say, the error wraps
+// errors.ErrUnsupported.
+func (d *Dir) FreeSpace() (free, block int64, err error) {
+	free, block, err = freeSpace(d.root)
+	if err != nil {
+		return 0, 0, fmt.Errorf("free space of %s: %w", d.path, err)
+	}
+	return free, block, nil
+}
+
+// FreeSpaceAt is Dir.FreeSpace for a registry directory that does not
+// exist yet: the free space of the file system that would hold path (its
+// nearest existing parent's).
+func FreeSpaceAt(path string) (free, block int64, err error) {
+	p := filepath.Clean(path)
+	for {
+		if _, err := os.Stat(p); err == nil {
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	free, block, err = freeSpaceAt(p)
+	if err != nil {
+		return 0, 0, fmt.Errorf("free space for %s: %w", path, err)
+	}
+	return free, block, nil
 }
 
 // ReplaceBlob replaces a stored blob whose bytes are not what its digest
