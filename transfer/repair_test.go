@@ -188,3 +188,26 @@ func damagedDigests(rep *transfer.Report) map[string]string {
 	}
 	return out
 }
+
+// TestCopyRestoresLostLayout: a repository whose blobs are there but whose
+// oci-layout and index.json are gone gets them, and its tags, again from
+// a plain copy (nothing was damaged, only lost).
+func TestCopyRestoresLostLayout(t *testing.T) {
+	reg := demoreg.Get(t)
+	cat, _ := demoreg.ReadCatalog(t, reg.Dir)
+	repo := store.Repo(cat.Entries[0].ID)
+	dir := filepath.Join(t.TempDir(), "dst")
+	filetest.CopyDir(t, reg.Dir, dir)
+	for _, name := range []string{"oci-layout", "index.json"} {
+		filetest.Remove(t, filepath.Join(dir, "extensions", filepath.FromSlash(repo), name))
+	}
+	dst := openDir(t, dir)
+	rep, err := transfer.Copy(t.Context(), readOnly(t, reg.Dir), dst, options(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Blobs != 0 || rep.Tags == 0 {
+		t.Errorf("copied %d blobs, %d tags; want only the tags of %s", rep.Blobs, rep.Tags, repo)
+	}
+	mustVerify(t, reg, dst)
+}

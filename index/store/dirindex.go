@@ -245,6 +245,11 @@ func (d *Dir) Tag(ctx context.Context, repo, tag string, m Descriptor) error {
 	if err := d.syncDirty(repoDir(repo)); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
+	// A repository whose blobs are there but whose layout files are not
+	// (lost since; the first blob makes them) gets them again.
+	if err := d.ensureLayout(ctx, repo); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
 	defer d.repos.lock(repo)()
 	return TagIndex(ctx, repo, tag, m, d.readIndex, d.writeIndex)
 }
