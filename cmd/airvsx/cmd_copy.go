@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"text/tabwriter"
+	"time"
 
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/spf13/cobra"
@@ -130,7 +131,13 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun, Repair: opts.repair,
 		Source: srcPlace, Dest: dstPlace, Logger: logger}
 	if prog.On() {
-		o.Progress = func(p transfer.Progress) { prog.Printf("%s", copyProgressLine(p)) }
+		var blobsStart time.Time // when the blobs began to move
+		o.Progress = func(p transfer.Progress) {
+			if p.Step == "blobs" && blobsStart.IsZero() {
+				blobsStart = time.Now()
+			}
+			prog.Printf("%s", copyProgressLine(p, time.Since(blobsStart)))
+		}
 	}
 	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceDir && dst == nil {
 		// A dry run to a directory that does not exist yet: the space
@@ -168,8 +175,10 @@ func openCopyDest(ctx context.Context, place string, dryRun bool, n registryNet)
 	return openRegistryNet(ctx, place, false, n)
 }
 
-// copyProgressLine is the text of the progress line.
-func copyProgressLine(p transfer.Progress) string {
+// copyProgressLine is the text of the progress line; elapsed is how long
+// the blobs have been moving, from which their rate and the time left are
+// told once there is a second of it to tell from.
+func copyProgressLine(p transfer.Progress, elapsed time.Duration) string {
 	switch p.Step {
 	case "plan":
 		if p.PlannedEntries == 0 {
@@ -177,7 +186,13 @@ func copyProgressLine(p transfer.Progress) string {
 		}
 		return fmt.Sprintf("copy: reading manifests %d/%d", p.Entries, p.PlannedEntries)
 	case "blobs":
-		return fmt.Sprintf("copy: %d/%d blobs, %s of %s", p.Blobs, p.PlannedBlobs, index.FormatBytes(p.Bytes), index.FormatBytes(p.PlannedBytes))
+		line := fmt.Sprintf("copy: %d/%d blobs, %s of %s", p.Blobs, p.PlannedBlobs, index.FormatBytes(p.Bytes), index.FormatBytes(p.PlannedBytes))
+		if elapsed < time.Second || p.Bytes <= 0 {
+			return line
+		}
+		rate := float64(p.Bytes) / elapsed.Seconds()
+		left := time.Duration(float64(p.PlannedBytes-p.Bytes) / rate * float64(time.Second))
+		return fmt.Sprintf("%s, %s/s, about %s left", line, index.FormatBytes(int64(rate)), left.Round(time.Second))
 	}
 	return fmt.Sprintf("copy: %s %d/%d", p.Step, p.Blobs, p.PlannedBlobs)
 }

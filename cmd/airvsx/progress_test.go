@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airvsx/airvsx/transfer"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -152,5 +154,29 @@ func TestProgressLogWriter(t *testing.T) {
 	var off bytes.Buffer
 	if got := newProgressLine(&off, false, 0).LogWriter(); got != io.Writer(&off) {
 		t.Errorf("LogWriter() of a line turned off = %v; want the line's writer", got)
+	}
+}
+
+// TestCopyProgressLine: the blob step tells its rate and the time left
+// once a second has passed, and not before.
+func TestCopyProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		p       transfer.Progress
+		elapsed time.Duration
+		want    string
+	}{
+		{transfer.Progress{Step: "plan"}, 0, "copy: checking the source's trust chain"},
+		{transfer.Progress{Step: "plan", Entries: 3, PlannedEntries: 10}, 0, "copy: reading manifests 3/10"},
+		{transfer.Progress{Step: "blobs", Blobs: 1, PlannedBlobs: 4, Bytes: 1 << 20, PlannedBytes: 4 << 20}, 500 * time.Millisecond,
+			"copy: 1/4 blobs, 1.0 MiB of 4.0 MiB"},
+		{transfer.Progress{Step: "blobs", Blobs: 1, PlannedBlobs: 4, Bytes: 10 << 20, PlannedBytes: 40 << 20}, 2 * time.Second,
+			"copy: 1/4 blobs, 10.0 MiB of 40.0 MiB, 5.0 MiB/s, about 6s left"},
+		{transfer.Progress{Step: "blobs", Blobs: 0, PlannedBlobs: 4, PlannedBytes: 40 << 20}, 3 * time.Second,
+			"copy: 0/4 blobs, 0 B of 40.0 MiB"},
+		{transfer.Progress{Step: "tags", Blobs: 2, PlannedBlobs: 7}, time.Minute, "copy: tags 2/7"},
+	} {
+		if got := copyProgressLine(tc.p, tc.elapsed); got != tc.want {
+			t.Errorf("copyProgressLine(%+v, %v) = %q; want %q", tc.p, tc.elapsed, got, tc.want)
+		}
 	}
 }
