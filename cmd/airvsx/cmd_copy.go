@@ -94,6 +94,9 @@ I/O errors.`,
 }
 
 func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlace string) error {
+	if err := distinctPlaces(srcPlace, dstPlace); err != nil {
+		return err
+	}
 	anchor, state, err := opts.anchor.resolve("copy")
 	if err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/spf13/cobra"
@@ -207,4 +209,61 @@ func (a *anchorFlags) resolve(verb string) (trust.Anchor, *trust.StateDir, error
 		return trust.Anchor{}, nil, fmt.Errorf("%s: %w (pass --state DIR or --no-state)", verb, err)
 	}
 	return anchor, trust.OpenStateDir(d), nil
+}
+
+// distinctPlaces refuses a copy whose SRC and DST are one registry, or
+// one of which lies inside the other's directory (the copy would write
+// into the registry it reads, and leave a stray directory in it). Two
+// refs of one git repository are two registries.
+func distinctPlaces(src, dst string) error {
+	s, serr := store.ParsePlace(src)
+	d, derr := store.ParsePlace(dst)
+	if serr != nil || derr != nil {
+		return nil // opening them says what is wrong
+	}
+	if s.Kind == store.PlaceDocker || d.Kind == store.PlaceDocker {
+		if s.Kind == d.Kind && strings.EqualFold(s.Host, d.Host) && s.Prefix == d.Prefix {
+			return usagef("copy: %s and %s are the same registry", src, dst)
+		}
+		return nil
+	}
+	sp, dp := realPath(s.Path), realPath(d.Path)
+	switch {
+	case sp == dp && s.Kind == store.PlaceGit && d.Kind == store.PlaceGit && s.Ref != d.Ref:
+		return nil
+	case sp == dp:
+		return usagef("copy: %s and %s are the same registry", src, dst)
+	case within(dp, sp):
+		return usagef("copy: %s is inside %s: the copy would write into the registry it reads; choose a DST outside it", dst, src)
+	case within(sp, dp):
+		return usagef("copy: %s is inside %s: the copy would write over the registry it reads; choose a DST that does not hold it", src, dst)
+	}
+	return nil
+}
+
+// realPath is path made absolute with the symbolic links of its longest
+// existing part resolved (the rest may not exist yet).
+func realPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	rest := ""
+	for p := abs; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// within reports whether path lies below dir.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
