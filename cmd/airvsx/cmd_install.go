@@ -75,6 +75,11 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 	if opts.extensions == "" {
 		return usagef("install: --extensions DIR is required")
 	}
+	if opts.registry.place != "" {
+		if err := outsideRegistry("install", "--extensions", opts.extensions, opts.registry.place); err != nil {
+			return err
+		}
+	}
 	o := install.Options{Dir: opts.extensions, AllowPartialActivation: opts.allowPartial, PreRelease: opts.preRelease, Logger: g.logger()}
 	if opts.policy != "" {
 		pol, err := policies.Load(opts.policy)

@@ -68,6 +68,9 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 	case !opts.anchor.given() && !opts.unverified:
 		return usagef("site: no trust anchor: give --root root.json or --key PREFIX.pub (or --unverified to render an unverified catalog with a warning banner)")
 	}
+	if err := outsideRegistry("site", "--out", opts.out, opts.registry.place); err != nil {
+		return err
+	}
 	so := site.Options{
 		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: shellQuote(opts.registry.place),
 		Unverified: opts.unverified, Logger: g.logger(),

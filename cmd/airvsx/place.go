@@ -241,6 +241,20 @@ func distinctPlaces(src, dst string) error {
 	return nil
 }
 
+// outsideRegistry refuses an output directory (site's --out, install's
+// --extensions) that is a local registry or lies inside one: what it
+// writes would be stray files in the registry (verify's extra-file).
+func outsideRegistry(cmd, flag, out, place string) error {
+	p, err := store.ParsePlace(place)
+	if err != nil || p.Kind == store.PlaceDocker {
+		return nil
+	}
+	if o, r := realPath(out), realPath(p.Path); o == r || within(o, r) {
+		return usagef("%s: %s %s is inside the registry %s, which would then hold stray files; choose a directory outside it (beside it on the stick is fine)", cmd, flag, out, place)
+	}
+	return nil
+}
+
 // realPath is path made absolute with the symbolic links of its longest
 // existing part resolved (the rest may not exist yet).
 func realPath(path string) string {

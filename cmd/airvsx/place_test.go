@@ -47,3 +47,26 @@ func TestDistinctPlaces(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsideRegistry: site and install refuse to write into a local
+// registry's directory.
+func TestOutsideRegistry(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, tc := range []struct {
+		out, place string
+		ok         bool
+	}{
+		{"site", "reg", true},
+		{"reg-site", "reg", true},
+		{"reg/site", "reg", false},
+		{"reg", "reg", false},
+		{"repo.git/site", "git:repo.git#main", false},
+		{"site", "docker://h:5000/vsx", true},
+	} {
+		err := outsideRegistry("site", "--out", tc.out, tc.place)
+		if (err == nil) != tc.ok {
+			t.Errorf("outsideRegistry(%q, %q) = %v; want ok %v", tc.out, tc.place, err, tc.ok)
+		}
+	}
+}
