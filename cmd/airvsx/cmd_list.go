@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +38,7 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 			}
 			l, err := install.Load(cmd.Context(), opts.extensions)
 			if err != nil {
-				return fmt.Errorf("list: %w", err)
+				return fmt.Errorf("list: %w", noExtensionsHint(err, opts.extensions))
 			}
 			for _, w := range l.Warnings {
 				fmt.Fprintf(g.stderr, "airvsx: warning: %s\n", w)
@@ -58,4 +61,14 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 	cmd.Flags().StringVar(&opts.extensions, "extensions", "", "the extensions directory")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the listing as JSON")
 	return cmd
+}
+
+// noExtensionsHint adds to an error about an extensions directory that
+// does not exist the command that makes one.
+func noExtensionsHint(err error, dir string) error {
+	if _, serr := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) || !errors.Is(serr, fs.ErrNotExist) {
+		return err
+	}
+	return fmt.Errorf("%w\n  nothing is installed there yet (check the path); install makes it: %s", err,
+		commandLine("airvsx", "install", "ID", "--registry", "PLACE", "--key", "PREFIX.pub", "--extensions", dir))
 }

@@ -137,7 +137,7 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	log := g.logger()
 	l, err := install.Load(ctx, opts.extensions)
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return fmt.Errorf("run: %w", noExtensionsHint(err, opts.extensions))
 	}
 	for _, w := range l.Warnings {
 		log.Warn(w)

@@ -40,7 +40,7 @@ Exit status: 0 removed, 1 refused or not installed, 2 usage or I/O error.`,
 			}
 			r, err := install.Uninstall(cmd.Context(), opts.extensions, id, opts.force)
 			if err != nil {
-				return err
+				return noExtensionsHint(err, opts.extensions)
 			}
 			if opts.json {
 				return json.NewEncoder(g.stdout).Encode(map[string]any{"uninstalled": r.ID, "version": r.Version, "dir": r.Dir})
