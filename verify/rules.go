@@ -168,6 +168,11 @@ var packageFixes = map[Rule]string{
 	RuleSignatureInvalid:     "do not install this file: Open VSX did not sign these bytes with the key given; get the file and its .sigzip again from Open VSX",
 }
 
+// CopyRepairs reports whether copying the registry again from a good copy
+// (airvsx copy --repair) fixes a problem of rule r: the stored bytes of
+// a directory registry are not the ones its signed metadata pins.
+func (r Rule) CopyRepairs() bool { return rules[r].fix == fixRecopy }
+
 // fixFor returns the rule's fix.
 func fixFor(r Rule) string { return rules[r].fix }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/verify"
@@ -123,9 +124,25 @@ func runVerify(cmd *cobra.Command, g *globals, opts verifyOptions, args []string
 		return err
 	}
 	if !rep.OK() {
+		if p, err := store.ParsePlace(opts.registry.place); len(args) == 0 && err == nil && p.Kind == store.PlaceDir && copyRepairs(rep) {
+			// The exact command, with this registry and its anchor.
+			args := append([]string{"airvsx", "copy", "--repair", "GOOD", opts.registry.place}, opts.anchor.args()...)
+			fmt.Fprintf(g.stderr, "airvsx: to repair this copy from a good one (the publisher's, or the connected side's; GOOD is its place):\n  %s\n", commandLine(args...))
+		}
 		return errFailed
 	}
 	return nil
+}
+
+// copyRepairs reports whether the report's errors include some that a
+// copy --repair from a good copy fixes.
+func copyRepairs(rep *verify.Report) bool {
+	for _, p := range rep.Problems {
+		if p.Severity == verify.Error && p.Rule.CopyRepairs() {
+			return true
+		}
+	}
+	return false
 }
 
 func verifyRegistry(cmd *cobra.Command, g *globals, opts verifyOptions, pol *policies.Policy) (*verify.Report, error) {
