@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -225,14 +224,7 @@ func (c *copier) probeBlob(ctx context.Context, repo, digest string) statResult 
 	if r.err != nil || !c.opts.Repair {
 		return r
 	}
-	rc, err := c.dst.OpenBlob(ctx, repo, digest, r.size)
-	if err == nil {
-		_, err = io.Copy(io.Discard, rc)
-		rc.Close()
-	}
-	if !errors.As(err, &r.damage) {
-		r.err = err
-	}
+	r.damage, r.err = store.BlobDamage(ctx, c.dst, repo, digest, r.size)
 	return r
 }
 

@@ -279,5 +279,5 @@ func realPath(path string) string {
 // within reports whether path lies below dir.
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return err == nil && rel != "." && filepath.IsLocal(rel)
 }

@@ -320,7 +320,7 @@ func (d *Dir) checkBlob(ctx context.Context, repo, digest string, size int64) fu
 // blocks). Where the system cannot say, the error wraps
 // errors.ErrUnsupported.
 func (d *Dir) FreeSpace() (free, block int64, err error) {
-	free, block, err = freeSpace(d.root)
+	free, block, err = freeSpaceAt(d.path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("free space of %s: %w", d.path, err)
 	}
@@ -363,7 +363,7 @@ func (d *Dir) ReplaceBlob(ctx context.Context, repo, digest string, size int64, 
 	if err := d.writable(); err != nil {
 		return "", fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
 	}
-	damage, err := d.blobDamage(ctx, repo, digest, size)
+	damage, err := BlobDamage(ctx, d, repo, digest, size)
 	if err != nil {
 		return "", fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
 	}
@@ -385,22 +385,6 @@ func (d *Dir) ReplaceBlob(ctx context.Context, repo, digest string, size int64, 
 		return loc, fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
 	}
 	return loc, nil
-}
-
-// blobDamage reads a stored blob through the verifying reader: nil when
-// it is intact, the *MismatchError when it is not; any other failure
-// (absent, unreadable) is the error.
-func (d *Dir) blobDamage(ctx context.Context, repo, digest string, size int64) (*MismatchError, error) {
-	rc, err := d.OpenBlob(ctx, repo, digest, size)
-	var m *MismatchError
-	if err == nil {
-		_, err = io.Copy(io.Discard, rc)
-		rc.Close()
-	}
-	if errors.As(err, &m) {
-		return m, nil
-	}
-	return nil, err
 }
 
 // OpenBlob opens a blob for verified reading. A stored size other than

@@ -17,22 +17,8 @@ func syncFS(root *os.Root) error {
 	return unix.Syncfs(int(f.Fd()))
 }
 
-// freeSpace returns the bytes of the file system that holds root that an
-// unprivileged writer may still use, and its block size (statfs(2)).
-func freeSpace(root *os.Root) (free, block int64, err error) {
-	f, err := root.Open(".")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(int(f.Fd()), &st); err != nil {
-		return 0, 0, err
-	}
-	return int64(st.Bavail) * int64(st.Bsize), int64(st.Bsize), nil
-}
-
-// freeSpaceAt is freeSpace for the file system that holds path.
+// freeSpaceAt returns the bytes of the file system that holds path that
+// an unprivileged writer may still use, and its block size (statfs(2)).
 func freeSpaceAt(path string) (free, block int64, err error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(path, &st); err != nil {

@@ -11,10 +11,8 @@ import (
 // directory is fsynced.
 func syncFS(*os.Root) error { return errors.ErrUnsupported }
 
-// freeSpace is not asked for where statfs is not used: copy then does
+// freeSpaceAt is not asked for where statfs is not used: copy then does
 // not check the space before it writes.
-func freeSpace(*os.Root) (free, block int64, err error) { return 0, 0, errors.ErrUnsupported }
-
 func freeSpaceAt(string) (free, block int64, err error) { return 0, 0, errors.ErrUnsupported }
 
 // startWriteback does nothing where sync_file_range is missing.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -31,6 +32,23 @@ func OpenVerified(ctx context.Context, repo, digest string, size int64, open fun
 		return nil, &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: stored}
 	}
 	return VerifyReader(ctx, rc, repo, digest, size), nil
+}
+
+// BlobDamage reads a stored blob of s through its verifying reader (every
+// byte): nil, nil when it is intact; the *MismatchError when its bytes
+// or its size are not what digest and size say; any other failure
+// (absent, unreadable) as the error.
+func BlobDamage(ctx context.Context, s Store, repo, digest string, size int64) (*MismatchError, error) {
+	rc, err := s.OpenBlob(ctx, repo, digest, size)
+	if err == nil {
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+	}
+	var m *MismatchError
+	if errors.As(err, &m) {
+		return m, nil
+	}
+	return nil, err
 }
 
 // VerifyReader returns a reader of rc that checks the content against
