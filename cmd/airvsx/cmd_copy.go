@@ -150,9 +150,8 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
 	prog.Done()
 	if errors.Is(err, store.ErrDamagedLayout) && !opts.repair {
-		// The exact command that repairs it.
-		args := append([]string{"airvsx", "copy", "--repair", srcPlace, dstPlace}, opts.anchor.args()...)
-		return fmt.Errorf("%w\n  %s's layout files are damaged: this repairs them, keeping the damaged files in its quarantine:\n  %s", err, dstPlace, commandLine(args...))
+		return fmt.Errorf("%w\n  %s's layout files are damaged: this repairs them, keeping the damaged files in its quarantine:\n  %s",
+			err, dstPlace, repairHint(srcPlace, dstPlace, &opts.anchor))
 	}
 	if err != nil {
 		return err

@@ -114,8 +114,8 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 			// The registry's copy is damaged: the exact command that
 			// shows every problem, and what repairs it.
 			args := append([]string{"airvsx", "verify", "--registry", opts.registry.place}, opts.anchor.args()...)
-			return fmt.Errorf("%w\n  the registry is damaged; this lists every problem: %s\n  then repair it from a good copy: airvsx copy --repair GOOD %s %s",
-				err, commandLine(args...), shellQuote(opts.registry.place), commandLine(opts.anchor.args()...))
+			return fmt.Errorf("%w\n  the registry is damaged; this lists every problem: %s\n  then repair it from a good copy: %s",
+				err, commandLine(args...), repairHint("GOOD", opts.registry.place, &opts.anchor))
 		}
 	}
 	if err != nil {

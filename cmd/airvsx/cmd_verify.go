@@ -125,9 +125,8 @@ func runVerify(cmd *cobra.Command, g *globals, opts verifyOptions, args []string
 	}
 	if !rep.OK() {
 		if p, err := store.ParsePlace(opts.registry.place); len(args) == 0 && err == nil && p.Kind == store.PlaceDir && copyRepairs(rep) {
-			// The exact command, with this registry and its anchor.
-			args := append([]string{"airvsx", "copy", "--repair", "GOOD", opts.registry.place}, opts.anchor.args()...)
-			fmt.Fprintf(g.stderr, "airvsx: to repair this copy from a good one (the publisher's, or the connected side's; GOOD is its place):\n  %s\n", commandLine(args...))
+			fmt.Fprintf(g.stderr, "airvsx: to repair this copy from a good one (the publisher's, or the connected side's; GOOD is its place):\n  %s\n",
+				repairHint("GOOD", opts.registry.place, &opts.anchor))
 		}
 		return errFailed
 	}

@@ -30,6 +30,13 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// repairHint is the copy --repair command that repairs the directory
+// registry dst from src (GOOD when the user must name the good copy),
+// with the trust anchor and state flags the user gave.
+func repairHint(src, dst string, anchor *anchorFlags) string {
+	return commandLine(append([]string{"airvsx", "copy", "--repair", src, dst}, anchor.args()...)...)
+}
+
 // siteVerifyHint is the verify command that reports every problem of the
 // registry site could not verify, with the same trust anchor and state
 // flags. verify needs an anchor: without one (site --unverified), the
