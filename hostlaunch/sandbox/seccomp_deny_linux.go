@@ -44,6 +44,12 @@ func deniedSyscalls() []syscallNr {
 		{"fspick", unix.SYS_FSPICK},
 		{"mount_setattr", unix.SYS_MOUNT_SETATTR},
 
+		// A program from a descriptor: memfd_create and execveat
+		// (AT_EMPTY_PATH) run an ELF written to memory, which no mount
+		// flag (noexec) and no Landlock execute rule sees. Programs are
+		// started with execve, by path, where both apply.
+		{"execveat", unix.SYS_EXECVEAT},
+
 		// Reading or changing other processes.
 		{"ptrace", unix.SYS_PTRACE},
 		{"process_vm_readv", unix.SYS_PROCESS_VM_READV},

@@ -56,6 +56,9 @@ func specDenied() []syscallNr {
 		{"fspick", unix.SYS_FSPICK},
 		{"mount_setattr", unix.SYS_MOUNT_SETATTR},
 		{"memfd_secret", unix.SYS_MEMFD_SECRET},
+		// A program run from a descriptor (memfd_create + execveat with
+		// AT_EMPTY_PATH) passes noexec and Landlock's execute rule.
+		{"execveat", unix.SYS_EXECVEAT},
 	}
 }
 
@@ -71,7 +74,7 @@ func specAllowed() []syscallNr {
 		{"mprotect", unix.SYS_MPROTECT},
 		{"futex", unix.SYS_FUTEX},
 		{"execve", unix.SYS_EXECVE},
-		{"execveat", unix.SYS_EXECVEAT},
+		{"memfd_create", unix.SYS_MEMFD_CREATE},
 		{"socketpair", unix.SYS_SOCKETPAIR},
 		{"sendmsg", unix.SYS_SENDMSG},
 		{"recvmsg", unix.SYS_RECVMSG},
