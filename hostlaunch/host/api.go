@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 	"time"
 )
@@ -117,6 +118,11 @@ func (h *Host) Close(ctx context.Context) error {
 		}
 		if err := h.hostTmp.Remove(); err != nil {
 			errs = append(errs, err)
+		}
+		if h.tmp != "" {
+			if err := os.RemoveAll(h.tmp); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	})
 	return errors.Join(errs...)

@@ -21,13 +21,20 @@ type Spec struct {
 	// host's own directory.
 	Dir string
 	// HostDir holds the host's scripts; ExtensionDirs the extensions'
-	// folders; Workspace the workspace folders; StorageDir the
-	// extensions' storage. A sandbox grants reading the first three
-	// (writing Workspace) and writing StorageDir.
+	// folders; Workspace the workspace folders; Storage the folders the
+	// host writes besides the workspace: the storage of each of its
+	// extensions (STORAGE/<id>) and its own temporary directory, never
+	// another host's. A sandbox grants reading the first three (writing
+	// Workspace) and writing Storage.
 	HostDir       string
 	ExtensionDirs []string
 	Workspace     []string
-	StorageDir    string
+	Storage       []string
+	// ReadOnly are folders no sandboxed process may change, whatever
+	// else it is granted (the whole extensions directory, with
+	// installed.json): a sandbox with a mount namespace mounts each that
+	// exists read-only. They grant no access of their own.
+	ReadOnly []string
 	// Capabilities is the union of the effective capabilities of the
 	// extensions this host runs.
 	Capabilities []string
@@ -51,9 +58,16 @@ type SpawnSpec struct {
 	Dir     string
 	// Workspace are the workspace folders (a sandbox lets the program
 	// read and write them); ExtensionDir is the asking extension's
-	// folder (read only).
+	// folder (read only); Storage is its storage folder (read and write:
+	// its HOME); ReadOnly as in Spec.
 	Workspace    []string
 	ExtensionDir string
+	Storage      string
+	ReadOnly     []string
+	// MemoryMB caps the program's memory as the host's is capped
+	// (Options.MemoryMB); CPUSeconds its processor time (0: none).
+	MemoryMB   int
+	CPUSeconds int
 }
 
 // SpawnFunc builds the command that runs a SpawnSpec; the broker sets its

@@ -50,8 +50,14 @@ type Options struct {
 	// workspace.getConfiguration; nil for none.
 	Settings json.RawMessage
 	// StorageDir holds each extension's storage, global storage and log
-	// folders (STORAGE/<id>/{global,workspace,log}).
+	// folders (STORAGE/<id>/{global,workspace,log}) and each host's
+	// temporary directory (STORAGE/.tmp/host-*); a host may write only
+	// its own extensions' folders and its own temporary directory.
 	StorageDir string
+	// Protected are folders no extension may change: Launch refuses a
+	// workspace folder or storage directory that contains or lies in
+	// one, and a sandbox mounts them read-only (see Protected).
+	Protected []Protected
 	// Node is the node executable; "" looks "node" up on PATH.
 	Node string
 	// Command builds the process; nil means Direct (no sandbox).
@@ -115,7 +121,9 @@ func (e *StartError) Error() string { return e.Err.Error() }
 // Unwrap returns the launch error.
 func (e *StartError) Unwrap() error { return e.Err }
 
-// Info is what the host announced when ready.
+// Info is what the host announced when ready: the node version it
+// claims, and the process the launcher started (node, or the sandbox
+// helper whose descendant node is).
 type Info struct {
 	Node string `json:"node"`
 	PID  int    `json:"pid"`
@@ -139,6 +147,7 @@ type Host struct {
 	conn    *conn
 	hostDir string       // the host's scripts: hostTmp.Path
 	hostTmp *tempdir.Dir // removed on Close
+	tmp     string       // the host's temporary directory, removed on Close
 	info    Info
 	startup Startup
 	limit   *limiter
@@ -188,6 +197,15 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 			return nil, fmt.Errorf("launch host: %w", err)
 		}
 	}
+	opts.Protected = slices.Clone(opts.Protected)
+	for i := range opts.Protected {
+		if opts.Protected[i].Path, err = filepath.Abs(opts.Protected[i].Path); err != nil {
+			return nil, fmt.Errorf("launch host: %w", err)
+		}
+	}
+	if err := checkLayout(opts.Workspace, opts.StorageDir, opts.Protected); err != nil {
+		return nil, fmt.Errorf("launch host: %w", err)
+	}
 	node := opts.Node
 	if node == "" {
 		if node, err = exec.LookPath("node"); err != nil {
@@ -213,6 +231,9 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	defer cancel()
 	select {
 	case h.info = <-h.ready:
+		// The process is what the launcher started, whatever the host
+		// claims (inside a PID namespace it does not even know it).
+		h.info.PID = h.cmd.Process.Pid
 	case <-h.done:
 		return nil, fmt.Errorf("launch host: %w", h.Err())
 	case <-sctx.Done():
@@ -279,10 +300,11 @@ func (h *Host) start(ctx context.Context, node string) error {
 	parent, child := os.NewFile(uintptr(fds[0]), "ipc-launcher"), os.NewFile(uintptr(fds[1]), "ipc-host")
 	defer child.Close()
 	h.conn = &conn{f: parent, pending: map[int64]*call{}}
-	tmp := filepath.Join(h.opts.StorageDir, ".tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
+	storage, tmp, err := h.prepareStorage()
+	if err != nil {
 		return err
 	}
+	h.tmp = tmp
 	dir := h.hostDir
 	if len(h.opts.Workspace) > 0 {
 		dir = h.opts.Workspace[0]
@@ -292,7 +314,7 @@ func (h *Host) start(ctx context.Context, node string) error {
 		args = args[1:] // native code meets only the kernel
 	}
 	spec := Spec{Node: node, Args: args,
-		Env: hostEnv(h.opts.StorageDir, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, StorageDir: h.opts.StorageDir,
+		Env: hostEnv(tmp, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, Storage: storage, ReadOnly: protectedPaths(h.opts.Protected),
 		NoNodePermission: h.opts.InsecureNoSeatBelt, MemoryMB: h.opts.MemoryMB}
 	caps := map[string]bool{}
 	for _, e := range h.opts.Extensions {

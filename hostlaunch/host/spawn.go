@@ -168,7 +168,10 @@ func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
 	if req.Token != "" {
 		key = e.ID + "\x00" + req.Token
 	}
-	res, n, err := h.runProgram(SpawnSpec{Program: prog, Args: req.Args, Env: h.spawnEnv(), Dir: dir, Workspace: h.opts.Workspace, ExtensionDir: e.Path}, input, timeout, key)
+	storage := storageOf(h.opts.StorageDir, e.ID)
+	spec := SpawnSpec{Program: prog, Args: req.Args, Env: spawnEnv(storage), Dir: dir, Workspace: h.opts.Workspace, ExtensionDir: e.Path,
+		Storage: storage, ReadOnly: protectedPaths(h.opts.Protected), MemoryMB: h.opts.MemoryMB, CPUSeconds: int(timeout/time.Second) + 1}
+	res, n, err := h.runProgram(spec, input, timeout, key)
 	a.Details.Bytes = n
 	if err != nil {
 		a.Details.Reason = err.Error()
@@ -225,7 +228,7 @@ func resolveProgram(e *Extension, file string) (string, error) {
 // workspace folder or the extension's storage, by default the first
 // workspace folder, else the extension's storage.
 func (h *Host) spawnDir(e *Extension, cwd string) (string, error) {
-	storage := filepath.Join(h.opts.StorageDir, e.ID)
+	storage := storageOf(h.opts.StorageDir, e.ID)
 	if cwd == "" {
 		if len(h.opts.Workspace) > 0 {
 			return h.opts.Workspace[0], nil
@@ -251,9 +254,10 @@ func (h *Host) spawnDir(e *Extension, cwd string) (string, error) {
 	return "", denyf("spawn: working directory %s is outside the workspace folders and the extension's storage: refused", cwd)
 }
 
-// spawnEnv is a spawned program's environment, built from nothing.
-func (h *Host) spawnEnv() []string {
-	return []string{"PATH=" + safePath, "HOME=" + h.opts.StorageDir, "TMPDIR=" + filepath.Join(h.opts.StorageDir, ".tmp"), "LANG=C.UTF-8"}
+// spawnEnv is a spawned program's environment, built from nothing: its
+// home is the asking extension's storage.
+func spawnEnv(storage string) []string {
+	return []string{"PATH=" + safePath, "HOME=" + storage, "TMPDIR=" + filepath.Join(storage, "tmp"), "LANG=C.UTF-8"}
 }
 
 // runProgram runs s in a process group of its own, killed at the

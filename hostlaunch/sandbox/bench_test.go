@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -21,6 +22,9 @@ func BenchmarkSandboxOverhead(b *testing.B) {
 	sb := newSandbox(b)
 	root := b.TempDir()
 	e := testExt(b, root, "a.bench", "return a[0];")
+	if err := os.Mkdir(root+"/ws", 0o755); err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
 	// The kernel layers alone are compared with the seat belt off on both
 	// sides: with it on, node's permission flags make the host skip the
@@ -33,7 +37,7 @@ func BenchmarkSandboxOverhead(b *testing.B) {
 	for b.Loop() {
 		for i, m := range modes {
 			t0 := time.Now()
-			h, err := host.Launch(ctx, host.Options{Extensions: []host.Extension{e}, StorageDir: root + "/storage", Workspace: []string{root}, Command: m.cmd, InsecureNoSeatBelt: m.unbelted})
+			h, err := host.Launch(ctx, host.Options{Extensions: []host.Extension{e}, StorageDir: root + "/storage", Workspace: []string{root + "/ws"}, Command: m.cmd, InsecureNoSeatBelt: m.unbelted})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -21,30 +21,54 @@ import (
 )
 
 // Helper runs the sandbox helper when the process was started as one
-// (argv[1] is the helper's marker) and never returns then; otherwise it
-// returns at once. Call it first thing in main (and TestMain).
+// (argv[1] is one of the helper's markers) and never returns then;
+// otherwise it returns at once. Call it first thing in main (and
+// TestMain).
 //
-// The helper, in its new namespaces: checks that it has no network but a
-// loopback, remounts what the process may touch noexec (and the
-// extensions and host scripts read-only), sets rlimits, applies Landlock
-// and seccomp, and execs. Any failure ends it with status 125 and the
-// reason on stderr: nothing runs without its sandbox.
+// With namespaces, the helper is the init of a new PID namespace: it
+// checks that it has no network but a loopback, starts the second stage,
+// builds the private root (only the runtime, the extensions, the
+// workspace and the storage are in it; noexec and read-only where they
+// may be), releases the second stage, and then only reaps and relays the
+// exit status. The second stage sets rlimits, applies Landlock and
+// seccomp, and execs. Without namespaces (degraded isolation), the one
+// helper process confines itself and execs. Any failure ends it with
+// status 125 and the reason on stderr: nothing runs without its sandbox.
 func Helper() {
-	if len(os.Args) < 3 || os.Args[1] != helperArg {
+	if len(os.Args) < 3 || (os.Args[1] != helperArg && os.Args[1] != execArg) {
 		return
 	}
 	var hs helperSpec
 	if err := json.Unmarshal([]byte(os.Args[2]), &hs); err != nil {
 		fail(fmt.Errorf("spec: %w", err))
 	}
-	if err := confine(&hs); err != nil {
-		fail(err)
+	if os.Args[1] == execArg {
+		runStage2(&hs)
 	}
-	if hs.Probe {
-		os.Exit(0)
+	if hs.SkipNamespaces {
+		if hs.Probe {
+			os.Exit(0)
+		}
+		runConfined(&hs)
 	}
+	runInit(&hs)
+}
+
+// fail reports why the helper could not start what it was asked to.
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "airvsx sandbox: %v\n", err)
+	os.Exit(helperExit)
+}
+
+// runConfined applies the process's own layers (rlimits, Landlock,
+// seccomp) and execs hs.Exec: the second stage, or the only one when
+// there are no namespaces.
+func runConfined(hs *helperSpec) {
 	if len(hs.Exec) == 0 {
 		fail(errors.New("nothing to exec"))
+	}
+	if err := confine(hs); err != nil {
+		fail(err)
 	}
 	// What it execs keeps no capability, even in its own namespaces.
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
@@ -54,42 +78,28 @@ func Helper() {
 	fail(fmt.Errorf("exec %s: %w", hs.Exec[0], err))
 }
 
-// fail reports why the helper could not start what it was asked to.
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "airvsx sandbox: %v\n", err)
-	os.Exit(helperExit)
+// runStage2 is the second stage: in the private root the init built, it
+// moves to the launcher's working directory, confines itself and execs.
+func runStage2(hs *helperSpec) {
+	if err := os.Chdir(hs.Cwd); err != nil {
+		fail(fmt.Errorf("working directory: %w", err))
+	}
+	runConfined(hs)
 }
 
-// confine applies every layer the spec does not skip, in the order that
-// keeps each one possible: namespaces and mounts need capabilities that
-// Landlock and seccomp then take away.
+// confine applies the layers a process applies to itself, in the order
+// that keeps each possible: rlimits, Landlock, then seccomp (which denies
+// what the others need).
 func confine(hs *helperSpec) error {
-	if !hs.SkipNamespaces {
-		if err := checkNetwork(); err != nil {
-			return err
-		}
-	}
-	if hs.Probe {
-		return nil
-	}
-	paths := pathsOf(hs)
 	exe, err := executables(hs.Exec[0])
 	if err != nil {
 		return err
-	}
-	if !hs.SkipNamespaces {
-		if err := checkRuntimeOutside(paths, exe); err != nil {
-			return err
-		}
-		if err := remount(paths); err != nil {
-			return err
-		}
 	}
 	if err := setLimits(hs); err != nil {
 		return err
 	}
 	if !hs.SkipLandlock {
-		if err := restrictPaths(hs.LandlockABI, paths, exe); err != nil {
+		if err := restrictPaths(hs.LandlockABI, pathsOf(hs), exe); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
 	}
@@ -128,6 +138,11 @@ func checkNetwork() error {
 type access struct {
 	read  []string // read files, list directories
 	write []string // also create, write, remove (no execute)
+	// config are system files a brokered program reads (read only);
+	// readOnly are paths nobody in the sandbox may change (no access of
+	// their own).
+	config   []string
+	readOnly []string
 }
 
 // pathsOf is the filesystem the spec's process needs besides the runtime.
@@ -136,12 +151,18 @@ func pathsOf(hs *helperSpec) access {
 	switch {
 	case hs.Host != nil:
 		a.read = append([]string{hs.Host.HostDir}, hs.Host.ExtensionDirs...)
-		a.write = append([]string{hs.Host.StorageDir}, hs.Host.Workspace...)
+		a.write = append(slices.Clone(hs.Host.Storage), hs.Host.Workspace...)
+		a.readOnly = hs.Host.ReadOnly
 	case hs.Spawn != nil:
 		if hs.Spawn.ExtensionDir != "" {
 			a.read = []string{hs.Spawn.ExtensionDir}
 		}
 		a.write = slices.Clone(hs.Spawn.Workspace)
+		if hs.Spawn.Storage != "" {
+			a.write = append(a.write, hs.Spawn.Storage)
+		}
+		a.config = programConfig(hs.Spawn.Program)
+		a.readOnly = hs.Spawn.ReadOnly
 	}
 	return a
 }
@@ -172,48 +193,6 @@ func checkRuntimeOutside(a access, exe []string) error {
 	return nil
 }
 
-// remount makes the process's mounts private, then bind-mounts every
-// path it may touch onto itself noexec, nosuid and nodev (read-only for
-// the read paths): the kernel then refuses to execute or mmap-execute
-// anything an extension ships or writes (a native addon, a binary),
-// whatever Landlock allows.
-func remount(a access) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("mount namespace: make / private: %w", err)
-	}
-	type m struct {
-		path string
-		ro   bool
-	}
-	var ms []m
-	for _, p := range a.read {
-		ms = append(ms, m{p, true})
-	}
-	for _, p := range a.write {
-		ms = append(ms, m{p, false})
-	}
-	// Parents first, so a nested path's own flags win.
-	slices.SortStableFunc(ms, func(x, y m) int { return len(x.path) - len(y.path) })
-	for _, x := range ms {
-		if err := unix.Mount(x.path, x.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", x.path, err)
-		}
-		var st unix.Statfs_t
-		if err := unix.Statfs(x.path, &st); err != nil {
-			return fmt.Errorf("statfs %s: %w", x.path, err)
-		}
-		// Flags the kernel locked on the original mount must be kept.
-		flags := uintptr(unix.MS_BIND|unix.MS_REMOUNT|unix.MS_NOEXEC|unix.MS_NOSUID|unix.MS_NODEV) | lockedFlags(st.Flags)
-		if x.ro {
-			flags |= unix.MS_RDONLY
-		}
-		if err := unix.Mount("", x.path, "", flags, ""); err != nil {
-			return fmt.Errorf("remount %s noexec: %w", x.path, err)
-		}
-	}
-	return nil
-}
-
 // lockedFlags are the statfs flags of a mount that a remount in a user
 // namespace must repeat (mount(2): EPERM otherwise).
 func lockedFlags(f int64) uintptr {
@@ -233,8 +212,9 @@ func lockedFlags(f int64) uintptr {
 }
 
 // setLimits sets the rlimits: open files, no core dumps, a bound on
-// processes and threads, and the memory the host may allocate (the
-// launcher also watches its resident memory).
+// processes and threads, the memory the host or program may allocate
+// (the launcher also watches its resident memory) and, for a brokered
+// program, its processor time.
 func setLimits(hs *helperSpec) error {
 	type limit struct {
 		name string
@@ -248,6 +228,9 @@ func setLimits(hs *helperSpec) error {
 	}
 	if hs.DataMB > 0 {
 		limits = append(limits, limit{"RLIMIT_DATA", unix.RLIMIT_DATA, uint64(hs.DataMB) << 20})
+	}
+	if hs.CPUSeconds > 0 {
+		limits = append(limits, limit{"RLIMIT_CPU", unix.RLIMIT_CPU, uint64(hs.CPUSeconds)})
 	}
 	for _, l := range limits {
 		var cur unix.Rlimit
@@ -317,6 +300,7 @@ func restrictPaths(abi int, a access, exe []string) error {
 		{read, true, systemFiles},
 		// A node from an npm package or a tarball keeps its files beside it.
 		{read, true, []string{filepath.Join(nodeDir, "..", "lib")}},
+		{read, true, a.config},
 		{read, false, a.read},
 		{write, false, a.write},
 	} {

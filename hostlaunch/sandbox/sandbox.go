@@ -23,8 +23,9 @@ type Options struct {
 
 // Layers is what the kernel offers, as probed by New.
 type Layers struct {
-	// Namespaces: new user, network, mount, IPC and UTS namespaces
-	// (nil: available; else why not).
+	// Namespaces: new user, network, mount, PID, IPC and UTS namespaces
+	// (nil: available; else why not). With them each process gets a
+	// private root too.
 	Namespaces error
 	// LandlockABI is Landlock's ABI version (0: none), LandlockErr why
 	// it is unusable (absent, or older than ABI 4).
@@ -38,7 +39,7 @@ type Layers struct {
 func (l Layers) Missing() []string {
 	var m []string
 	if l.Namespaces != nil {
-		m = append(m, "user and network namespaces ("+l.Namespaces.Error()+")")
+		m = append(m, "user, network, mount and PID namespaces ("+l.Namespaces.Error()+")")
 	}
 	if l.LandlockErr != nil {
 		m = append(m, "Landlock ("+l.LandlockErr.Error()+")")
@@ -49,13 +50,35 @@ func (l Layers) Missing() []string {
 	return m
 }
 
-// String describes the layers in one line.
+// String describes the layers in force in one line: those available,
+// then those missing.
 func (l Layers) String() string {
-	if m := l.Missing(); len(m) > 0 {
-		return "missing: " + strings.Join(m, "; ")
+	var in []string
+	if l.Namespaces == nil {
+		in = append(in, "user, network (loopback only), mount, PID, IPC and UTS namespaces", "a private root (only node, its libraries, the extensions, the workspace and the storage)")
 	}
-	return fmt.Sprintf("user+network+mount namespaces, Landlock ABI %d, seccomp", l.LandlockABI)
+	if l.LandlockErr == nil {
+		ll := fmt.Sprintf("Landlock ABI %d (files, TCP", l.LandlockABI)
+		if l.LandlockABI >= landlockScopeABI {
+			ll += ", signal and abstract-socket scopes"
+		}
+		in = append(in, ll+")")
+	}
+	if l.Seccomp == nil {
+		in = append(in, "seccomp (no sockets, processes, namespaces, mounts, ptrace or execveat; foreign system calls kill)")
+	}
+	in = append(in, "rlimits and a memory watchdog")
+	s := strings.Join(in, ", ")
+	if m := l.Missing(); len(m) > 0 {
+		s += "; missing: " + strings.Join(m, "; ")
+	}
+	return s
 }
+
+// landlockScopeABI is the first Landlock ABI with signal and
+// abstract-socket scoping; before it the PID and network namespaces stop
+// those.
+const landlockScopeABI = 6
 
 // ErrMissingLayer matches New's error when a layer is missing and
 // degraded isolation was not allowed.

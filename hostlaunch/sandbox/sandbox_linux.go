@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,7 +66,8 @@ func probe() Layers {
 }
 
 // probeNamespaces starts the helper in its namespaces and waits for it to
-// report that it has no network but a loopback.
+// report that it has no network but a loopback and is the init of its PID
+// namespace.
 func probeNamespaces() error {
 	cmd, err := helperCommand(helperSpec{Probe: true}, nil, "/")
 	if err != nil {
@@ -83,8 +85,8 @@ func probeNamespaces() error {
 }
 
 // helperCommand is the helper process for hs, in new user, network,
-// mount, IPC and UTS namespaces (unless hs skips them). The helper is
-// this binary: Helper in its main selects the mode.
+// mount, PID, IPC and UTS namespaces (unless hs skips them). The helper
+// is this binary: Helper in its main selects the mode.
 func helperCommand(hs helperSpec, env []string, dir string) (*exec.Cmd, error) {
 	b, err := json.Marshal(hs)
 	if err != nil {
@@ -96,7 +98,7 @@ func helperCommand(hs helperSpec, env []string, dir string) (*exec.Cmd, error) {
 	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if !hs.SkipNamespaces {
 		// Not root inside: uid and gid 65534, mapped to the launcher's.
-		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: insideID, HostID: os.Getuid(), Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: insideID, HostID: os.Getgid(), Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
@@ -135,9 +137,11 @@ func (s *Sandbox) command(_ context.Context, hs helperSpec) (*exec.Cmd, error) {
 		}
 		hs.Exec = append(args, spec.Args...)
 		hs.DataMB = spec.MemoryMB
+		hs.ExtraFDs = 1 // the IPC channel
 		env, dir = spec.Env, spec.Dir
 	case hs.Spawn != nil:
 		hs.Exec = append([]string{hs.Spawn.Program}, hs.Spawn.Args...)
+		hs.DataMB, hs.CPUSeconds = hs.Spawn.MemoryMB, hs.Spawn.CPUSeconds
 		env, dir = hs.Spawn.Env, hs.Spawn.Dir
 	}
 	return helperCommand(hs, env, dir)
@@ -162,8 +166,8 @@ func (s *Sandbox) permissionFlags(spec *host.Spec) ([]string, error) {
 		flags = append(flags, "--disable-warning=ExperimentalWarning")
 	}
 	read := append(append([]string{spec.HostDir}, spec.ExtensionDirs...), spec.Workspace...)
-	write := append([]string{spec.StorageDir}, spec.Workspace...)
-	for _, p := range append(read, spec.StorageDir) {
+	write := append(slices.Clone(spec.Storage), spec.Workspace...)
+	for _, p := range append(read, spec.Storage...) {
 		flags = append(flags, "--allow-fs-read="+p)
 	}
 	for _, p := range write {

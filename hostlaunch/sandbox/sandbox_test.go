@@ -12,7 +12,6 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/internal/exttest"
-	"github.com/airvsx/airvsx/internal/filetest"
 )
 
 // newSandbox is a Sandbox for tests; a machine without a layer fails the
@@ -58,7 +57,10 @@ func launchIn(t testing.TB, sb *Sandbox, opts host.Options, exts ...host.Extensi
 }
 
 // TestHostRunsSandboxed: a host starts in the sandbox, runs a command
-// that uses the workspace, and is denied what is outside it.
+// that uses the workspace, and is denied what is outside it: /etc/passwd
+// does not exist in its private root, and its own /proc entry, which the
+// root holds, Landlock refuses; it is a child of its own PID
+// namespace's init, the helper.
 func TestHostRunsSandboxed(t *testing.T) {
 	sb := newSandbox(t)
 	root := t.TempDir()
@@ -66,16 +68,16 @@ func TestHostRunsSandboxed(t *testing.T) {
 const fs = require('fs'), path = require('path');
 const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
 fs.writeFileSync(path.join(ws, 'out.txt'), 'written');
-let passwd;
-try { fs.readFileSync('/etc/passwd'); passwd = 'read'; } catch (e) { passwd = e.code; }
-return { out: fs.readFileSync(path.join(ws, 'out.txt'), 'utf8'), passwd, uid: process.getuid(), node: process.version };`)
+const code = (f) => { try { fs.readFileSync(f); return 'read'; } catch (e) { return e.code; } };
+return { out: fs.readFileSync(path.join(ws, 'out.txt'), 'utf8'), passwd: code('/etc/passwd'), proc: code('/proc/self/status'),
+  pid: process.pid, ppid: process.ppid, uid: process.getuid(), node: process.version };`)
 	for _, tc := range []struct {
-		name   string
-		belted bool
-		passwd string // who refuses /etc/passwd
+		name         string
+		belted       bool
+		passwd, proc string // who refuses /etc/passwd and /proc/self/status
 	}{
-		{"kernel alone", false, "EACCES"},                             // Landlock
-		{"seat belt and permission flags", true, "ERR_AIRVSX_DENIED"}, // the gate, first
+		{"kernel alone", false, "ENOENT", "EACCES"},                                        // the private root; Landlock
+		{"seat belt and permission flags", true, "ERR_AIRVSX_DENIED", "ERR_AIRVSX_DENIED"}, // the gate, first
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, ws := launchIn(t, sb, host.Options{InsecureNoSeatBelt: !tc.belted}, e)
@@ -84,14 +86,14 @@ return { out: fs.readFileSync(path.join(ws, 'out.txt'), 'utf8'), passwd, uid: pr
 				t.Fatal(err)
 			}
 			var got struct {
-				Out, Passwd, Node string
-				UID               int
+				Out, Passwd, Proc, Node string
+				UID, PID, PPID          int
 			}
 			if err := json.Unmarshal(r.Value, &got); err != nil {
 				t.Fatal(err)
 			}
-			if got.Out != "written" || got.Passwd != tc.passwd || got.UID != insideID {
-				t.Errorf("got %+v; want the workspace written, /etc/passwd %s, uid %d", got, tc.passwd, insideID)
+			if got.Out != "written" || got.Passwd != tc.passwd || got.Proc != tc.proc || got.UID != insideID || got.PID <= 1 || got.PPID != 1 {
+				t.Errorf("got %+v; want the workspace written, /etc/passwd %s, /proc/self/status %s, uid %d, the child of process 1", got, tc.passwd, tc.proc, insideID)
 			}
 			if b, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(b) != "written" {
 				t.Errorf("workspace file from outside: %q, %v", b, err)
@@ -103,7 +105,7 @@ return { out: fs.readFileSync(path.join(ws, 'out.txt'), 'utf8'), passwd, uid: pr
 // TestHelperRefusesToRunUnconfined: a helper whose layer fails does not
 // exec anything (status 125, the reason on stderr).
 func TestHelperRefusesToRunUnconfined(t *testing.T) {
-	hs := helperSpec{Host: &host.Spec{HostDir: "/nonexistent-airvsx", StorageDir: t.TempDir()}, Exec: []string{"/bin/true"}, LandlockABI: 7}
+	hs := helperSpec{Host: &host.Spec{HostDir: "/nonexistent-airvsx", Storage: []string{t.TempDir()}}, Exec: []string{"/bin/true"}, LandlockABI: 7}
 	cmd, err := helperCommand(hs, nil, "/")
 	if err != nil {
 		t.Fatal(err)
@@ -135,16 +137,15 @@ func TestMissingLayer(t *testing.T) {
 	if !sb.Degraded() || !strings.Contains(logged.String(), "DEGRADED isolation") || !strings.Contains(logged.String(), "Landlock") {
 		t.Errorf("degraded %v, log %q", sb.Degraded(), logged.String())
 	}
-	// Without Landlock, the workspace's neighbour is readable: proof the
-	// layer really was skipped, and that Landlock is what guards it.
+	// Without Landlock, what the private root holds but Landlock does not
+	// grant (the PID namespace's /proc) is readable: proof the layer really
+	// was skipped, and that Landlock is what guards it.
 	root := t.TempDir()
-	secret := filepath.Join(root, "secret")
-	filetest.WriteFile(t, secret, []byte("s3cret"))
-	e := testExt(t, root, "a.b", "try { return require('fs').readFileSync("+strconvQuote(secret)+", 'utf8'); } catch (e) { return e.code; }")
+	e := testExt(t, root, "a.b", "try { return require('fs').readFileSync('/proc/self/status', 'utf8').split('\\n')[0]; } catch (e) { return e.code; }")
 	for _, tc := range []struct {
 		sb   *Sandbox
 		want string
-	}{{sb, `"s3cret"`}, {newSandbox(t), `"EACCES"`}} {
+	}{{sb, `"Name:\tnode"`}, {newSandbox(t), `"EACCES"`}} {
 		h, _ := launchIn(t, tc.sb, host.Options{InsecureNoSeatBelt: true}, e)
 		r, err := h.ExecuteCommand(t.Context(), "a.b.cmd")
 		if err != nil {
