@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
+	"github.com/airvsx/airvsx/internal/citool"
 	"github.com/airvsx/airvsx/internal/filetest"
 )
 
@@ -62,5 +63,53 @@ func TestSpawnSandboxed(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(outside); string(b) != "secret" {
 		t.Errorf("the file outside now holds %q", b)
+	}
+}
+
+// TestSpawnGit: git, started as the broker starts it (its extension's
+// storage as HOME, the workspace as its working directory), does its
+// real job in the sandbox: it reads the system's configuration
+// (/etc/gitconfig, when there is one) and its templates, makes a
+// repository, commits and logs. Without its configuration only
+// --version worked.
+func TestSpawnGit(t *testing.T) {
+	sb := newSandbox(t)
+	git := citool.Need(t, "git")
+	root := t.TempDir()
+	ws, storage := filepath.Join(root, "ws"), filepath.Join(root, "storage")
+	for _, d := range []string{ws, filepath.Join(storage, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filetest.WriteFile(t, filepath.Join(ws, "a.txt"), []byte("hello\n"))
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + storage, "TMPDIR=" + filepath.Join(storage, "tmp"), "LANG=C.UTF-8"}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd, err := sb.Spawn(t.Context(), host.SpawnSpec{Program: git, Args: args, Env: env, Dir: ws, Workspace: []string{ws}, Storage: storage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("init", "-q", "-b", "main")
+	run("add", "a.txt")
+	run("-c", "user.name=airvsx", "-c", "user.email=airvsx@example.invalid", "commit", "-q", "-m", "first")
+	if out := run("log", "--format=%s by %an"); out != "first by airvsx\n" {
+		t.Errorf("git log: %q", out)
+	}
+	if out := run("status", "--porcelain"); out != "" {
+		t.Errorf("git status: %q", out)
+	}
+	if b, err := os.ReadFile("/etc/gitconfig"); err == nil && strings.Contains(string(b), "=") {
+		// The system configuration is read (git fails when it exists but
+		// cannot be read), and named as a source.
+		if out := run("config", "--system", "--list", "--show-origin"); !strings.Contains(out, "file:/etc/gitconfig") {
+			t.Errorf("git config --system: %q", out)
+		}
 	}
 }
