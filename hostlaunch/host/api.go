@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -20,7 +22,7 @@ type Result struct {
 func (h *Host) Info() Info { return h.info }
 
 // Startup returns what initialize activated.
-func (h *Host) Startup() Startup { return h.startup }
+func (h *Host) Startup() Startup { return h.startupRes }
 
 // Events delivers every event within the rate cap, caused by a request or
 // not. It is buffered; when nobody reads it, events are dropped (Dropped).
@@ -43,17 +45,37 @@ func (h *Host) Err() error {
 }
 
 // ExecuteCommand runs command id with args (each encoded as JSON),
-// activating the extensions waiting for onCommand:id first. A command no
-// one provides is a *CommandError matching ErrNotFound; a failed
-// activation one matching ErrActivation, naming the extension.
+// activating the extensions of this host waiting for onCommand:id first
+// (Activate). A command no one provides is a *CommandError matching
+// ErrNotFound; a failed activation one matching ErrActivation, naming the
+// extension.
 func (h *Host) ExecuteCommand(ctx context.Context, id string, args ...any) (*Result, error) {
 	if args == nil {
 		args = []any{}
 	}
+	events, err := h.activateAll(ctx, h.waiting("onCommand:"+id), nil)
+	if err != nil {
+		return &Result{Events: events}, fmt.Errorf("command %s: %w", id, err)
+	}
 	var r struct {
 		Value json.RawMessage `json:"value"`
 	}
-	events, err := h.call(ctx, "executeCommand", map[string]any{"command": id, "args": args}, &r)
+	more, err := h.call(ctx, "executeCommand", map[string]any{"command": id, "args": args}, &r)
+	events = append(events, more...)
+	var ce *CommandError
+	if errors.As(err, &ce) && ce.Kind == NotFound && ce.Extension == "" {
+		// The host knows no such command; if extensions of this host
+		// activated on it, they are to blame.
+		var decl []string
+		for _, e := range h.opts.Extensions {
+			if slices.Contains(e.ActivationEvents, "onCommand:"+id) {
+				decl = append(decl, e.ID)
+			}
+		}
+		if len(decl) > 0 {
+			ce.Extension, ce.Message = decl[0], fmt.Sprintf("command %s was not registered by %s, which activated on it", id, strings.Join(decl, ", "))
+		}
+	}
 	if err != nil {
 		return &Result{Events: events}, fmt.Errorf("command %s: %w", id, err)
 	}
@@ -64,14 +86,23 @@ func (h *Host) ExecuteCommand(ctx context.Context, id string, args ...any) (*Res
 // may be ""): onLanguage:language extensions are activated. It returns the
 // extensions it activated and the events caused.
 func (h *Host) OpenDocument(ctx context.Context, language, path string) ([]string, []Event, error) {
-	var r struct {
-		Activated []string `json:"activated"`
+	var activated []string
+	exts := h.waiting("onLanguage:" + language)
+	events, err := h.activateAll(ctx, exts, nil)
+	for _, e := range exts {
+		if h.isActivated(e.ID) {
+			activated = append(activated, e.ID)
+		}
 	}
-	events, err := h.call(ctx, "openDocument", map[string]any{"language": language, "path": path}, &r)
 	if err != nil {
-		return nil, events, fmt.Errorf("open %s document: %w", language, err)
+		return activated, events, fmt.Errorf("open %s document: %w", language, err)
 	}
-	return r.Activated, events, nil
+	more, err := h.call(ctx, "openDocument", map[string]any{"language": language, "path": path}, nil)
+	events = append(events, more...)
+	if err != nil {
+		return activated, events, fmt.Errorf("open %s document: %w", language, err)
+	}
+	return activated, events, nil
 }
 
 // Close deactivates the extensions (within DeactivateTimeout), closes the
@@ -119,6 +150,7 @@ func (h *Host) Close(ctx context.Context) error {
 		if err := h.hostTmp.Remove(); err != nil {
 			errs = append(errs, err)
 		}
+		h.audits.close()
 		if h.tmp != "" {
 			if err := os.RemoveAll(h.tmp); err != nil {
 				errs = append(errs, err)

@@ -78,7 +78,9 @@ const ops = {
 	e.Programs = []string{"/bin/echo", "/bin/sleep", "/bin/cat"}
 	no := ext(t, root, "a.nospawn", command("a.nospawn", "return require('child_process');"))
 	var got collect.List[Audit] // Options.Audit's records
-	h := launch(t, root, Options{Workspace: []string{ws}, Audit: got.Add}, e, no)
+	h := launch(t, root, Options{Workspace: []string{ws}, Audit: got.Add}, e)
+	// Granted nothing, so in a host of its own.
+	hNo := launch(t, root, Options{Workspace: []string{ws}}, no)
 
 	type out struct {
 		Stdout, Stderr string
@@ -195,7 +197,7 @@ const ops = {
 		})
 	}
 	t.Run("no spawn capability", func(t *testing.T) {
-		_, err := h.ExecuteCommand(t.Context(), "a.nospawn.cmd")
+		_, err := hNo.ExecuteCommand(t.Context(), "a.nospawn.cmd")
 		if err == nil || !strings.Contains(err.Error(), `require('child_process'): it needs the "spawn" capability`) {
 			t.Errorf("err %v; want a refusal naming spawn", err)
 		}
@@ -310,11 +312,13 @@ func TestFetchBroker(t *testing.T) {
 	e := ext(t, root, "a.fetcher", "const f = "+js+";\n"+command("a.fetcher", "return f(a[0], a[1] === 'abort' ? { signal: AbortSignal.abort() } : a[1]);"))
 	e.Capabilities, e.AllowedHosts = []string{"network"}, []string{"127.0.0.1:8080", "*.example.com"}
 	http := ext(t, root, "a.http", command("a.http", "return a[1] ? process.getBuiltinModule(a[0]) : require(a[0]);"))
-	http.Capabilities = []string{"network"}
+	http.Capabilities, http.AllowedHosts = e.Capabilities, e.AllowedHosts
 	no := ext(t, root, "a.nonet", command("a.nonet", "return await fetch('http://127.0.0.1:8080/');"))
 	f := &fakeFetcher{}
 	var got collect.List[Audit] // Options.Audit's records
-	h := launch(t, root, Options{Fetch: f, Audit: got.Add}, e, http, no)
+	h := launch(t, root, Options{Fetch: f, Audit: got.Add}, e, http)
+	// Granted nothing, so in a host of its own.
+	hNo := launch(t, root, Options{Fetch: f}, no)
 	type out struct {
 		Status                 int
 		StatusText, Body, Echo string
@@ -407,7 +411,7 @@ func TestFetchBroker(t *testing.T) {
 		})
 	}
 	t.Run("no network capability", func(t *testing.T) {
-		_, err := h.ExecuteCommand(t.Context(), "a.nonet.cmd")
+		_, err := hNo.ExecuteCommand(t.Context(), "a.nonet.cmd")
 		var ce *CommandError
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), `use fetch: it needs the "network" capability`) {
 			t.Errorf("err %v; want a refusal naming network", err)

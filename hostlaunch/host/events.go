@@ -38,16 +38,24 @@ const (
 // Event is something the host reports: what an extension showed, wrote
 // or was refused, attributed to the extension when the host knows it.
 type Event struct {
-	Kind       string    `json:"kind"`
-	Extension  string    `json:"extension,omitempty"`
-	Level      string    `json:"level,omitempty"`
-	Name       string    `json:"name,omitempty"`
-	Text       string    `json:"text,omitempty"`
-	Capability string    `json:"capability,omitempty"`
-	Time       time.Time `json:"time"`
+	Kind       string `json:"kind"`
+	Extension  string `json:"extension,omitempty"`
+	Level      string `json:"level,omitempty"`
+	Name       string `json:"name,omitempty"`
+	Text       string `json:"text,omitempty"`
+	Capability string `json:"capability,omitempty"`
+	// Claimed is the extension the host named when it is none of the
+	// host's own (escaped): a claim, never an attribution.
+	Claimed string    `json:"claimed,omitempty"`
+	Time    time.Time `json:"time"`
 	// Audit is the record of a KindAudit event.
 	Audit *Audit `json:"audit,omitempty"`
 }
+
+// maxEvents bounds the events buffered for Events, and those kept with
+// one request; each event's text is at most maxEventText, so what a host
+// can make the launcher hold in events is bounded too.
+const maxEvents = 1024
 
 // wireEvent is an event as the host sends it: Cause is the id of the
 // launcher request during which it happened.

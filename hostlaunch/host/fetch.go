@@ -47,6 +47,10 @@ type FetchRequest struct {
 	Body   []byte
 	// AllowedHosts is the asking extension's list, for redirects.
 	AllowedHosts []string
+	// Reserve, when not nil, must be told of every chunk of the response
+	// body before the fetcher keeps it; its error ends the fetch with that
+	// error (the launcher's bound on what a host makes it hold).
+	Reserve func(n int) error
 }
 
 // FetchResponse is its answer.
@@ -151,17 +155,19 @@ type fetchRequest struct {
 	Body    string      `json:"body"` // base64
 }
 
-// fetchResult is the answer; Body is base64.
+// fetchResult is the answer; Body goes as "body", in base64, encoded as
+// the reply is written (serveBroker).
 type fetchResult struct {
 	Status     int         `json:"status"`
 	StatusText string      `json:"statusText"`
 	Headers    [][2]string `json:"headers"`
-	Body       string      `json:"body"`
 	URL        string      `json:"url"`
+	Body       []byte      `json:"-"`
 }
 
-// serveFetch runs one "net/fetch" request.
-func (h *Host) serveFetch(raw json.RawMessage) (any, error) {
+// serveFetch runs one "net/fetch" request; the response body is held in
+// t as it arrives.
+func (h *Host) serveFetch(raw json.RawMessage, t *ticket) (any, error) {
 	var req fetchRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, fmt.Errorf("fetch: bad request: %w", err)
@@ -199,7 +205,8 @@ func (h *Host) serveFetch(raw json.RawMessage) (any, error) {
 		case <-ctx.Done():
 		}
 	}()
-	resp, err := h.opts.Fetch.Fetch(ctx, FetchRequest{Method: req.Method, URL: u, Header: header, Body: body, AllowedHosts: e.AllowedHosts})
+	reserve := func(n int) error { return t.grow(int64(n)) }
+	resp, err := h.opts.Fetch.Fetch(ctx, FetchRequest{Method: req.Method, URL: u, Header: header, Body: body, AllowedHosts: e.AllowedHosts, Reserve: reserve})
 	if err != nil {
 		var hn *HostNotAllowedError
 		if errors.As(err, &hn) {
@@ -207,13 +214,18 @@ func (h *Host) serveFetch(raw json.RawMessage) (any, error) {
 			a.Allowed = false
 			return deny(&deniedError{Msg: hn.Error()})
 		}
+		var be *busyError
+		if errors.As(err, &be) {
+			a.Allowed, a.busy = false, true
+			return deny(be)
+		}
 		a.Details.Reason = err.Error()
 		h.audit(a, "network", req.Cause)
 		return nil, fmt.Errorf("fetch %s: %w", redact(req.URL), err)
 	}
 	a.Details.Status, a.Details.Bytes = resp.Status, int64(len(resp.Body))
 	h.audit(a, "network", req.Cause)
-	out := fetchResult{Status: resp.Status, StatusText: resp.StatusText, Headers: [][2]string{}, Body: base64.StdEncoding.EncodeToString(resp.Body), URL: resp.URL}
+	out := &fetchResult{Status: resp.Status, StatusText: resp.StatusText, Headers: [][2]string{}, Body: resp.Body, URL: resp.URL}
 	for k, vs := range resp.Header {
 		for _, v := range vs {
 			out.Headers = append(out.Headers, [2]string{k, v})

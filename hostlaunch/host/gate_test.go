@@ -24,7 +24,9 @@ func TestDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	imports := ext(t, root, "a.imports", "exports.activate = () => { vscode.commands.registerCommand('a.imports.cmd', (what) => import(what)); };\n")
-	h := launch(t, root, Options{}, e, granted, imports)
+	h := launch(t, root, Options{}, e, imports)
+	// Granted spawn, so in a host of its own.
+	hGranted := launch(t, root, Options{}, granted)
 	for _, tc := range []struct {
 		name, js, capability string
 	}{
@@ -104,7 +106,7 @@ func TestDenied(t *testing.T) {
 		})
 	}
 	t.Run("granted spawn, brokered", func(t *testing.T) {
-		if r := run(t, h, "a.spawner.cmd"); string(r.Value) != `"42"` {
+		if r := run(t, hGranted, "a.spawner.cmd"); string(r.Value) != `"42"` {
 			t.Errorf("value %s, want \"42\"", r.Value)
 		}
 	})

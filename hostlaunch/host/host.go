@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -58,6 +57,10 @@ type Options struct {
 	// workspace folder or storage directory that contains or lies in
 	// one, and a sandbox mounts them read-only (see Protected).
 	Protected []Protected
+	// Elsewhere are the extensions that run in other hosts (LaunchPool
+	// sets it): their exports are out of this host's reach, their
+	// commands are not this host's to register or answer.
+	Elsewhere []Extension
 	// Node is the node executable; "" looks "node" up on PATH.
 	Node string
 	// Command builds the process; nil means Direct (no sandbox).
@@ -141,18 +144,18 @@ type Startup struct {
 
 // Host is a running extension host.
 type Host struct {
-	opts    Options
-	log     *slog.Logger
-	cmd     *exec.Cmd
-	conn    *conn
-	hostDir string       // the host's scripts: hostTmp.Path
-	hostTmp *tempdir.Dir // removed on Close
-	tmp     string       // the host's temporary directory, removed on Close
-	info    Info
-	startup Startup
-	limit   *limiter
-	events  chan Event
-	dropped atomic.Int64
+	opts       Options
+	log        *slog.Logger
+	cmd        *exec.Cmd
+	conn       *conn
+	hostDir    string       // the host's scripts: hostTmp.Path
+	hostTmp    *tempdir.Dir // removed on Close
+	tmp        string       // the host's temporary directory, removed on Close
+	info       Info
+	startupRes Startup
+	limit      *limiter
+	events     chan Event
+	dropped    atomic.Int64
 
 	done      chan struct{} // closed when the process has exited
 	exitErr   error
@@ -164,8 +167,11 @@ type Host struct {
 	closing   atomic.Bool // Close closed the channel: read errors are expected
 
 	amu        sync.Mutex
-	activating map[string]bool // extensions whose activate() is running
-	activated  []string        // extensions activated, in order
+	activating map[string]bool // extensions the launcher asked to activate, not done
+	activated  []string        // this host's extensions activated, in order
+	registered map[string]bool // commands the host registered (and may answer)
+	flow       *flow           // the brokers' flow control
+	audits     *auditLimiter   // audit records, summarized when they flood
 
 	wsfs   *workspaceFS // the workspace.fs broker
 	spawns spawner      // the spawn broker's running programs
@@ -191,6 +197,11 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 			return nil, fmt.Errorf("launch host: %w", err)
 		}
 	}
+	for _, e := range opts.Extensions {
+		if grantKey(e) != grantKey(opts.Extensions[0]) {
+			return nil, fmt.Errorf("launch host: %s and %s are granted differently: extensions share a host only when their grants are equal (LaunchPool gives each grant a host of its own)", opts.Extensions[0].ID, e.ID)
+		}
+	}
 	opts.Workspace = slices.Clone(opts.Workspace)
 	for i := range opts.Workspace {
 		if opts.Workspace[i], err = filepath.Abs(opts.Workspace[i]); err != nil {
@@ -213,7 +224,9 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 		}
 	}
 	h := &Host{opts: opts, log: opts.Logger, done: make(chan struct{}), ready: make(chan Info, 1), wsfs: newWorkspaceFS(opts.Workspace),
-		events: make(chan Event, 4096), limit: &limiter{rate: opts.EventRate, now: time.Now, win: map[string]*window{}}}
+		events: make(chan Event, maxEvents), limit: &limiter{rate: opts.EventRate, now: time.Now, win: map[string]*window{}},
+		flow: newFlow(MaxBuffered), activating: map[string]bool{}}
+	h.audits = newAuditLimiter(h.writeAudit)
 	if h.hostTmp, err = writeHost("", h.log); err != nil {
 		return nil, fmt.Errorf("launch host: %w", err)
 	}
@@ -244,9 +257,12 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	go h.watchMemory()
 	params := map[string]any{"extensions": opts.Extensions, "workspaceFolders": opts.Workspace, "storageDir": opts.StorageDir,
 		"settings": opts.Settings, "apiVersion": opts.APIVersion, "activateMs": opts.ActivateTimeout.Milliseconds(),
-		"noSeatBelt": opts.InsecureNoSeatBelt}
-	if _, err := h.call(sctx, "initialize", params, &h.startup); err != nil {
-		return nil, &StartError{Activating: h.Activating(), Err: fmt.Errorf("launch host: initialize: %w", err)}
+		"noSeatBelt": opts.InsecureNoSeatBelt, "elsewhere": elsewhereIDs(opts.Elsewhere), "commandOwners": commandOwners(opts)}
+	if _, err := h.call(sctx, "initialize", params, nil); err != nil {
+		return nil, &StartError{Err: fmt.Errorf("launch host: initialize: %w", err)}
+	}
+	if err := h.startup(sctx); err != nil {
+		return nil, &StartError{Activating: h.Activating(), Err: fmt.Errorf("launch host: activate at start: %w", err)}
 	}
 	return h, nil
 }
@@ -390,59 +406,21 @@ func (h *Host) start(ctx context.Context, node string) error {
 	return nil
 }
 
-// handle takes one message from the host.
-func (h *Host) handle(m incoming) {
-	switch {
-	case m.Method == "ready":
-		var info Info
-		if json.Unmarshal(m.Params, &info) == nil {
-			select {
-			case h.ready <- info:
-			default:
-			}
-		}
-	case m.Method == "event":
-		var ev wireEvent
-		if err := json.Unmarshal(m.Params, &ev); err != nil {
-			h.log.Warn("host sent a malformed event", "err", err)
-			return
-		}
-		ev.Time = time.Now()
-		if ev.Kind == KindAudit || ev.Audit != nil { // only the brokers audit
-			h.log.Warn("host sent an audit event: dropped", "ext", ev.Extension)
-			return
-		}
-		if h.track(ev.Event) {
-			h.deliver(ev.Event, ev.Cause)
-		}
-	case m.ID != nil && strings.HasPrefix(m.Method, "fs/"):
-		go h.serveFS(*m.ID, m.Method, m.Params)
-	case m.ID != nil && m.Method == "spawn/run":
-		go h.serveBroker(*m.ID, m.Params, h.serveSpawn)
-	case m.ID != nil && m.Method == "spawn/kill":
-		go h.serveBroker(*m.ID, m.Params, h.serveSpawnKill)
-	case m.ID != nil && m.Method == "net/fetch":
-		go h.serveBroker(*m.ID, m.Params, h.serveFetch)
-	case m.ID != nil && m.Method == "":
-		if m.Error == nil && m.Result == nil {
-			m.Result = json.RawMessage("null")
-		}
-		h.conn.resolve(*m.ID, m.Result, m.Error)
-	default:
-		h.log.Warn("host sent an unexpected message", "method", m.Method)
-	}
-}
-
 // serveFS answers the host's workspace.fs request id.
-func (h *Host) serveFS(id int64, method string, params json.RawMessage) {
-	res, err := h.wsfs.serve(method, params)
-	var rerr *rpcError
+func (h *Host) serveFS(id int64, method string, params json.RawMessage, t *ticket) {
+	res, err := h.wsfs.serve(method, params, t)
 	if err != nil {
-		rerr = &rpcError{Code: -32000, Message: fsError(err)}
+		var be *busyError
+		if errors.As(err, &be) {
+			h.reply(id, nil, &rpcError{Code: codeBusy, Message: be.Msg}, "workspace.fs")
+			return
+		}
+		h.reply(id, nil, &rpcError{Code: -32000, Message: fsError(err)}, "workspace.fs")
+		return
 	}
-	h.reply(id, res, rerr, "workspace.fs")
+	if b, ok := res.(fileData); ok {
+		h.replyBlob(id, nil, "data", b, "workspace.fs")
+		return
+	}
+	h.reply(id, res, nil, "workspace.fs")
 }
-
-// kindActivating is the host's notice that an extension's activate() is
-// about to run; the launcher keeps it to itself.
-const kindActivating = "activating"

@@ -10,55 +10,18 @@ import (
 )
 
 // Groups splits extensions into the sets that share a host process: one
-// per distinct set of effective capabilities (with the hosts and programs
-// the brokers allow), so the kernel sandbox can
-// give each process only what its extensions are granted. Extensions
-// linked by dependencies stay together (a dependency's exports are
-// objects in its process), so such a group has the union of their
-// capabilities. Groups come in a stable order: fewest capabilities first.
+// per distinct grant (effective capabilities, with the hosts and programs
+// the brokers allow), so the kernel sandbox gives each process only what
+// its extensions are granted and no extension ever uses a grant the
+// policy did not give it: extensions that share a process share
+// everything. A dependency with other grants runs in another host; its
+// exports are out of its dependents' reach there. Groups come in a stable
+// order: fewest capabilities first.
 func Groups(exts []Extension) [][]Extension {
-	// Components linked by dependencies, by union-find.
-	parent := make([]int, len(exts))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	byID := map[string]int{}
-	for i, e := range exts {
-		byID[strings.ToLower(e.ID)] = i
-	}
-	for i, e := range exts {
-		for _, d := range e.Dependencies {
-			if j, ok := byID[strings.ToLower(d)]; ok {
-				parent[find(i)] = find(j)
-			}
-		}
-	}
-	// The union of each component's capabilities, allowed hosts and
-	// programs, then one group per distinct union. (The brokers take the
-	// extension's name from the host, so extensions that share a process
-	// must share what the brokers would grant them.)
-	union := map[int][]string{}
-	for i, e := range exts {
-		u := append(union[find(i)], e.Capabilities...)
-		for _, h := range e.AllowedHosts {
-			u = append(u, "host "+strings.ToLower(h))
-		}
-		for _, p := range e.Programs {
-			u = append(u, "program "+p)
-		}
-		union[find(i)] = u
-	}
 	idx := map[string]int{}
 	var out [][]Extension
-	for i, e := range exts {
-		k := capKey(union[find(i)])
+	for _, e := range exts {
+		k := grantKey(e)
 		g, ok := idx[k]
 		if !ok {
 			g = len(out)
@@ -69,6 +32,19 @@ func Groups(exts []Extension) [][]Extension {
 	}
 	slices.SortStableFunc(out, func(a, b []Extension) int { return len(groupCaps(a)) - len(groupCaps(b)) })
 	return out
+}
+
+// grantKey is what e is granted, as a map key: its capabilities, allowed
+// hosts and programs.
+func grantKey(e Extension) string {
+	k := slices.Clone(e.Capabilities)
+	for _, h := range e.AllowedHosts {
+		k = append(k, "host "+strings.ToLower(h))
+	}
+	for _, p := range e.Programs {
+		k = append(k, "program "+p)
+	}
+	return capKey(k)
 }
 
 // capKey is a capability set as a map key.
@@ -112,6 +88,12 @@ func LaunchPool(ctx context.Context, opts Options, so SuperviseOptions) (*Pool, 
 			defer wg.Done()
 			o := opts
 			o.Extensions = g
+			o.Elsewhere = nil
+			for j, other := range groups {
+				if j != i {
+					o.Elsewhere = append(o.Elsewhere, other...)
+				}
+			}
 			p.hosts[i], errs[i] = Supervise(ctx, o, so)
 		}()
 	}
@@ -137,50 +119,107 @@ func (p *Pool) Startup() Startup {
 	return s
 }
 
-// ExecuteCommand runs command id in the host whose extensions wait for
-// it (onCommand), else in each host in turn until one has it.
+// ExecuteCommand runs command id in the one host it belongs to: the
+// host of the extension that declares it (onCommand), else the first
+// host that registered it. Another host's registration of a declared
+// command, or of one a host registered first, is never asked: no host
+// answers for another. Dependencies of the waiting extensions that run
+// in other hosts are activated first, in their hosts.
 func (p *Pool) ExecuteCommand(ctx context.Context, id string, args ...any) (*Result, error) {
-	order := make([]int, 0, len(p.hosts))
-	for i, g := range p.exts {
-		if slices.ContainsFunc(g, func(e Extension) bool { return slices.Contains(e.ActivationEvents, "onCommand:"+id) }) {
-			order = append(order, i)
-		}
-	}
-	for i := range p.hosts {
-		if !slices.Contains(order, i) {
-			order = append(order, i)
-		}
+	i, ok := p.owner(id)
+	if !ok {
+		return &Result{}, fmt.Errorf("command %s: %w", id, &CommandError{Kind: NotFound, Message: "command " + id + " not found"})
 	}
 	var events []Event
-	var err error
-	for _, i := range order {
-		var r *Result
-		r, err = p.hosts[i].ExecuteCommand(ctx, id, args...)
-		if r != nil {
-			events = append(events, r.Events...)
-		}
-		if !unclaimed(err) {
+	for _, e := range p.exts[i] {
+		if slices.Contains(e.ActivationEvents, "onCommand:"+id) {
+			ev, err := p.activateDeps(ctx, e, map[string]bool{})
+			events = append(events, ev...)
 			if err != nil {
-				return &Result{Events: events}, err
+				return &Result{Events: events}, fmt.Errorf("command %s: %w", id, err)
 			}
-			r.Events = events
-			return r, nil
 		}
 	}
-	return &Result{Events: events}, err
+	r, err := p.hosts[i].ExecuteCommand(ctx, id, args...)
+	if r != nil {
+		r.Events = append(events, r.Events...)
+	}
+	return r, err
 }
 
-// unclaimed says err is a command no extension of the host knows of, so
-// another host may have it.
-func unclaimed(err error) bool {
-	var ce *CommandError
-	return errors.As(err, &ce) && ce.Kind == NotFound && ce.Extension == "" && !errors.As(err, new(*DisabledError))
+// owner is the host command id belongs to (see ExecuteCommand).
+func (p *Pool) owner(id string) (int, bool) {
+	for i, g := range p.exts {
+		if slices.ContainsFunc(g, func(e Extension) bool { return slices.Contains(e.ActivationEvents, "onCommand:"+id) }) {
+			return i, true
+		}
+	}
+	for i, h := range p.hosts {
+		if h.Host().Registered(id) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
-// OpenDocument tells every host; it returns the extensions activated.
+// activateDeps activates, each in its own host, the dependencies of e
+// that run in another host than e (and theirs, first), each once.
+func (p *Pool) activateDeps(ctx context.Context, e Extension, seen map[string]bool) ([]Event, error) {
+	var events []Event
+	seen[strings.ToLower(e.ID)] = true
+	home := p.hostOf(e.ID)
+	for _, d := range e.Dependencies {
+		j := p.hostOf(d)
+		if j < 0 || seen[strings.ToLower(d)] {
+			continue // not installed (its host says so), or a cycle
+		}
+		dep := p.exts[j][slices.IndexFunc(p.exts[j], func(x Extension) bool { return strings.EqualFold(x.ID, d) })]
+		ev, err := p.activateDeps(ctx, dep, seen)
+		events = append(events, ev...)
+		if err != nil {
+			return events, err
+		}
+		if j != home {
+			ev, err := p.hosts[j].Activate(ctx, dep.ID)
+			events = append(events, ev...)
+			if err != nil {
+				return events, err
+			}
+		}
+	}
+	return events, nil
+}
+
+// hostOf is the index of the host that runs extension id, or -1.
+func (p *Pool) hostOf(id string) int {
+	for i, g := range p.exts {
+		if slices.ContainsFunc(g, func(e Extension) bool { return strings.EqualFold(e.ID, id) }) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Groups returns the extensions of each host, in Hosts' order.
+func (p *Pool) Groups() [][]Extension { return p.exts }
+
+// OpenDocument tells every host, after activating, each in its own host,
+// the other-host dependencies of the extensions it activates; it returns
+// the extensions activated.
 func (p *Pool) OpenDocument(ctx context.Context, language, path string) ([]string, []Event, error) {
 	var activated []string
 	var events []Event
+	for _, g := range p.exts {
+		for _, e := range g {
+			if slices.Contains(e.ActivationEvents, "onLanguage:"+language) {
+				ev, err := p.activateDeps(ctx, e, map[string]bool{})
+				events = append(events, ev...)
+				if err != nil {
+					return activated, events, err
+				}
+			}
+		}
+	}
 	for _, h := range p.hosts {
 		a, ev, err := h.Host().OpenDocument(ctx, language, path)
 		activated, events = append(activated, a...), append(events, ev...)

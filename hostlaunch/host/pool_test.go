@@ -31,7 +31,8 @@ func TestGroups(t *testing.T) {
 			{ID: "a", Capabilities: []string{"network"}, AllowedHosts: []string{"a.example"}},
 			{ID: "b", Capabilities: []string{"network"}, AllowedHosts: []string{"b.example"}},
 		}, "git git2 | echo | a | b"},
-		{"dependencies together", []Extension{e("spawner", []string{"spawn"}), e("user", nil, "Spawner"), e("other", nil)}, "other | spawner user"},
+		// No grant by dependency: user shares other's host, not spawner's.
+		{"dependencies apart when granted differently", []Extension{e("spawner", []string{"spawn"}), e("user", nil, "Spawner"), e("other", nil)}, "user other | spawner"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var parts []string

@@ -14,29 +14,18 @@ import (
 // The host process's events, output and liveness: what it reports, what
 // it prints, the heartbeat and the kill.
 
-// track follows which extensions are activating; it says whether ev is
-// for the consumers.
-func (h *Host) track(ev Event) bool {
+// noteActivated records that this host's extension id activated (once).
+func (h *Host) noteActivated(id string) {
 	h.amu.Lock()
 	defer h.amu.Unlock()
-	if h.activating == nil {
-		h.activating = map[string]bool{}
+	if !slices.Contains(h.activated, id) {
+		h.activated = append(h.activated, id)
 	}
-	switch ev.Kind {
-	case kindActivating:
-		h.activating[ev.Extension] = true
-		return false
-	case KindActivated:
-		delete(h.activating, ev.Extension)
-		h.activated = append(h.activated, ev.Extension)
-	case KindActivationFailed:
-		delete(h.activating, ev.Extension)
-	}
-	return true
 }
 
-// Activating lists the extensions whose activation was running: after
-// the host has ended, those its end is blamed on.
+// Activating lists the extensions whose activation the launcher asked
+// for (Activate) and that had not finished: after the host has ended,
+// those its end is blamed on. What the host claims never enters it.
 func (h *Host) Activating() []string {
 	h.amu.Lock()
 	defer h.amu.Unlock()

@@ -3,6 +3,7 @@ package host
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,10 +93,11 @@ func (c *conn) forget(id int64) {
 	c.mu.Unlock()
 }
 
-// attach records ev on the pending request that caused it.
+// attach records ev on the pending request that caused it, up to
+// maxEvents (the rest are dropped).
 func (c *conn) attach(cause int64, ev Event) {
 	c.mu.Lock()
-	if cl := c.pending[cause]; cl != nil {
+	if cl := c.pending[cause]; cl != nil && len(cl.events) < maxEvents {
 		cl.events = append(cl.events, ev)
 	}
 	c.mu.Unlock()
@@ -167,6 +169,47 @@ func (h *Host) reply(id int64, res any, rerr *rpcError, what string) {
 	if err := h.conn.send(m); err != nil {
 		h.log.Debug(what+" reply not sent", "err", err)
 	}
+}
+
+// replyBlob answers the host's request id with a result object holding
+// the fields of head (nil, or what encodes as a JSON object) and field set
+// to blob in base64. The reply is encoded as it is written to the
+// channel: the launcher holds no copy of blob, whatever its size.
+func (h *Host) replyBlob(id int64, head any, field string, blob []byte, what string) {
+	if err := h.conn.sendBlob(id, head, field, blob); err != nil {
+		h.log.Debug(what+" reply not sent", "err", err)
+	}
+}
+
+// sendBlob writes the reply of replyBlob as one line.
+func (c *conn) sendBlob(id int64, head any, field string, blob []byte) error {
+	obj := []byte("{")
+	if head != nil {
+		b, err := json.Marshal(head)
+		if err != nil || len(b) < 2 || b[0] != '{' {
+			return fmt.Errorf("reply %d: the result head is not an object: %v", id, err)
+		}
+		obj = b[:len(b)-1] // without its closing brace
+		if len(obj) > 1 {
+			obj = append(obj, ',')
+		}
+	}
+	name, err := json.Marshal(field)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	w := bufio.NewWriterSize(c.f, 64<<10)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":`, id)
+	w.Write(obj)
+	w.Write(name)
+	w.WriteString(`:"`)
+	enc := base64.NewEncoder(base64.StdEncoding, w)
+	enc.Write(blob)
+	enc.Close()
+	w.WriteString("\"}}\n")
+	return w.Flush()
 }
 
 // call sends a request and waits for its result.

@@ -6,18 +6,12 @@ package host
 // host ends.
 
 import (
-	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -64,59 +58,13 @@ type spawnResult struct {
 	Stderr    string `json:"stderr"`
 	Truncated bool   `json:"truncated"`
 	TimedOut  bool   `json:"timedOut"`
-}
-
-// spawner tracks the process groups the broker started, to kill them
-// when the host ends.
-type spawner struct {
-	mu     sync.Mutex
-	groups map[int]bool
-	tokens map[string]int // extension NUL token -> process group
-	wg     sync.WaitGroup
-}
-
-// close kills every running group and waits for their brokers.
-func (s *spawner) close() {
-	s.mu.Lock()
-	for pg := range s.groups {
-		syscall.Kill(-pg, syscall.SIGKILL)
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-}
-
-func (s *spawner) add(pg int, key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.groups == nil {
-		s.groups, s.tokens = map[int]bool{}, map[string]int{}
-	}
-	s.groups[pg] = true
-	if key != "" {
-		s.tokens[key] = pg
-	}
-}
-
-func (s *spawner) remove(pg int, key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.groups, pg)
-	if key != "" && s.tokens[key] == pg {
-		delete(s.tokens, key)
-	}
-}
-
-// signal sends sig to the group of the run key, if it runs.
-func (s *spawner) signal(key string, sig syscall.Signal) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pg, ok := s.tokens[key]
-	return ok && syscall.Kill(-pg, sig) == nil
+	// memory says the program was killed for its memory (for the audit).
+	memory string
 }
 
 // serveSpawnKill answers "spawn/kill": the extension signals a run of its
 // own (its group), nothing else.
-func (h *Host) serveSpawnKill(raw json.RawMessage) (any, error) {
+func (h *Host) serveSpawnKill(raw json.RawMessage, _ *ticket) (any, error) {
 	var req killRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, fmt.Errorf("spawn: bad request: %w", err)
@@ -132,8 +80,9 @@ func (h *Host) serveSpawnKill(raw json.RawMessage) (any, error) {
 	return map[string]bool{"killed": h.spawns.signal(e.ID+"\x00"+req.Token, sig)}, nil
 }
 
-// serveSpawn runs one "spawn/run" request.
-func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
+// serveSpawn runs one "spawn/run" request (its output is held in the
+// ticket the flow control gave it).
+func (h *Host) serveSpawn(raw json.RawMessage, _ *ticket) (any, error) {
 	var req spawnRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, fmt.Errorf("spawn: bad request: %w", err)
@@ -178,7 +127,7 @@ func (h *Host) serveSpawn(raw json.RawMessage) (any, error) {
 		h.audit(a, "spawn", req.Cause)
 		return nil, fmt.Errorf("spawn %s: %w", prog, err)
 	}
-	a.Details.ExitCode, a.Details.Signal, a.Details.TimedOut = res.Code, res.Signal, res.TimedOut
+	a.Details.ExitCode, a.Details.Signal, a.Details.TimedOut, a.Details.Reason = res.Code, res.Signal, res.TimedOut, res.memory
 	h.audit(a, "spawn", req.Cause)
 	return res, nil
 }
@@ -258,106 +207,4 @@ func (h *Host) spawnDir(e *Extension, cwd string) (string, error) {
 // home is the asking extension's storage.
 func spawnEnv(storage string) []string {
 	return []string{"PATH=" + safePath, "HOME=" + storage, "TMPDIR=" + filepath.Join(storage, "tmp"), "LANG=C.UTF-8"}
-}
-
-// runProgram runs s in a process group of its own, killed at the
-// deadline or when the host ends; n is what it wrote in all; key names
-// it for spawn/kill ("" for none).
-func (h *Host) runProgram(s SpawnSpec, input []byte, timeout time.Duration, key string) (_ *spawnResult, n int64, _ error) {
-	h.spawns.wg.Add(1)
-	defer h.spawns.wg.Done()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	spawn := h.opts.Spawn
-	if spawn == nil {
-		spawn = DirectSpawn
-	}
-	cmd, err := spawn(ctx, s)
-	if err != nil {
-		return nil, 0, err
-	}
-	var stdout, stderr capped
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &stdout, &stderr // no input: /dev/null
-	if len(input) > 0 {
-		cmd.Stdin = bytes.NewReader(input)
-	}
-	ownGroup(cmd)
-	// A process that left the group but holds the pipes does not keep
-	// the broker waiting.
-	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, 0, err
-	}
-	pg := cmd.Process.Pid
-	h.spawns.add(pg, key)
-	defer h.spawns.remove(pg, key)
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	timedOut := false
-	select {
-	case err = <-waited:
-	case <-ctx.Done():
-		timedOut = true
-		syscall.Kill(-pg, syscall.SIGKILL)
-		err = <-waited
-	case <-h.done:
-		syscall.Kill(-pg, syscall.SIGKILL)
-		err = <-waited
-	}
-	// What the program left running in its group goes with it.
-	syscall.Kill(-pg, syscall.SIGKILL)
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
-		return nil, stdout.n + stderr.n, err
-	}
-	res := &spawnResult{TimedOut: timedOut, Truncated: stdout.cut || stderr.cut,
-		Stdout: base64.StdEncoding.EncodeToString(stdout.b.Bytes()), Stderr: base64.StdEncoding.EncodeToString(stderr.b.Bytes())}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.Signal = signalName(ws.Signal())
-	} else {
-		code := cmd.ProcessState.ExitCode()
-		res.Code = &code
-	}
-	return res, stdout.n + stderr.n, nil
-}
-
-// capped keeps the first maxSpawnOutput bytes written to it and counts
-// the rest.
-type capped struct {
-	b   bytes.Buffer
-	n   int64
-	cut bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	if room := maxSpawnOutput - c.b.Len(); room < len(p) {
-		c.cut = true
-		c.b.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.b.Write(p)
-}
-
-var _ io.Writer = (*capped)(nil)
-
-// signalName is node's name of s ("SIGKILL").
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	case syscall.SIGPIPE:
-		return "SIGPIPE"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	}
-	return fmt.Sprintf("SIG%d", int(s))
 }

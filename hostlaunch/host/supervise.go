@@ -126,6 +126,36 @@ func (s *Supervisor) ExecuteCommand(ctx context.Context, id string, args ...any)
 	}
 }
 
+// Activate activates extension id in the current host, as ExecuteCommand
+// runs a command: when the host ends meanwhile it is restarted, the
+// activation that was running blamed, and tried again up to twice. An
+// extension the supervisor disabled is a *DisabledError.
+func (s *Supervisor) Activate(ctx context.Context, id string) ([]Event, error) {
+	var all []Event
+	for attempt := 0; ; attempt++ {
+		s.mu.Lock()
+		reason, off := s.disabled[id]
+		s.mu.Unlock()
+		if off {
+			return all, &DisabledError{Err: &CommandError{Kind: ActivationFailed, Extension: id, Message: "activate " + id}, Extension: id, Reason: reason}
+		}
+		h := s.Host()
+		events, err := h.Activate(ctx, id)
+		all = append(all, events...)
+		s.activated(events)
+		if !errors.Is(err, ErrExited) {
+			return all, err
+		}
+		blamed := h.Activating()
+		if rerr := s.restart(ctx, h, blamed); rerr != nil {
+			return all, errors.Join(err, rerr)
+		}
+		if len(blamed) == 0 || attempt == 2 {
+			return all, err
+		}
+	}
+}
+
 // activated resets the crash count of extensions that activated.
 func (s *Supervisor) activated(events []Event) {
 	s.mu.Lock()

@@ -98,8 +98,12 @@ func (w *workspaceFS) resolve(ext, path string) (*os.Root, string, error) {
 	return nil, "", fmt.Errorf("workspace.fs: %s is outside the workspace folders; %s would need the fsWide capability, which the broker does not grant", path, ext)
 }
 
-// serve runs one request and returns its result.
-func (w *workspaceFS) serve(method string, raw json.RawMessage) (any, error) {
+// fileData is a file's content, which serveFS sends encoded as it goes.
+type fileData []byte
+
+// serve runs one request and returns its result; a file read is held in
+// t (the flow control) first.
+func (w *workspaceFS) serve(method string, raw json.RawMessage, t *ticket) (any, error) {
 	var req fsRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return nil, fmt.Errorf("workspace.fs: bad request: %w", err)
@@ -110,13 +114,27 @@ func (w *workspaceFS) serve(method string, raw json.RawMessage) (any, error) {
 	}
 	switch method {
 	case "fs/readFile":
+		// Held before it is read: its size as it is now (what it grows by
+		// meanwhile is held after).
+		var size int64
+		if fi, err := root.Lstat(rel); err == nil && fi.Mode().IsRegular() {
+			size = min(fi.Size(), maxFSFile)
+		}
+		if err := t.grow(size); err != nil {
+			return nil, err
+		}
 		// Never a FIFO or device (the broker must not block), never a
 		// final symbolic link, at most maxFSFile bytes.
 		b, err := safefile.ReadIn(root, rel, maxFSFile)
 		if err != nil {
 			return nil, fmt.Errorf("workspace.fs: %w", err)
 		}
-		return map[string]string{"data": base64.StdEncoding.EncodeToString(b)}, nil
+		if more := int64(len(b)) - size; more > 0 {
+			if err := t.grow(more); err != nil {
+				return nil, err
+			}
+		}
+		return fileData(b), nil
 	case "fs/writeFile":
 		b, err := base64.StdEncoding.DecodeString(req.Data)
 		if err != nil {

@@ -63,7 +63,7 @@ func New(opts Options) *Broker {
 var _ host.Fetcher = (*Broker)(nil)
 
 // Fetch makes r, following redirects only among r.AllowedHosts, and reads
-// the whole response body.
+// the whole response body, telling r.Reserve of each chunk first.
 func (b *Broker) Fetch(ctx context.Context, r host.FetchRequest) (host.FetchResponse, error) {
 	if r.URL == nil {
 		return host.FetchResponse{}, errors.New("fetch: no URL")
@@ -112,7 +112,11 @@ func (b *Broker) Fetch(ctx context.Context, r host.FetchRequest) (host.FetchResp
 		return host.FetchResponse{}, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, b.maxBody+1))
+	var src io.Reader = io.LimitReader(resp.Body, b.maxBody+1)
+	if r.Reserve != nil {
+		src = &reserving{r: src, reserve: r.Reserve}
+	}
+	data, err := io.ReadAll(src)
 	if err != nil {
 		return host.FetchResponse{}, fmt.Errorf("fetch %s: read the body: %w", resp.Request.URL.Redacted(), err)
 	}
@@ -126,4 +130,20 @@ func (b *Broker) Fetch(ctx context.Context, r host.FetchRequest) (host.FetchResp
 		Body:       data,
 		URL:        resp.Request.URL.String(),
 	}, nil
+}
+
+// reserving tells reserve of every chunk read from r before passing it on.
+type reserving struct {
+	r       io.Reader
+	reserve func(n int) error
+}
+
+func (r *reserving) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		if rerr := r.reserve(n); rerr != nil {
+			return 0, rerr
+		}
+	}
+	return n, err
 }

@@ -53,7 +53,9 @@ return { echo: await run('/bin/echo', ['hello']), sh: await run('/bin/sh', ['-c'
 		var audits []host.Audit
 		opts := host.Options{InsecureNoSeatBelt: !belted, Fetch: netbroker.New(netbroker.Options{}),
 			Audit: func(a host.Audit) { mu.Lock(); audits = append(audits, a); mu.Unlock() }}
-		h, _ := launchIn(t, sb, opts, fetcher, spawner)
+		// Granted differently, so in a host each.
+		h, _ := launchIn(t, sb, opts, fetcher)
+		hs, _ := launchIn(t, sb, opts, spawner)
 		r, err := h.ExecuteCommand(t.Context(), "a.fetcher.cmd", map[string]string{"allowed": allowed + "/x", "other": other + "/x", "named": "http://example.invalid/"})
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +68,7 @@ return { echo: await run('/bin/echo', ['hello']), sh: await run('/bin/sh', ['-c'
 			if _, ok := hits.Load("allowed"); ok || f["allowed"] == "200 hello from allowed" || f["socket"] != "refused: EPERM" {
 				t.Errorf("unbelted: %q; want everything refused by the kernel (a raw socket: EPERM)", f)
 			}
-			if _, err := h.ExecuteCommand(t.Context(), "a.spawner.cmd"); err == nil || !strings.Contains(err.Error(), "spawn EPERM") {
+			if _, err := hs.ExecuteCommand(t.Context(), "a.spawner.cmd"); err == nil || !strings.Contains(err.Error(), "spawn EPERM") {
 				t.Errorf("unbelted: spawn: %v; want the kernel's EPERM", err)
 			}
 			continue
@@ -80,7 +82,7 @@ return { echo: await run('/bin/echo', ['hello']), sh: await run('/bin/sh', ['-c'
 		if _, ok := hits.Load("other"); ok {
 			t.Errorf("the server that is not allowed was reached")
 		}
-		r, err = h.ExecuteCommand(t.Context(), "a.spawner.cmd")
+		r, err = hs.ExecuteCommand(t.Context(), "a.spawner.cmd")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,10 +24,15 @@ module.exports = function (host) {
   self.init = async function (p) {
     opts = p;
     self.opts = p;
+    // The extensions of other hosts (their grants differ): known by id
+    // only; the launcher activates them in their own host.
+    self.elsewhere = new Set((p.elsewhere || []).map((id) => id.toLowerCase()));
+    self.commandOwners = new Map(Object.entries(p.commandOwners || {}));
     for (const d of p.extensions || []) {
       const dir = fs.realpathSync(d.path);
       try { d.packageJSON = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')); } catch { d.packageJSON = {}; }
       d.activationEvents = d.activationEvents || [];
+      // The launcher made these folders; this host may write only them.
       const storage = path.join(p.storageDir, d.id);
       const ext = {
         id: d.id, desc: d, dir, caps: new Set(d.capabilities || []),
@@ -40,57 +45,40 @@ module.exports = function (host) {
     }
   };
 
-  // startup activates "*" and workspaceContains extensions now, and
-  // onStartupFinished ones right after.
-  self.startup = async function () {
-    const now = [...exts.values()].filter((e) => has(e, '*') || e.desc.activationEvents.some((a) => a.startsWith('workspaceContains:') && workspaceContains(a.slice(18))));
-    const failed = [];
-    for (const e of now) await self.activate(e).catch((err) => failed.push({ extension: e.id, error: err.message }));
-    setImmediate(() => {
-      for (const e of exts.values()) if (has(e, 'onStartupFinished')) host.als.run({ ext: null, cause: undefined }, () => self.activate(e).catch(() => {}));
-    });
-    return { activated: order.map((e) => e.id), failed };
-  };
-
   const has = (e, event) => (e.desc.activationEvents || []).includes(event);
 
-  // workspaceContains answers a simple glob ("**/name", "dir/*.ext", "name")
-  // on the workspace folders, looking at most 5 levels and 10000 entries deep.
-  function workspaceContains(glob) {
-    const re = new RegExp('^' + glob.split('**/').map((part) => part.split('*').map(escapeRe).join('[^/]*')).join('(?:.*/)?') + '$');
-    let budget = 10000;
-    const walk = (dir, rel, depth) => {
-      let names;
-      try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return false; }
-      for (const d of names) {
-        if (--budget < 0) return false;
-        const r = rel ? rel + '/' + d.name : d.name;
-        if (re.test(r)) return true;
-        if (d.isDirectory() && depth < 5 && d.name !== 'node_modules' && d.name !== '.git' && walk(path.join(dir, d.name), r, depth + 1)) return true;
-      }
-      return false;
-    };
-    return (opts.workspaceFolders || []).some((f) => walk(f, '', 0));
-  }
-  const escapeRe = (s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  // activateRequest is the launcher's "activate": the one extension it
+  // names (the launcher activated its dependencies first). Activation at
+  // start (*, workspaceContains, onStartupFinished) is the launcher's too.
+  self.activateRequest = async function (id) {
+    const ext = exts.get(String(id).toLowerCase());
+    if (!ext) throw fail('notFound', null, `no extension ${id} in this host`);
+    await self.activate(ext);
+    return {};
+  };
 
-  // activate loads ext once, its dependencies first, and runs its
-  // activate() within the deadline.
-  self.activate = function (ext) {
-    if (!ext.promise) ext.promise = doActivate(ext);
+  // activate loads ext once, its dependencies in this host first, and runs
+  // its activate() within the deadline. A dependency on the chain that led
+  // here (a cycle) is not waited for: each extension activates once. A
+  // dependency of another host is the launcher's to activate.
+  self.activate = function (ext, chain) {
+    if (!ext.promise) ext.promise = doActivate(ext, new Set(chain || []).add(ext));
     return ext.promise;
   };
 
-  async function doActivate(ext) {
+  async function doActivate(ext, chain) {
     ext.state = 'activating';
+    await null; // ext.promise is set before a dependency can ask for it
     try {
       for (const dep of ext.desc.dependencies || []) {
-        const d = exts.get(dep.toLowerCase());
+        const key = dep.toLowerCase();
+        if (self.elsewhere.has(key)) continue;
+        const d = exts.get(key);
         if (!d) throw fail('activationFailed', ext, `${ext.id}: dependency ${dep} is not installed or is disabled`);
-        try { await self.activate(d); } catch (err) { throw fail('activationFailed', ext, `${ext.id}: dependency ${dep} failed to activate: ${err.message}`); }
+        if (chain.has(d)) continue;
+        try { await self.activate(d, chain); } catch (err) { throw fail('activationFailed', ext, `${ext.id}: dependency ${dep} failed to activate: ${String(err.message).slice(0, 2000)}`); }
       }
       if (ext.desc.main) {
-        host.emit(ext, 'activating', {}); // the launcher blames ext if the host dies now
         const main = require.resolve(path.resolve(ext.dir, ext.desc.main));
         if (!main.startsWith(ext.dir + path.sep)) throw new Error(`main ${ext.desc.main} is outside the extension`);
         ext.context = ext.api._context;
@@ -122,6 +110,10 @@ module.exports = function (host) {
   // executeCommand runs a command, first activating the extensions
   // waiting for onCommand:<id>.
   self.executeCommand = async function (id, args) {
+    const owner = self.commandOwners.get(id);
+    if (!commands.has(id) && owner && self.elsewhere.has(owner.toLowerCase())) {
+      throw fail('notFound', null, `command ${id} belongs to ${owner}, which runs in another extension host (their grants differ): a command runs only within its own host (grant both extensions the same to run them together)`);
+    }
     if (!commands.has(id)) {
       const waiting = [...exts.values()].filter((e) => e.state !== 'active' && has(e, 'onCommand:' + id));
       for (const e of waiting) await self.activate(e);
@@ -132,7 +124,14 @@ module.exports = function (host) {
     }
     const c = commands.get(id);
     const store = host.als.getStore();
-    return host.als.run({ ext: c.ext, cause: store && store.cause }, () => c.fn.apply(c.thisArg, args));
+    try {
+      return await host.als.run({ ext: c.ext, cause: store && store.cause }, () => c.fn.apply(c.thisArg, args));
+    } catch (err) {
+      // What the command threw, even a command lookup of its own that
+      // failed, is the command's error, not this lookup's.
+      if (err && err.rpcData) throw new Error(err.message);
+      throw err;
+    }
   };
 
   // openDocument activates the onLanguage:<language> extensions and tells

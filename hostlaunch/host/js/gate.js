@@ -41,13 +41,15 @@ exports.install = function (host, reg, belted) {
   // The extension is the one whose file requires, else the one whose code
   // is running (module.parent.require, require.main.require and
   // Module._load called directly all end here).
+  const hostDir = __dirname + path.sep;
   Module._load = function (request, parent, isMain) {
     const ext = (parent && owner(parent.filename)) || current();
     if (request === 'vscode') {
       if (!ext) throw new Error('vscode is only available to extensions');
       return ext.api;
     }
-    if (!ext || !belted) return load.apply(this, arguments);
+    if (!belted) return load.apply(this, arguments);
+    if (!ext) return loadUnknown(this, arguments, request, parent, isMain);
     const name = request.startsWith('node:') ? request.slice(5) : request;
     if (Module.isBuiltin(request)) {
       if (SAFE.has(name)) return load.apply(this, arguments);
@@ -69,6 +71,22 @@ exports.install = function (host, reg, belted) {
     if (!(real.startsWith(ext.dir + path.sep))) throw denied(host, ext, `require ${real}, outside its own folder`, 'fsWide');
     return load.apply(this, arguments);
   };
+
+  // loadUnknown is require from code that runs for no extension the gate
+  // can name: a host module's require called from a callback that runs
+  // outside every extension's context (process.on('message'), a timer
+  // the host set). Such code gets what a zero-capability extension gets:
+  // the harmless built-ins, and the host's own modules.
+  function loadUnknown(self, args, request, parent, isMain) {
+    const name = request.startsWith('node:') ? request.slice(5) : request;
+    if (Module.isBuiltin(request)) {
+      if (SAFE.has(name)) return load.apply(self, args);
+      throw denied(host, null, `require('${request}') outside any extension's context`, NEEDS[name]);
+    }
+    const file = Module._resolveFilename(request, parent, isMain);
+    if (!fs.realpathSync(file).startsWith(hostDir)) throw denied(host, null, `require ${file} outside any extension's context`, null);
+    return load.apply(self, args);
+  }
 
   if (!belted) return;
   // import() goes through Node's ESM loader: a resolve hook gates it.
@@ -120,6 +138,9 @@ exports.install = function (host, reg, belted) {
   process.kill = gated('process.kill', 'spawn', process.kill);
   process.chdir = gated('process.chdir', null);
   process.abort = gated('process.abort', null);
+  // process.execve (node 23.11+) would replace the host with node
+  // started anew, without the seat belt.
+  if (typeof process.execve === 'function') process.execve = gated('process.execve', null);
   process.exit = process.reallyExit = function (code) {
     throw denied(host, current(), `call process.exit(${code === undefined ? '' : code})`, null);
   };

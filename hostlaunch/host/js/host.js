@@ -48,7 +48,12 @@ function request(method, params) {
   });
 }
 
-const host = { als, emit, reallyExit, request };
+// notify sends a notification (no answer): "commands/registered".
+function notify(method, params) {
+  send({ method, params });
+}
+
+const host = { als, emit, reallyExit, request, notify };
 const extensions = require('./extensions.js')(host);
 const gate = require('./gate.js');
 
@@ -60,18 +65,20 @@ const handlers = {
     // sandbox stands alone (tests of its layers).
     gate.install(host, extensions, !p.noSeatBelt);
     captureConsole();
-    return extensions.startup();
+    return {};
   },
+  activate: (p) => extensions.activateRequest(p.extension),
   ping: () => ({}),
   executeCommand: async (p) => ({ value: jsonSafe(await extensions.executeCommand(p.command, p.args || [])) }),
   openDocument: async (p) => ({ activated: await extensions.openDocument(p.language, p.path) }),
   shutdown: async (p) => extensions.shutdown(p.deadlineMs || 2500),
 };
 
+const util = require('node:util');
+
 // captureConsole sends an extension's console.* to the launcher as events
 // attributed to it; the host's own console stays on stdout/stderr.
 function captureConsole() {
-  const util = require('node:util');
   for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
     const orig = console[level].bind(console);
     console[level] = (...a) => {
@@ -109,6 +116,7 @@ process.on('message', (msg) => {
     if (!msg.error) return a.resolve(msg.result);
     const err = new Error(msg.error.message);
     if (msg.error.code === -32002) err.code = 'ERR_AIRVSX_DENIED'; // a broker's refusal
+    if (msg.error.code === -32003) err.code = 'ERR_AIRVSX_BUSY'; // a broker's limit: try again later
     a.reject(err);
     return;
   }

@@ -117,6 +117,16 @@ module.exports = function createApi(ext, reg) {
     };
   }
 
+  // elsewhere is an extension that runs in another host (its grants
+  // differ from this one's): objects cannot cross between hosts. The
+  // launcher activated it before this extension; its exports are a
+  // stand-in whose every member throws, saying why.
+  function elsewhere(id) {
+    const why = () => new Error(`airvsx: ${id} runs in another extension host than ${ext.id} (their grants differ), so its exports are out of reach; airvsx shares no objects between hosts (grant both extensions the same to run them together)`);
+    const stand = new Proxy({}, { get: (_, k) => { if (k === 'then') return undefined; throw why(); } });
+    return { id, extensionPath: undefined, packageJSON: {}, isActive: true, exports: stand, activate: async () => stand };
+  }
+
   const api = {
     version: opts.apiVersion || '1.95.0',
     Disposable, EventEmitter, Uri,
@@ -129,8 +139,12 @@ module.exports = function createApi(ext, reg) {
     LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
     commands: {
       registerCommand(id, fn, thisArg) {
+        id = String(id);
         if (commands.has(id)) throw new Error(`command '${id}' already exists`);
+        const owner = reg.commandOwners.get(id);
+        if (owner && owner.toLowerCase() !== ext.id.toLowerCase()) throw new Error(`command '${id}' is declared by ${owner}: ${ext.id} may not register it`);
         commands.set(id, { fn, thisArg, ext });
+        host.notify('commands/registered', { command: id });
         return new Disposable(() => commands.delete(id));
       },
       executeCommand: (id, ...args) => reg.executeCommand(id, args),
@@ -168,7 +182,13 @@ module.exports = function createApi(ext, reg) {
     },
     FileType,
     extensions: {
-      getExtension: (id) => { const e = reg.exts.get(String(id).toLowerCase()); return e && extension(e); },
+      getExtension: (id) => {
+        const key = String(id).toLowerCase();
+        const e = reg.exts.get(key);
+        if (e) return extension(e);
+        if (reg.elsewhere.has(key)) return elsewhere(String(id));
+        return undefined;
+      },
       get all() { return [...reg.exts.values()].map(extension); },
       onDidChange: none,
     },
