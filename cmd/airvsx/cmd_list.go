@@ -26,7 +26,9 @@ func newListCommand(g *globals) *cobra.Command {
 state, source, effective capabilities with the policy rule that grants each,
 eager ("*") activation and the time of its last activation, and how the
 last run isolated the extensions (the kernel sandbox's layers, or DEGRADED
-when it ran with --insecure-degraded-isolation). Every enabled
+when it ran with --insecure-degraded-isolation), and the extension hosts
+run starts: one per grant, extensions sharing one only when their grants
+are equal. Every enabled
 extension's files are checked against the tree hash recorded at install: one
 that changed is shown disabled, with a warning naming the changed file.
 
@@ -51,11 +53,15 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 				return g.printJSON(struct {
 					Dir        string             `json:"dir"`
 					Extensions []install.Listing  `json:"extensions"`
+					Hosts      []hostGroup        `json:"hosts"`
 					Warnings   []string           `json:"warnings"`
 					Isolation  *install.Isolation `json:"isolation"`
-				}{l.Dir, l.List(), warnings, l.Isolation})
+				}{l.Dir, l.List(), hostGroups(l), warnings, l.Isolation})
 			}
-			return l.WriteText(g.stdout)
+			if err := l.WriteText(g.stdout); err != nil {
+				return err
+			}
+			return writeHostGroups(g.stdout, hostGroups(l))
 		},
 	}
 	cmd.Flags().StringVar(&opts.extensions, "extensions", "", "the extensions directory")

@@ -20,6 +20,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/netbroker"
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/strictjson"
 	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/internal/termtext"
@@ -34,6 +35,7 @@ type runOptions struct {
 	node       string
 	wait       time.Duration
 	heartbeat  time.Duration
+	timeout    time.Duration
 	open       []string
 	json       bool
 	auditLog   string
@@ -96,12 +98,25 @@ Storage (globalStorage, workspace storage, logs, globalState and
 workspaceState) goes to --storage, or to a temporary directory removed at
 exit. Results go to stdout, logs to stderr.
 
+A command (and each --open) has --timeout to finish (2m by default); past
+it run exits 1, naming it.
+
+The workspace folders and the storage directory may not contain, or lie
+in, the extensions directory or airvsx's state directory (an extension
+could rewrite its own grants through them), and the workspace may not
+contain or lie in the storage (every extension's state is there): run
+refuses them, naming both.
+
 Exit status: 0 success, 1 the command is unknown, an activation failed, the
-command threw or the host died, 2 usage or I/O error (no node, a damaged
-installed.json).`,
+command threw, timed out or the host died, 2 usage or I/O error (no node,
+a damaged installed.json, a workspace that overlaps what no extension may
+write).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.extensions == "" {
 				return usagef("run: --extensions DIR is required")
+			}
+			if opts.timeout <= 0 {
+				return usagef("run: --timeout must be positive, not %v", opts.timeout)
 			}
 			if opts.command == "" && len(args) > 0 {
 				return usagef("run: arguments %q go with --command", args)
@@ -119,6 +134,7 @@ installed.json).`,
 	f.DurationVar(&opts.wait, "wait", 0, "after the command returns, keep collecting events this long (for work it started asynchronously)")
 	f.StringSliceVar(&opts.open, "open", nil, "open a document, as LANGUAGE or LANGUAGE:FILE, before the command (activates onLanguage extensions; repeat for more)")
 	f.DurationVar(&opts.heartbeat, "heartbeat", 5*time.Second, "how often each host must answer a ping; one that leaves two unanswered is killed")
+	f.DurationVar(&opts.timeout, "timeout", defaultRunTimeout, "the deadline of --command, and of each --open: past it run exits 1, naming it")
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
 	f.StringVar(&opts.auditLog, "audit-log", "", "append one JSON line per brokered spawn or fetch, and per broker refusal, to this file")
 	f.BoolVar(&opts.degraded, "insecure-degraded-isolation", false, "run even where a kernel sandbox layer is missing (logged, and shown by list)")
@@ -151,7 +167,12 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		return fmt.Errorf("run: %w", err)
 	}
 	hopts := host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage, Heartbeat: opts.heartbeat,
-		Command: sb.Command, Spawn: sb.Spawn}
+		Command: sb.Command, Spawn: sb.Spawn, Protected: []host.Protected{{Path: l.Dir, What: "the extensions directory"}}}
+	// The state directory holds the seal of installed.json and the
+	// trust state: no sandbox may reach it either.
+	if state, err := trust.DefaultStateDir(); err == nil {
+		hopts.Protected = append(hopts.Protected, host.Protected{Path: state, What: "airvsx's state directory"})
+	}
 	// The brokers: fetch through the network broker (the only HTTP client
 	// the host's extensions reach); every request audited.
 	hopts.Fetch = netbroker.New(netbroker.Options{})
@@ -228,16 +249,21 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	}
 	for _, doc := range opts.open {
 		lang, file, _ := strings.Cut(doc, ":")
-		activated, events, err := pool.OpenDocument(ctx, lang, file)
+		dctx, cancel := context.WithTimeout(ctx, opts.timeout)
+		activated, events, err := pool.OpenDocument(dctx, lang, file)
+		cancel()
 		out.Events = append(out.Events, events...)
 		if err != nil {
 			writeRunEvents(g.stderr, out.Events)
-			return fmt.Errorf("run: %w", err)
+			return fmt.Errorf("run: %w", timedOut(err, "opening a "+lang+" document", opts.timeout))
 		}
 		log.Info("document opened", "language", lang, "activated", strings.Join(activated, ", "))
 	}
 	if opts.command != "" {
-		res, err := pool.ExecuteCommand(ctx, opts.command, commandArgs(args)...)
+		cctx, cancel := context.WithTimeout(ctx, opts.timeout)
+		res, err := pool.ExecuteCommand(cctx, opts.command, commandArgs(args)...)
+		cancel()
+		err = timedOut(err, "command "+opts.command, opts.timeout)
 		if res != nil {
 			out.Events = append(out.Events, res.Events...)
 		}
@@ -266,6 +292,22 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		_, err = fmt.Fprintf(g.stdout, "result: %s\n", termtext.Escape(string(out.Result)))
 	}
 	return err
+}
+
+// defaultRunTimeout is run's --timeout.
+const defaultRunTimeout = 2 * time.Minute
+
+// errTimedOut is wrapped when a command or document did not finish
+// within --timeout.
+var errTimedOut = errors.New("timed out")
+
+// timedOut turns a deadline that ended what into an error naming it and
+// the flag; other errors are returned as they are.
+func timedOut(err error, what string, d time.Duration) error {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%s did not finish within %v (--timeout; give a longer one if it needs the time): %w", what, d, errTimedOut)
 }
 
 // lateEvents waits wait, then returns the events the hosts reported that

@@ -44,7 +44,7 @@ func exitCode(err error) int {
 	case errors.Is(err, errFailed), errors.Is(err, vsix.ErrRejected),
 		errors.Is(err, install.ErrRefused), errors.Is(err, install.ErrNotInstalled),
 		errors.As(err, new(*host.CommandError)), errors.Is(err, host.ErrExited),
-		errors.Is(err, transfer.ErrSource), errors.Is(err, transfer.ErrRefused):
+		errors.Is(err, transfer.ErrSource), errors.Is(err, transfer.ErrRefused), errors.Is(err, errTimedOut):
 		return exitFailed
 	default:
 		return exitError
