@@ -26,9 +26,15 @@ func newListCommand(g *globals) *cobra.Command {
 state, source, effective capabilities with the policy rule that grants each,
 eager ("*") activation and the time of its last activation, and how the
 last run isolated the extensions (the kernel sandbox's layers, or DEGRADED
-when it ran with --insecure-degraded-isolation). Every enabled
-extension's files are checked against the tree hash recorded at install: one
-that changed is shown disabled, with a warning naming the changed file.
+when it ran with --insecure-degraded-isolation). Each record must carry the
+seal airvsx wrote it with (HMAC-SHA256 under the key install-seal.key in the
+user's state directory, $XDG_STATE_HOME/airvsx or ~/.local/state/airvsx): a
+record something else added or changed (an extension that gave itself a
+grant), one written by an older airvsx or on another machine, and every
+record when there is no key, is shown disabled, without its grants, with a
+warning; installing it again seals it. Every enabled extension's files are
+checked against the tree hash recorded at install: one that changed is shown
+disabled, with a warning naming the changed file.
 
 Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 		Args: cobra.NoArgs,
@@ -36,7 +42,7 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 			if opts.extensions == "" {
 				return usagef("list: --extensions DIR is required")
 			}
-			l, err := install.Load(cmd.Context(), opts.extensions)
+			l, err := install.Load(cmd.Context(), opts.extensions, install.DirOptions{})
 			if err != nil {
 				return fmt.Errorf("list: %w", noExtensionsHint(err, opts.extensions))
 			}
