@@ -36,15 +36,29 @@ warning; installing it again seals it. Every enabled extension's files are
 checked against the tree hash recorded at install: one that changed is shown
 disabled, with a warning naming the changed file.
 
+First, list puts right what an install or uninstall that was killed left in
+DIR (unless one is running there): an extension folder left in its staging
+folder (DIR/.install-*, DIR/.uninstall-*) that installed.json still records
+is moved back into place, then the staging folders are removed; each is
+logged as a warning.
+
 Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.extensions == "" {
 				return usagef("list: --extensions DIR is required")
 			}
+			// What a killed install or uninstall left is put right first
+			// (logged as warnings); a directory that cannot be tidied is
+			// still listed.
+			log := g.logger()
+			_, terr := install.Tidy(cmd.Context(), opts.extensions, install.DirOptions{Logger: log})
 			l, err := install.Load(cmd.Context(), opts.extensions, install.DirOptions{})
 			if err != nil {
 				return fmt.Errorf("list: %w", noExtensionsHint(err, opts.extensions))
+			}
+			if terr != nil {
+				log.Warn("tidying the extensions directory", "dir", opts.extensions, "err", terr)
 			}
 			for _, w := range l.Warnings {
 				fmt.Fprintf(g.stderr, "airvsx: warning: %s\n", w)

@@ -27,7 +27,7 @@ const QuarantineDir = ".quarantine"
 
 // extDir is an extensions directory opened for writing: locked, the
 // seal key at hand, its installed.json read (unsealed records
-// distrusted).
+// distrusted), what a killed install or uninstall left put right.
 type extDir struct {
 	path string
 	lock *os.File
@@ -39,7 +39,7 @@ type extDir struct {
 // is missing (its parent must exist), locks it, makes the seal key if it
 // is missing, reads installed.json (a missing one is an empty index;
 // records whose seal does not verify are disabled without grants, and
-// logged).
+// logged) and tidies what a killed install or uninstall left (see Tidy).
 func openForWrite(ctx context.Context, dir string, create bool, o DirOptions) (*extDir, error) {
 	if dir == "" {
 		return nil, errors.New("no extensions directory")
@@ -65,6 +65,11 @@ func openForWrite(ctx context.Context, dir string, create bool, o DirOptions) (*
 		log := o.logger()
 		for _, w := range warnings {
 			log.Warn(w)
+		}
+		// What tidy cannot do it leaves for the next time; it never
+		// removes a staging folder that may hold a folder to put back.
+		if _, err := tidy(ctx, dir, x, log); err != nil {
+			log.Warn("tidying the extensions directory", "dir", dir, "err", err)
 		}
 		return &extDir{path: dir, lock: f, key: key, idx: x}, nil
 	}()

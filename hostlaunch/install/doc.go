@@ -18,7 +18,15 @@
 // directory, so the lock leaves no file) and fail at once if another
 // holds it. Staging folders (.install-*, .uninstall-*) live in DIR, so
 // every move into place is a rename on one file system; they are removed
-// when the run ends.
+// when the run ends. A run that is killed leaves its staging folder, and
+// between its renames and the write of installed.json that folder may
+// hold the only copy of a folder installed.json still records (an
+// install moves a replaced folder aside to old-<n>-<folder>, an uninstall
+// moves the folder itself). So the next install, uninstall or other
+// write, under the lock, and list, through Tidy (which skips a directory
+// another holds), put back from staging every recorded folder that is
+// missing or changed when a copy there matches its recorded files, and
+// then remove the staging folders.
 //
 // # Install
 //
