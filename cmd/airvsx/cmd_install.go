@@ -31,7 +31,10 @@ func newInstallCommand(g *globals) *cobra.Command {
   airvsx install ./my-extension-0.1.0.vsix --extensions ./exts`,
 		Short: "Install an extension, with its dependencies, into an extensions directory",
 		Long: `Install verifies and unpacks an extension into the extensions directory DIR,
-offline, and records it in DIR/installed.json.
+offline, and records it in DIR/installed.json. Every record there is sealed
+with a key of the user's (install-seal.key in $XDG_STATE_HOME/airvsx or
+~/.local/state/airvsx, whatever --state says; made by the first install), so
+that run and list trust only the records airvsx wrote.
 
 With --registry, ID[@VERSION] is taken from the registry's signed catalog,
 checked as verify checks it (the trust chain from --root or --key, rollback

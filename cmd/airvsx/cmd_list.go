@@ -28,9 +28,21 @@ eager ("*") activation and the time of its last activation, and how the
 last run isolated the extensions (the kernel sandbox's layers, or DEGRADED
 when it ran with --insecure-degraded-isolation), and the extension hosts
 run starts: one per grant, extensions sharing one only when their grants
-are equal. Every enabled
-extension's files are checked against the tree hash recorded at install: one
-that changed is shown disabled, with a warning naming the changed file.
+are equal. Each record must carry the
+seal airvsx wrote it with (HMAC-SHA256 under the key install-seal.key in the
+user's state directory, $XDG_STATE_HOME/airvsx or ~/.local/state/airvsx): a
+record something else added or changed (an extension that gave itself a
+grant), one written by an older airvsx or on another machine, and every
+record when there is no key, is shown disabled, without its grants, with a
+warning; installing it again seals it. Every enabled extension's files are
+checked against the tree hash recorded at install: one that changed is shown
+disabled, with a warning naming the changed file.
+
+First, list puts right what an install or uninstall that was killed left in
+DIR (unless one is running there): an extension folder left in its staging
+folder (DIR/.install-*, DIR/.uninstall-*) that installed.json still records
+is moved back into place, then the staging folders are removed; each is
+logged as a warning.
 
 Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 		Args: cobra.NoArgs,
@@ -38,9 +50,17 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 			if opts.extensions == "" {
 				return usagef("list: --extensions DIR is required")
 			}
-			l, err := install.Load(cmd.Context(), opts.extensions)
+			// What a killed install or uninstall left is put right first
+			// (logged as warnings); a directory that cannot be tidied is
+			// still listed.
+			log := g.logger()
+			_, terr := install.Tidy(cmd.Context(), opts.extensions, install.DirOptions{Logger: log})
+			l, err := install.Load(cmd.Context(), opts.extensions, install.DirOptions{})
 			if err != nil {
 				return fmt.Errorf("list: %w", noExtensionsHint(err, opts.extensions))
+			}
+			if terr != nil {
+				log.Warn("tidying the extensions directory", "dir", opts.extensions, "err", terr)
 			}
 			for _, w := range l.Warnings {
 				fmt.Fprintf(g.stderr, "airvsx: warning: %s\n", w)

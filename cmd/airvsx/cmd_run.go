@@ -52,16 +52,17 @@ func newRunCommand(g *globals) *cobra.Command {
   airvsx run --extensions ./exts --workspace . --open python:main.py --wait 2s`,
 		Short: "Run installed extensions in a Node.js extension host and execute a command",
 		Long: `Run starts Node.js extension host processes for the enabled extensions of
-DIR/installed.json (their files checked as list checks them), one process per
-distinct set of effective capabilities (extensions linked by dependencies
-share one), activates those that start eagerly ("*", workspaceContains,
-onStartupFinished) and, with --command, executes command ID with ARGs (each
-read as JSON when it parses, else as a string), activating the extensions
-that wait for it (onCommand, dependencies first); --open first opens a
-document of a language, activating the onLanguage extensions. It prints the
-command's result and the events it caused (messages, output channel lines,
-status bar items, activations, refusals), then deactivates everything and
-stops the hosts.
+DIR/installed.json (their records' seals and their files checked as list
+checks them: an extension whose record airvsx did not write gets no grant
+and does not run), one process per distinct set of effective capabilities
+(extensions linked by dependencies share one), activates those that start
+eagerly ("*", workspaceContains, onStartupFinished) and, with --command,
+executes command ID with ARGs (each read as JSON when it parses, else as a
+string), activating the extensions that wait for it (onCommand, dependencies
+first); --open first opens a document of a language, activating the
+onLanguage extensions. It prints the command's result and the events it
+caused (messages, output channel lines, status bar items, activations,
+refusals), then deactivates everything and stops the hosts.
 
 A host that stops answering is killed and restarted; an extension whose
 activation brings its host down twice in a row is disabled in
@@ -151,7 +152,8 @@ type runOutput struct {
 
 func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (err error) {
 	log := g.logger()
-	l, err := install.Load(ctx, opts.extensions)
+	dopts := install.DirOptions{Logger: log}
+	l, err := install.Load(ctx, opts.extensions, dopts)
 	if err != nil {
 		return fmt.Errorf("run: %w", noExtensionsHint(err, opts.extensions))
 	}
@@ -222,7 +224,7 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		if err != nil {
 			return err
 		}
-		return install.Disable(ctx, l.Dir, xid, reason)
+		return install.Disable(ctx, l.Dir, xid, reason, dopts)
 	}
 	pool, err := host.LaunchPool(ctx, hopts, host.SuperviseOptions{Disable: disable})
 	if err != nil {
@@ -342,7 +344,7 @@ func recordActivations(ctx context.Context, log *slog.Logger, dir string, activa
 	if len(ids) == 0 {
 		return
 	}
-	if err := install.MarkActivated(ctx, dir, ids, time.Now()); err != nil {
+	if err := install.MarkActivated(ctx, dir, ids, time.Now(), install.DirOptions{Logger: log}); err != nil {
 		log.Warn("recording the last activation", "err", err)
 	}
 }

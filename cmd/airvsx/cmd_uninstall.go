@@ -38,7 +38,7 @@ Exit status: 0 removed, 1 refused or not installed, 2 usage or I/O error.`,
 			if err != nil {
 				return &usageError{fmt.Errorf("uninstall: %w", err)}
 			}
-			r, err := install.Uninstall(cmd.Context(), opts.extensions, id, opts.force)
+			r, err := install.Uninstall(cmd.Context(), opts.extensions, id, opts.force, install.DirOptions{Logger: g.logger()})
 			if err != nil {
 				return noExtensionsHint(err, opts.extensions)
 			}

@@ -54,6 +54,16 @@ func TestScript(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
 			e.Setenv("COSIGN_PASSWORD", "")
+			// The user's state directory (install's seal key, and verify's
+			// state without --state) is the script's own, outside $WORK,
+			// never the real one (testscript's HOME is /no-home, which root
+			// could create).
+			state, err := os.MkdirTemp("", "airvsx-script-state-")
+			if err != nil {
+				return err
+			}
+			e.Defer(func() { os.RemoveAll(state) })
+			e.Setenv("XDG_STATE_HOME", state)
 			// Every script gets its own fixture upstream on loopback; a
 			// request it has no answer for fails the test.
 			srv := openvsxtest.New(t, openvsxtest.Options{SlowDelay: 100 * time.Millisecond})

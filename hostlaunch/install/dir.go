@@ -1,6 +1,8 @@
 package install
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,18 +25,22 @@ var ErrLocked = errors.New("in use by another airvsx install or uninstall")
 // directory. Nothing there is ever loaded or deleted by airvsx.
 const QuarantineDir = ".quarantine"
 
-// extDir is an extensions directory opened for writing: locked, its
-// installed.json read.
+// extDir is an extensions directory opened for writing: locked, the
+// seal key at hand, its installed.json read (unsealed records
+// distrusted), what a killed install or uninstall left put right.
 type extDir struct {
 	path string
 	lock *os.File
+	key  *sealKey
 	idx  *Index
 }
 
 // openForWrite creates the extensions directory if create is set and it
-// is missing (its parent must exist), locks it and reads installed.json (a
-// missing one is an empty index).
-func openForWrite(dir string, create bool) (*extDir, error) {
+// is missing (its parent must exist), locks it, makes the seal key if it
+// is missing, reads installed.json (a missing one is an empty index;
+// records whose seal does not verify are disabled without grants, and
+// logged) and tidies what a killed install or uninstall left (see Tidy).
+func openForWrite(ctx context.Context, dir string, create bool, o DirOptions) (*extDir, error) {
 	if dir == "" {
 		return nil, errors.New("no extensions directory")
 	}
@@ -43,6 +49,40 @@ func openForWrite(dir string, create bool) (*extDir, error) {
 			return nil, fmt.Errorf("extensions directory: %w", err)
 		}
 	}
+	f, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := func() (*extDir, error) {
+		key, err := makeSealKey(o.StateDir)
+		if err != nil {
+			return nil, err
+		}
+		x, warnings, err := readIndex(dir, key)
+		if err != nil {
+			return nil, err
+		}
+		log := o.logger()
+		for _, w := range warnings {
+			log.Warn(w)
+		}
+		// What tidy cannot do it leaves for the next time; it never
+		// removes a staging folder that may hold a folder to put back.
+		if _, err := tidy(ctx, dir, x, log); err != nil {
+			log.Warn("tidying the extensions directory", "dir", dir, "err", err)
+		}
+		return &extDir{path: dir, lock: f, key: key, idx: x}, nil
+	}()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// lockDir opens the extensions directory and locks it, without waiting:
+// an error wrapping ErrLocked when another holds it.
+func lockDir(dir string) (*os.File, error) {
 	if fi, err := os.Lstat(dir); err != nil {
 		return nil, fmt.Errorf("extensions directory: %w", err)
 	} else if !fi.IsDir() {
@@ -56,19 +96,25 @@ func openForWrite(dir string, create bool) (*extDir, error) {
 		f.Close()
 		return nil, fmt.Errorf("extensions directory %w", err)
 	}
-	idx, err := readIndex(dir)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &extDir{path: dir, lock: f, idx: idx}, nil
+	return f, nil
 }
 
 func (d *extDir) close() error { return d.lock.Close() }
 
-// readIndex reads DIR/installed.json; a missing file is an empty index, a
-// damaged one an error naming it.
-func readIndex(dir string) (*Index, error) {
+// readIndex reads DIR/installed.json (decodeIndex) and distrusts every
+// record whose seal does not verify under key: disabled, without grants.
+// It returns a warning for each.
+func readIndex(dir string, key *sealKey) (*Index, []string, error) {
+	x, err := decodeIndex(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, key.distrust(x), nil
+}
+
+// decodeIndex reads DIR/installed.json; a missing file is an empty index,
+// a damaged one an error naming it. Seals are not checked.
+func decodeIndex(dir string) (*Index, error) {
 	name := filepath.Join(dir, IndexFile)
 	fi, err := os.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -95,10 +141,22 @@ func readIndex(dir string) (*Index, error) {
 	return x, nil
 }
 
-// writeIndex replaces installed.json atomically.
+// writeIndex replaces installed.json atomically, every record sealed.
 func (d *extDir) writeIndex(x *Index) error {
 	data, err := x.Encode()
 	if err != nil {
+		return err
+	}
+	// Seal the records as a reader decodes them, so that the seals are
+	// of exactly what is read back.
+	y, err := Decode(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", IndexFile, err)
+	}
+	if err := d.key.sealAll(y); err != nil {
+		return err
+	}
+	if data, err = y.Encode(); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(d.path, IndexFile), data, 0o644)

@@ -18,7 +18,15 @@
 // directory, so the lock leaves no file) and fail at once if another
 // holds it. Staging folders (.install-*, .uninstall-*) live in DIR, so
 // every move into place is a rename on one file system; they are removed
-// when the run ends.
+// when the run ends. A run that is killed leaves its staging folder, and
+// between its renames and the write of installed.json that folder may
+// hold the only copy of a folder installed.json still records (an
+// install moves a replaced folder aside to old-<n>-<folder>, an uninstall
+// moves the folder itself). So the next install, uninstall or other
+// write, under the lock, and list, through Tidy (which skips a directory
+// another holds), put back from staging every recorded folder that is
+// missing or changed when a copy there matches its recorded files, and
+// then remove the staging folders.
 //
 // # Install
 //
@@ -65,12 +73,42 @@
 // ignored ones, dependencies and pack members, declared capabilities and
 // effective ones (declared, or declared by the policy, ∩ granted by the
 // policy) each with the rule that grants it (policies.GrantedBy), the
-// install time, enabled or disabled with the reason, and the time of the
-// last activation (set by the host; zero until then).
+// install time, enabled or disabled with the reason, the time of the
+// last activation (set by the host; zero until then), and the seal.
+//
+// # The seal
+//
+// installed.json grants capabilities, and an extension that could write
+// it (through a workspace holding the extensions directory) could grant
+// itself spawn or a network host. So every record carries a seal,
+// "hmac-sha256:" and the hex HMAC-SHA256 of the record's JSON without the
+// seal, under a key of the user's: SealKeyFile (install-seal.key, 32
+// random bytes, 0600) in the launcher's state directory
+// (DirOptions.StateDir, Options.StateDir; default trust.DefaultStateDir(),
+// $XDG_STATE_HOME/airvsx or ~/.local/state/airvsx), which no extension
+// can read: run refuses a workspace or storage that holds it, and the
+// sandbox never grants it. Every write of installed.json (install,
+// uninstall, Disable, MarkActivated) seals every record, making the key
+// (and the state directory, 0700) when it is missing; Load, which run and
+// list use, only reads the key.
+//
+// A record whose seal is missing or does not verify (one something else
+// added or changed, one written by an older airvsx, one copied from
+// another machine), and every record when there is no key, is not
+// trusted: it is read disabled, with its grants (capabilities,
+// allowedHosts, programs) removed and a reason saying which of these it
+// is, and Load warns of it. Since the grants are gone from what is read,
+// the next write, which seals the record, seals it disabled and without
+// them: a forged grant never becomes a genuine one. Installing the
+// extension again records and seals it afresh. A seal says that airvsx
+// wrote the record for this user, not when or for which directory: a
+// record sealed earlier, or in another extensions directory of the same
+// user, still verifies where it is put back.
 //
 // # Load
 //
-// Load reads installed.json and recomputes every enabled extension's tree:
-// one whose files changed (or whose folder is missing) is disabled, with a
-// warning naming the first changed file.
+// Load reads installed.json, distrusts the unsealed records (above) and
+// recomputes every enabled extension's tree: one whose files changed (or
+// whose folder is missing) is disabled, with a warning naming the first
+// changed file.
 package install

@@ -134,7 +134,7 @@ func TestHostileRefused(t *testing.T) {
 	if after := installedJSON(t, opts.Dir); !bytes.Equal(before, after) {
 		t.Errorf("installed.json changed by refused installs")
 	}
-	l := loaded(t, opts.Dir)
+	l := loaded(t, opts)
 	if len(l.Extensions) != 1 || !l.Extensions[0].Enabled {
 		t.Errorf("after hostile installs: %+v", l.Extensions)
 	}
@@ -170,20 +170,20 @@ func TestTreeTamper(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := options(t)
 			installOK(t, opts)
-			if l := loaded(t, opts.Dir); !l.Extensions[0].Enabled || len(l.Warnings) != 0 {
+			if l := loaded(t, opts); !l.Extensions[0].Enabled || len(l.Warnings) != 0 {
 				t.Fatalf("fresh install: %+v", l)
 			}
 			if err := tt.tamper(filepath.Join(opts.Dir, "ok.x-1.0.0")); err != nil {
 				t.Fatal(err)
 			}
-			l := loaded(t, opts.Dir)
+			l := loaded(t, opts)
 			r := l.Extensions[0]
 			if r.Enabled || !strings.Contains(r.Reason, tt.want) || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], tt.want) {
 				t.Errorf("after tampering: enabled %v, reason %q, warnings %q; want disabled naming %q", r.Enabled, r.Reason, l.Warnings, tt.want)
 			}
 			// Installing again repairs it.
 			installOK(t, opts)
-			if l := loaded(t, opts.Dir); !l.Extensions[0].Enabled {
+			if l := loaded(t, opts); !l.Extensions[0].Enabled {
 				t.Errorf("reinstall: still disabled: %s", l.Extensions[0].Reason)
 			}
 		})
@@ -197,22 +197,22 @@ func TestUninstall(t *testing.T) {
 	}
 	helper, user := index.MustParseID("airvsx-demo.git-helper"), index.MustParseID("airvsx-demo.uses-git")
 
-	_, err := install.Uninstall(t.Context(), opts.Dir, helper, false)
+	_, err := install.Uninstall(t.Context(), opts.Dir, helper, false, dirOpts(opts))
 	if !errors.Is(err, install.ErrRefused) || !strings.Contains(err.Error(), "airvsx-demo.uses-git depends on it") {
 		t.Fatalf("Uninstall(git-helper) = %v; want a refusal naming uses-git", err)
 	}
-	if l := loaded(t, opts.Dir); len(l.Extensions) != 2 {
+	if l := loaded(t, opts); len(l.Extensions) != 2 {
 		t.Fatalf("after a refused uninstall: %v", ids(l.Extensions))
 	}
-	if _, err := install.Uninstall(t.Context(), opts.Dir, index.MustParseID("nobody.x"), false); !errors.Is(err, install.ErrNotInstalled) {
+	if _, err := install.Uninstall(t.Context(), opts.Dir, index.MustParseID("nobody.x"), false, dirOpts(opts)); !errors.Is(err, install.ErrNotInstalled) {
 		t.Errorf("Uninstall(nobody.x) = %v; want ErrNotInstalled", err)
 	}
 
 	// Forced: the dependent stays, disabled.
-	if _, err := install.Uninstall(t.Context(), opts.Dir, helper, true); err != nil {
+	if _, err := install.Uninstall(t.Context(), opts.Dir, helper, true, dirOpts(opts)); err != nil {
 		t.Fatalf("Uninstall --force: %v", err)
 	}
-	l := loaded(t, opts.Dir)
+	l := loaded(t, opts)
 	if len(l.Extensions) != 1 || l.Extensions[0].Enabled || !strings.Contains(l.Extensions[0].Reason, "its dependency airvsx-demo.git-helper was uninstalled") {
 		t.Errorf("after --force: %+v", l.Extensions)
 	}
@@ -220,30 +220,30 @@ func TestUninstall(t *testing.T) {
 	if _, err := install.FromRegistry(t.Context(), registry(t), "airvsx-demo.git-helper", opts); err != nil {
 		t.Fatal(err)
 	}
-	if r := loaded(t, opts.Dir).Find(user); !r.Enabled {
+	if r := loaded(t, opts).Find(user); !r.Enabled {
 		t.Errorf("after reinstalling git-helper, uses-git is still disabled: %s", r.Reason)
 	}
 	// Forced out again, installing the dependent brings it back first.
-	if _, err := install.Uninstall(t.Context(), opts.Dir, helper, true); err != nil {
+	if _, err := install.Uninstall(t.Context(), opts.Dir, helper, true, dirOpts(opts)); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := install.FromRegistry(t.Context(), registry(t), "airvsx-demo.uses-git", opts); err != nil || len(res.Installed) == 0 || res.Installed[0].ID != helper {
 		t.Fatalf("reinstall of uses-git: %v; want git-helper installed first", err)
 	}
-	if r := loaded(t, opts.Dir).Find(user); !r.Enabled {
+	if r := loaded(t, opts).Find(user); !r.Enabled {
 		t.Errorf("after reinstalling git-helper, uses-git is still disabled: %s", r.Reason)
 	}
-	if _, err := install.Uninstall(t.Context(), opts.Dir, user, false); err != nil {
+	if _, err := install.Uninstall(t.Context(), opts.Dir, user, false, dirOpts(opts)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := install.Uninstall(t.Context(), opts.Dir, helper, false); err != nil {
+	if _, err := install.Uninstall(t.Context(), opts.Dir, helper, false, dirOpts(opts)); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(opts.Dir)
 	if len(entries) != 1 || entries[0].Name() != install.IndexFile {
 		t.Errorf("after uninstalling everything the directory holds %v; want only installed.json", entries)
 	}
-	if l := loaded(t, opts.Dir); len(l.Extensions) != 0 {
+	if l := loaded(t, opts); len(l.Extensions) != 0 {
 		t.Errorf("records left: %v", ids(l.Extensions))
 	}
 }

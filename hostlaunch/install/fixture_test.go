@@ -70,6 +70,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// The default state directory (DirOptions.StateDir ""), which holds
+	// the seal key, is never the user's.
+	if err := os.Setenv("XDG_STATE_HOME", filepath.Join(tmpRoot, "xdg-state")); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	os.RemoveAll(tmpRoot)
 	os.Exit(code)
@@ -135,10 +140,18 @@ func registry(t *testing.T) install.Registry {
 }
 
 // options returns install options for a new extensions directory on
-// linux-x64 at testNow.
+// linux-x64 at testNow, with a state directory (for the seal key) of its
+// own.
 func options(t *testing.T) install.Options {
 	t.Helper()
-	return install.Options{Dir: filepath.Join(t.TempDir(), "ext"), Platform: index.LinuxX64, Now: func() time.Time { return testNow }}
+	tmp := t.TempDir()
+	return install.Options{Dir: filepath.Join(tmp, "ext"), StateDir: filepath.Join(tmp, "state"), Platform: index.LinuxX64, Now: func() time.Time { return testNow }}
+}
+
+// dirOpts returns the options of Load, Uninstall and the other writers
+// that go with opts: the same state directory.
+func dirOpts(opts install.Options) install.DirOptions {
+	return install.DirOptions{StateDir: opts.StateDir}
 }
 
 // pkgFiles returns the files of a small valid extension ns.name@version

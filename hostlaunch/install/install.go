@@ -61,7 +61,7 @@ func newInstaller(ctx context.Context, opts Options) (*installer, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := openForWrite(opts.Dir, true)
+	d, err := openForWrite(ctx, opts.Dir, true, DirOptions{StateDir: opts.StateDir, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -26,10 +26,11 @@ func ids(rs []install.Record) []string {
 	return out
 }
 
-// loaded returns what Load sees in dir, failing the test on an error.
-func loaded(t *testing.T, dir string) *install.Loaded {
+// loaded returns what Load sees in opts.Dir (with the seal key of
+// opts.StateDir), failing the test on an error.
+func loaded(t *testing.T, opts install.Options) *install.Loaded {
 	t.Helper()
-	l, err := install.Load(t.Context(), dir)
+	l, err := install.Load(t.Context(), opts.Dir, dirOpts(opts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestDependencyOrder(t *testing.T) {
 			if diff := cmp.Diff(tt.want, ids(res.Installed)); diff != "" {
 				t.Errorf("FromRegistry(%s) installed (-want +got):\n%s", tt.ref, diff)
 			}
-			l := loaded(t, opts.Dir)
+			l := loaded(t, opts)
 			got := ids(l.Extensions)
 			want := slices.Clone(tt.want)
 			slices.Sort(want)
@@ -134,7 +135,7 @@ func TestEngineRefusal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(re.Quarantine, "airvsx-demo.hello-command-2.0.0.vsix")); err != nil {
 		t.Errorf("quarantined package: %v", err)
 	}
-	if l := loaded(t, opts.Dir); len(l.Extensions) != 0 {
+	if l := loaded(t, opts); len(l.Extensions) != 0 {
 		t.Errorf("installed %v after a refusal", ids(l.Extensions))
 	}
 	// An editor that accepts it.
@@ -204,7 +205,7 @@ func TestCapabilities(t *testing.T) {
 		if _, err := install.FromRegistry(t.Context(), registry(t), "airvsx-demo.uses-git", opts); err != nil {
 			t.Fatal(err)
 		}
-		r := loaded(t, opts.Dir).Find(index.MustParseID("airvsx-demo.git-helper"))
+		r := loaded(t, opts).Find(index.MustParseID("airvsx-demo.git-helper"))
 		var want []install.Grant
 		if withPolicy {
 			want = []install.Grant{{Capability: index.Spawn, Rule: "capabilities[0] (airvsx-demo.git-helper)"}}

@@ -26,14 +26,14 @@ func TestIsolationRecorded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			l, err := Load(t.Context(), dir)
+			l, err := Load(t.Context(), dir, DirOptions{StateDir: t.TempDir()})
 			if err != nil || l.Isolation != nil {
 				t.Fatalf("before any run: %v, %v", l.Isolation, err)
 			}
 			if err := RecordIsolation(t.Context(), dir, tc.iso); err != nil {
 				t.Fatal(err)
 			}
-			if l, err = Load(t.Context(), dir); err != nil {
+			if l, err = Load(t.Context(), dir, DirOptions{StateDir: t.TempDir()}); err != nil {
 				t.Fatal(err)
 			}
 			var b strings.Builder
@@ -49,7 +49,7 @@ func TestIsolationRecorded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, IsolationFile), []byte(`{"time":"x"`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(t.Context(), dir); err == nil || !strings.Contains(err.Error(), IsolationFile+" is damaged") {
+	if _, err := Load(t.Context(), dir, DirOptions{StateDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), IsolationFile+" is damaged") {
 		t.Errorf("damaged record: %v", err)
 	}
 }

@@ -16,11 +16,13 @@ import (
 )
 
 // Loaded is an extensions directory as the host is to run it: every
-// record, with the extensions whose folder no longer matches disabled.
+// record, with the extensions whose record is not sealed or whose folder
+// no longer matches disabled.
 type Loaded struct {
 	Dir        string
 	Extensions []Record
-	// Warnings says, for each extension Load disabled, which file changed.
+	// Warnings says, for each extension Load disabled, why: its record is
+	// not sealed, or which file changed.
 	Warnings []string
 	// Isolation is how the last run isolated the extensions (nil: no
 	// run recorded one).
@@ -28,13 +30,18 @@ type Loaded struct {
 }
 
 // Load reads DIR/installed.json (strictly: a damaged file is an error
-// naming it; a missing one means nothing is installed) and checks every
-// enabled extension's folder against its recorded files (TreeHash): one
-// that is missing or whose files changed is disabled in the result, with
-// a reason and a warning naming the first file that differs. Load
-// writes nothing: the check runs on every load, so a changed tree stays
-// disabled until it is installed again.
-func Load(ctx context.Context, dir string) (*Loaded, error) {
+// naming it; a missing one means nothing is installed) and trusts only
+// the records sealed with the seal key of opts.StateDir (SealKeyFile;
+// Load never makes one): a record whose seal is missing or does not
+// verify, or every record when there is no key, is disabled in the
+// result without its grants (Capabilities, AllowedHosts, Programs), with
+// a reason and a warning. Then it checks every enabled extension's folder
+// against its recorded files (TreeHash): one that is missing or whose
+// files changed is disabled in the result, with a reason and a warning
+// naming the first file that differs. Load writes nothing: the checks
+// run on every load, so such an extension stays disabled until it is
+// installed again.
+func Load(ctx context.Context, dir string, opts DirOptions) (*Loaded, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("extensions directory: %w", err)
@@ -42,7 +49,11 @@ func Load(ctx context.Context, dir string) (*Loaded, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("extensions directory %s: not a directory", dir)
 	}
-	x, err := readIndex(dir)
+	key, err := readSealKey(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	x, warnings, err := readIndex(dir, key)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +61,7 @@ func Load(ctx context.Context, dir string) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loaded{Dir: dir, Extensions: x.Extensions, Isolation: iso}
+	l := &Loaded{Dir: dir, Extensions: x.Extensions, Warnings: warnings, Isolation: iso}
 	for i := range l.Extensions {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -43,9 +43,43 @@ type Options struct {
 	// Now is the clock of install times and quarantine names. Default nil:
 	// time.Now.
 	Now func() time.Time
+	// StateDir is the launcher's state directory, which holds the key
+	// that seals the records of installed.json (SealKeyFile); the install
+	// makes the key when it is missing. It is not Registry.State, which
+	// verify shares: run and list read the key from the default place.
+	// Default "": trust.DefaultStateDir().
+	StateDir string
 	// Logger receives warnings (unknown contributions, ignored activation
-	// events, denied capabilities) and debug records. Default nil: discard.
+	// events, denied capabilities, records found unsealed, what was left
+	// by an interrupted install or uninstall) and debug records. Default
+	// nil: discard.
 	Logger *slog.Logger
+}
+
+// DirOptions configure what reads or changes an extensions directory
+// besides an install: Load, Tidy, Uninstall, Disable and MarkActivated.
+// The zero value works.
+type DirOptions struct {
+	// StateDir is the launcher's state directory, which holds the key
+	// that seals the records of installed.json (SealKeyFile). Load only
+	// reads the key (without one no record is trusted); Uninstall, Disable
+	// and MarkActivated make it when it is missing; Tidy does not use it.
+	// Default "": trust.DefaultStateDir(), $XDG_STATE_HOME/airvsx or
+	// ~/.local/state/airvsx.
+	StateDir string
+	// Logger receives warnings: records of installed.json found unsealed
+	// (by the writers; Load returns them as Loaded.Warnings), folders put
+	// back and staging folders removed after an interrupted install or
+	// uninstall. Default nil: discard.
+	Logger *slog.Logger
+}
+
+// logger returns o.Logger, or one that discards.
+func (o DirOptions) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
 }
 
 // Registry is where a registry install reads from.

@@ -92,6 +92,12 @@ type Record struct {
 	// LastActivation is when the host last activated the extension; zero
 	// until it has.
 	LastActivation time.Time `json:"lastActivation,omitzero"`
+	// Seal is SealScheme and the HMAC-SHA256, under the key in the
+	// launcher's state directory (SealKeyFile), of the record's JSON
+	// without the seal. Every write of installed.json seals every record;
+	// a record whose seal is missing or does not verify (one that
+	// something else wrote or changed) is read disabled, without grants.
+	Seal string `json:"seal,omitempty"`
 }
 
 // Source says where an installed package came from.
@@ -315,6 +321,9 @@ func (r *Record) Validate() error {
 	}
 	if r.Installed.IsZero() {
 		bad = append(bad, "installed: missing")
+	}
+	if !validSeal(r.Seal) {
+		bad = append(bad, fmt.Sprintf("seal: %q is not %s and 64 lower-case hex digits", r.Seal, SealScheme))
 	}
 	if r.Enabled != (r.Reason == "") {
 		bad = append(bad, "enabled: a disabled extension needs a reason, an enabled one has none")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/filetest"
@@ -33,6 +35,8 @@ func TestDecodeStrict(t *testing.T) {
 		{"source kind", func(s string) string { return strings.Replace(s, `"kind": "local file"`, `"kind": "internet"`, 1) }, "source.kind"},
 		{"disabled without reason", func(s string) string { return strings.Replace(s, `"enabled": true`, `"enabled": false`, 1) }, "a disabled extension needs a reason"},
 		{"truncated", func(s string) string { return s[:len(s)/2] }, "unexpected EOF"},
+		{"seal scheme", func(s string) string { return strings.Replace(s, `"seal": "hmac-sha256:`, `"seal": "hmac-md5:`, 1) }, `seal: "hmac-md5:`},
+		{"short seal", func(s string) string { return strings.Replace(s, `"seal": "hmac-sha256:`, `"seal": "hmac-sha256:0`, 1) }, "is not hmac-sha256: and 64 lower-case hex digits"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,7 +48,7 @@ func TestDecodeStrict(t *testing.T) {
 				t.Errorf("Decode = %v; want an error saying %q", err, tt.want)
 			}
 			filetest.WriteFile(t, filepath.Join(opts.Dir, install.IndexFile), []byte(bad))
-			if _, err := install.Load(t.Context(), opts.Dir); err == nil || !strings.Contains(err.Error(), "installed.json is damaged") {
+			if _, err := install.Load(t.Context(), opts.Dir, dirOpts(opts)); err == nil || !strings.Contains(err.Error(), "installed.json is damaged") {
 				t.Errorf("Load of a damaged file = %v; want an error naming installed.json", err)
 			}
 		})
@@ -96,12 +100,14 @@ func TestDecodeStrict(t *testing.T) {
 
 // FuzzDecode: installed.json is on disk and could be tampered with.
 // Whatever Decode accepts re-encodes to bytes that decode to the same
-// records, and every record's folder is a single local name.
+// records, and every record's folder is a single local name. And Load
+// of it leaves grants only on a record an install sealed, with the very
+// grants sealed: no change to installed.json's bytes forges one.
 func FuzzDecode(f *testing.F) {
-	opts := install.Options{Dir: filepath.Join(f.TempDir(), "ext"), Platform: "linux-x64"}
-	file := filepath.Join(f.TempDir(), "ok.vsix")
-	filetest.WriteFile(f, file, mustPkg(f))
-	if _, err := install.FromFile(f.Context(), file, opts); err != nil {
+	opts := install.Options{Dir: filepath.Join(f.TempDir(), "ext"), StateDir: filepath.Join(f.TempDir(), "state"), Platform: "linux-x64"}
+	installGranted(f, opts)
+	sealed, err := install.Decode(bytes.NewReader(installedJSON(f, opts.Dir)))
+	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(installedJSON(f, opts.Dir))
@@ -110,8 +116,9 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		x.Extensions[0].Capabilities = []install.Grant{{Capability: index.Network, Rule: "r"}, {Capability: index.Spawn, Rule: "r"}}
-		x.Extensions[0].AllowedHosts, x.Extensions[0].Programs = []string{"*.a.org", "[::1]:80"}, []string{"/usr/bin/git"}
+		r := x.Find(okID)
+		r.Capabilities = []install.Grant{{Capability: index.Network, Rule: "r"}, {Capability: index.Spawn, Rule: "r"}}
+		r.AllowedHosts, r.Programs = []string{"*.a.org", "[::1]:80"}, []string{"/usr/bin/git"}
 		b, err := x.Encode()
 		if err != nil {
 			f.Fatal(err)
@@ -141,6 +148,24 @@ func FuzzDecode(f *testing.F) {
 		enc2, _ := y.Encode()
 		if !bytes.Equal(enc, enc2) {
 			t.Fatalf("round trip changed:\n%s\n%s", enc, enc2)
+		}
+		dir := t.TempDir()
+		filetest.WriteFile(t, filepath.Join(dir, install.IndexFile), data)
+		l, err := install.Load(t.Context(), dir, install.DirOptions{StateDir: opts.StateDir})
+		if err != nil {
+			t.Fatalf("Load of what Decode accepts: %v", err)
+		}
+		for _, r := range l.Extensions {
+			if len(r.Capabilities)+len(r.AllowedHosts)+len(r.Programs) == 0 {
+				continue
+			}
+			ok := slices.ContainsFunc(sealed.Extensions, func(s install.Record) bool {
+				return s.Seal == r.Seal && cmp.Equal(s.Capabilities, r.Capabilities) &&
+					slices.Equal(s.AllowedHosts, r.AllowedHosts) && slices.Equal(s.Programs, r.Programs)
+			})
+			if !ok {
+				t.Fatalf("%s keeps grants %v, hosts %v, programs %v no install sealed", r.String(), r.Capabilities, r.AllowedHosts, r.Programs)
+			}
 		}
 	})
 }

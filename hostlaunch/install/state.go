@@ -11,9 +11,10 @@ import (
 // Disable marks the installed extension id disabled, with reason, in
 // DIR/installed.json (under the directory's lock): what the host does to
 // an extension whose activation keeps crashing it. Its files stay; install
-// it again to enable it.
-func Disable(ctx context.Context, dir string, id index.ID, reason string) error {
-	return update(ctx, dir, "disable "+id.String(), func(x *Index) error {
+// it again to enable it. Like every write of installed.json it seals
+// every record (see Load; opts.StateDir holds the key, made if missing).
+func Disable(ctx context.Context, dir string, id index.ID, reason string, opts DirOptions) error {
+	return update(ctx, dir, opts, "disable "+id.String(), func(x *Index) error {
 		r := x.Find(id)
 		if r == nil {
 			return fmt.Errorf("%w in %s", ErrNotInstalled, dir)
@@ -24,9 +25,10 @@ func Disable(ctx context.Context, dir string, id index.ID, reason string) error 
 }
 
 // MarkActivated records t as the last activation of each of ids that is
-// installed (the others are ignored: uninstalled meanwhile).
-func MarkActivated(ctx context.Context, dir string, ids []index.ID, t time.Time) error {
-	return update(ctx, dir, "record activation", func(x *Index) error {
+// installed (the others are ignored: uninstalled meanwhile), sealing
+// every record as Disable does.
+func MarkActivated(ctx context.Context, dir string, ids []index.ID, t time.Time, opts DirOptions) error {
+	return update(ctx, dir, opts, "record activation", func(x *Index) error {
 		for _, id := range ids {
 			if r := x.Find(id); r != nil {
 				r.LastActivation = t.UTC()
@@ -37,11 +39,11 @@ func MarkActivated(ctx context.Context, dir string, ids []index.ID, t time.Time)
 }
 
 // update changes installed.json with change, under the lock.
-func update(ctx context.Context, dir, what string, change func(*Index) error) error {
+func update(ctx context.Context, dir string, opts DirOptions, what string, change func(*Index) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d, err := openForWrite(dir, false)
+	d, err := openForWrite(ctx, dir, false, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

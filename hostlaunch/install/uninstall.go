@@ -22,12 +22,15 @@ var ErrNotInstalled = errors.New("not installed")
 // installed extension lists it in extensionDependencies, unless force is
 // set; forced, those dependents stay installed but are disabled, with the
 // reason recorded. The folder is moved aside before installed.json is
-// written and deleted after, so a failure leaves both as they were.
-func Uninstall(ctx context.Context, dir string, id index.ID, force bool) (*Record, error) {
+// written and deleted after, so a failure leaves both as they were (and
+// a kill in between leaves the folder in DIR/.uninstall-*, which the next
+// write or Tidy puts back). Like every write of installed.json it seals
+// every record (see Load; opts.StateDir holds the key, made if missing).
+func Uninstall(ctx context.Context, dir string, id index.ID, force bool, opts DirOptions) (*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	d, err := openForWrite(dir, false)
+	d, err := openForWrite(ctx, dir, false, opts)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall %s: %w", id, err)
 	}

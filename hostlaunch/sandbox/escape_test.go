@@ -326,7 +326,8 @@ func randomHex(t *testing.T) string {
 func installEscape(t *testing.T) host.Extension {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "extensions")
-	res, err := install.FromFile(t.Context(), escapeVsix, install.Options{Dir: dir})
+	// The seal key goes to a state directory of the test's, never the user's.
+	res, err := install.FromFile(t.Context(), escapeVsix, install.Options{Dir: dir, StateDir: filepath.Join(t.TempDir(), "state")})
 	if err != nil {
 		t.Fatalf("install %s: %v", escapeVsix, err)
 	}
