@@ -112,11 +112,23 @@ func (b *Broker) Fetch(ctx context.Context, r host.FetchRequest) (host.FetchResp
 		return host.FetchResponse{}, err
 	}
 	defer resp.Body.Close()
+	// Sized once from Content-Length when it is within the cap, so a large
+	// body is not copied again and again as a growing buffer would be; the
+	// size is reserved before the buffer is made.
+	size := int64(0)
+	if resp.ContentLength > 0 && resp.ContentLength <= b.maxBody {
+		size = resp.ContentLength
+	}
 	var src io.Reader = io.LimitReader(resp.Body, b.maxBody+1)
 	if r.Reserve != nil {
-		src = &reserving{r: src, reserve: r.Reserve}
+		if err := r.Reserve(int(size)); err != nil {
+			return host.FetchResponse{}, err
+		}
+		src = &reserving{r: src, reserve: r.Reserve, reserved: size}
 	}
-	data, err := io.ReadAll(src)
+	got := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err = got.ReadFrom(src)
+	data := got.Bytes()
 	if err != nil {
 		return host.FetchResponse{}, fmt.Errorf("fetch %s: read the body: %w", resp.Request.URL.Redacted(), err)
 	}
@@ -132,17 +144,23 @@ func (b *Broker) Fetch(ctx context.Context, r host.FetchRequest) (host.FetchResp
 	}, nil
 }
 
-// reserving tells reserve of every chunk read from r before passing it on.
+// reserving tells reserve of every chunk read from r, past the reserved
+// bytes told of already, before passing it on.
 type reserving struct {
-	r       io.Reader
-	reserve func(n int) error
+	r        io.Reader
+	reserve  func(n int) error
+	reserved int64
 }
 
 func (r *reserving) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
 	if n > 0 {
-		if rerr := r.reserve(n); rerr != nil {
-			return 0, rerr
+		more := int64(n) - r.reserved
+		r.reserved = max(r.reserved-int64(n), 0)
+		if more > 0 {
+			if rerr := r.reserve(int(more)); rerr != nil {
+				return 0, rerr
+			}
 		}
 	}
 	return n, err

@@ -753,20 +753,26 @@ func TestSeccompNode(t *testing.T) {
 	})
 }
 
-// childMemfdExec copies /bin/echo into a memfd and runs it from there with
-// execveat(AT_EMPTY_PATH): a program that no path names, so neither
-// noexec nor Landlock's execute rule sees it. Under the filter it prints
-// the refusal; without, echo prints its argument.
-const childMemfdExec = "memfd-exec"
+// childMemfdExec copies this test binary (named by argv[0], which a
+// sandbox lets the program read) into a memfd and runs the copy from
+// there with execveat(AT_EMPTY_PATH), as the childMemfdRan child: a
+// program that no path names, so neither noexec nor Landlock's execute
+// rule sees it. Under the filter it prints the refusal; without, the copy
+// prints "ran-from-memfd".
+const (
+	childMemfdExec = "memfd-exec"
+	childMemfdRan  = "memfd-ran"
+)
 
 func init() {
+	children[childMemfdRan] = func() { fmt.Println("ran-from-memfd") }
 	children[childMemfdExec] = func() {
 		if os.Getenv(noFilterEnv) == "" {
 			mustInstallSeccomp()
 		}
-		b, err := os.ReadFile("/bin/echo")
+		b, err := os.ReadFile(os.Args[0])
 		if err != nil {
-			fmt.Println("read /bin/echo:", err)
+			fmt.Println("read the program:", err)
 			os.Exit(2)
 		}
 		fd, err := unix.MemfdCreate("airvsx-memfd-exec", 0)
@@ -778,8 +784,8 @@ func init() {
 			fmt.Println("write:", err)
 			os.Exit(2)
 		}
-		argv := []string{"echo", "ran-from-memfd"}
-		env := []string{"PATH=/usr/bin:/bin"}
+		argv := []string{"memfd-copy", "-test.run=^$"}
+		env := []string{childEnv + "=" + childMemfdRan}
 		err = execveat(fd, argv, env)
 		fmt.Println("execveat:", err)
 		os.Exit(3)

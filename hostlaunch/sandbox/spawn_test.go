@@ -113,3 +113,46 @@ func TestSpawnGit(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyInsideWorkspace: a protected folder (the extensions
+// directory, with installed.json) that a writable folder would show is
+// mounted read-only over it, so even a workspace that holds it (which run
+// and host.Launch refuse) gives no write to it; a protected folder nothing
+// shows does not exist in the private root at all.
+func TestReadOnlyInsideWorkspace(t *testing.T) {
+	sb := newSandbox(t)
+	ws := t.TempDir()
+	exts := filepath.Join(ws, "extensions")
+	installed := filepath.Join(exts, "installed.json")
+	if err := os.Mkdir(exts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	filetest.WriteFile(t, installed, []byte(`{"grants":"the policy's"}`))
+	elsewhere := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(elsewhere, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"write the protected folder", "echo forged > " + installed, "Read-only file system"},
+		{"make a file in it", "echo x > " + filepath.Join(exts, "new"), "Read-only file system"},
+		{"the workspace beside it", "echo x > " + filepath.Join(ws, "fine") + " && echo wrote", "wrote"},
+		{"a protected folder nothing shows", "cd " + elsewhere, "can't cd"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, err := sb.Spawn(t.Context(), host.SpawnSpec{Program: "/bin/sh", Args: []string{"-c", tc.script}, Env: []string{"PATH=/usr/bin:/bin", "LANG=C"},
+				Dir: ws, Workspace: []string{ws}, ReadOnly: []string{exts, elsewhere}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := cmd.CombinedOutput()
+			if !strings.Contains(string(out), tc.want) {
+				t.Errorf("%s: %q; want %q", tc.script, out, tc.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(installed); string(b) != `{"grants":"the policy's"}` {
+		t.Errorf("installed.json now holds %q", b)
+	}
+}

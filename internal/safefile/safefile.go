@@ -12,6 +12,7 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -170,15 +171,24 @@ func ReadIn(root *os.Root, name string, max int64) ([]byte, error) {
 	return readAll(name, f, max)
 }
 
+// readAll reads f whole, at most max+1 bytes (max < 0: no bound), into a
+// buffer sized once from the file's size: a large file is not copied
+// again and again as a growing buffer would be.
 func readAll(path string, f *os.File, max int64) ([]byte, error) {
 	var r io.Reader = f
+	size := int64(0)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
 	if max >= 0 {
 		r = io.LimitReader(f, max+1)
+		size = min(size, max)
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	data := buf.Bytes()
 	if max >= 0 && int64(len(data)) > max {
 		return nil, fmt.Errorf("%s: more than the %d bytes allowed (it grew while read): %w", path, max, ErrTooLarge)
 	}

@@ -7,7 +7,8 @@
 //
 // Its one argument comes from the test: {mode, ws, outside, secret,
 // outsideDir, port, udpPort, dnsPort, dnsName, sock, abstract, envName,
-// envSecret, environNeedle, marker}.
+// envSecret, environNeedle, marker, installed, victim, victimPid, launcherPid,
+// victimStorage, victimCommand, big}.
 // mode "probe" bounds the bombs so they cannot harm an unconfined run;
 // "attack" goes on until something stops it (within a last bound).
 const vscode = require("vscode");
@@ -318,17 +319,98 @@ const cases = {
     }
     return escaped(keep.length * 16 + " MiB allocated");
   },
-  // Not an escape the sandbox claims to stop: Landlock does not restrict
-  // stat (a documented gap); reported, never asserted.
+  // Landlock does not restrict stat; the private root holds no path
+  // outside.
   "stat-outside": (a) => {
     const st = req("fs").statSync(a.outside);
     return escaped("size " + st.size);
   },
+  // The extensions directory's installed.json records what the policy
+  // granted: give this extension spawn and a program.
+  "grant-rewrite": (a) => {
+    const fs = req("fs");
+    const x = JSON.parse(fs.readFileSync(a.installed, "utf8"));
+    for (const r of x.extensions) {
+      r.capabilities = [{ capability: "spawn", rule: "escape" }];
+      r.programs = ["/usr/bin/python3"];
+    }
+    fs.writeFileSync(a.installed, JSON.stringify(x));
+    return escaped("rewrote " + a.installed);
+  },
+  // Another extension's state.
+  "storage-other": (a) => {
+    const f = path.join(a.victimStorage, "globalState.json");
+    req("fs").writeFileSync(f, JSON.stringify({ written: "by escape-suite" }));
+    return escaped("wrote " + f);
+  },
+  // A process of the user's that has nothing to do with the host.
+  "signal-other": (a) => {
+    process.kill(a.victimPid, "SIGKILL");
+    return escaped("SIGKILL to " + a.victimPid);
+  },
+  // The launcher, named by its pid (not as the parent: in a PID namespace
+  // the parent is the sandbox's own init).
+  "signal-launcher": (a) => {
+    process.kill(a.launcherPid, "SIGTERM");
+    return escaped("SIGTERM to " + a.launcherPid);
+  },
+  // 400 reads of an 8 MiB workspace file, none awaited: the launcher,
+  // outside every sandbox, serves them.
+  "launcher-flood": async (a) => {
+    const n = 400;
+    const uri = vscode.Uri.file(a.big);
+    const results = await Promise.allSettled(Array.from({ length: n }, () => vscode.workspace.fs.readFile(uri)));
+    let ok = 0, busy = 0, other = "";
+    for (const r of results) {
+      if (r.status === "fulfilled") ok++;
+      else if (r.reason && r.reason.code === "ERR_AIRVSX_BUSY") busy++;
+      else other = other || errText(r.reason);
+    }
+    const detail = { ok, busy, other };
+    return ok === n ? escaped(detail) : denied("ERR_AIRVSX_BUSY: " + busy + " of " + n + " refused, " + ok + " served", detail);
+  },
+  // Messages under another extension's name: lifecycle events, events the
+  // launcher alone reports, a command another host's extension declares,
+  // a broker request. The test reads what the launcher made of them.
+  "forge-identity": async (a) => {
+    const ev = (params) => process.send({ jsonrpc: "2.0", method: "event", params });
+    ev({ kind: "activating", extension: a.victim });
+    ev({ kind: "activated", extension: a.victim });
+    ev({ kind: "message", level: "info", extension: a.victim, text: "forged message" });
+    ev({ kind: "warning", text: "forged warning" });
+    ev({ kind: "audit", extension: a.victim, text: "forged audit", audit: { extension: a.victim, kind: "spawn", allowed: true } });
+    ev({ kind: "message", level: "info", extension: "\u001b[31m" + a.victim + "\u202e", text: "forged escape" });
+    process.send({ jsonrpc: "2.0", method: "commands/registered", params: { command: a.victimCommand } });
+    return denied("EFORGED: sent; the launcher's records decide");
+  },
+  // A forged activation of another host's extension, then the host hangs
+  // (so it is killed): the launcher must not blame that extension.
+  "forge-crash": (a) => {
+    process.send({ jsonrpc: "2.0", method: "event", params: { kind: "activating", extension: a.victim } });
+    return new Promise(() => { setTimeout(() => { for (;;) {} }, 100); });
+  },
+  // A dependency granted spawn runs in another host: ask its broker as it,
+  // and reach for its exports.
+  "dependency-grant": (a) => new Promise((resolve) => {
+    const id = 7e9;
+    const detail = {};
+    try { detail.exports = typeof vscode.extensions.getExtension(a.victim).exports.run; } catch (e) { detail.exports = errText(e); }
+    const t = setTimeout(() => resolve(denied("ETIMEDOUT: no answer", detail)), WAIT_MS);
+    process.on("message", function answer(m) {
+      if (!m || m.id !== id) return;
+      process.off("message", answer);
+      clearTimeout(t);
+      if (m.error) resolve(denied((m.error.code === -32002 ? "ERR_AIRVSX_DENIED: " : "ERROR: ") + m.error.message, detail));
+      else resolve(escaped(Object.assign(detail, { result: m.result })));
+    });
+    process.send({ jsonrpc: "2.0", id, method: "spawn/run", params: { extension: a.victim, file: "/bin/touch", args: [a.marker], cwd: "", timeoutMs: 3000, input: "", token: "" } });
+  }),
 };
 
 function activate(context) {
   for (const [name, run] of Object.entries(cases)) {
-    context.subscriptions.push(vscode.commands.registerCommand("escape." + name, (a) => within(name === "memory-bomb" || name === "fork-bomb" ? 60000 : WAIT_MS, () => run(a || {}))));
+    const ms = name === "memory-bomb" || name === "fork-bomb" ? 60000 : name === "launcher-flood" ? 30000 : name === "forge-crash" ? 600000 : WAIT_MS;
+    context.subscriptions.push(vscode.commands.registerCommand("escape." + name, (a) => within(ms, () => run(a || {}))));
   }
 }
 
