@@ -1,13 +1,19 @@
 package sandbox
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/internal/collect"
 	"github.com/airvsx/airvsx/internal/filetest"
 )
 
@@ -154,5 +160,67 @@ func TestReadOnlyInsideWorkspace(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(installed); string(b) != `{"grants":"the policy's"}` {
 		t.Errorf("installed.json now holds %q", b)
+	}
+}
+
+// childHog maps 1 GiB of shared memory (which RLIMIT_DATA does not count)
+// and touches it, then waits: only the memory watchdog stops it.
+const childHog = "hog"
+
+func init() {
+	children[childHog] = func() {
+		b, err := unix.Mmap(-1, 0, 1<<30, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
+		if err != nil {
+			fmt.Println("mmap:", err)
+			os.Exit(2)
+		}
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		fmt.Println("touched 1 GiB")
+		time.Sleep(time.Minute)
+	}
+}
+
+// TestSpawnLimits: a brokered program gets the host's limits: its memory
+// (RLIMIT_DATA, and the launcher's watchdog on its resident memory, which
+// kills it), processor time from its deadline (RLIMIT_CPU), and no more
+// than 4 running at once (host's TestSpawnConcurrency).
+func TestSpawnLimits(t *testing.T) {
+	sb := newSandbox(t)
+	self, err := filepath.Abs(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	e := testExt(t, root, "a.limits", `
+const run = (f, args, timeout) => new Promise((res) => require('child_process').execFile(f, args, { timeout }, (err, stdout) => res(err ? { error: err.message, signal: err.signal } : { stdout })));
+return { limits: await run('/bin/sh', ['-c', 'ulimit -t; ulimit -d'], 10000), hog: await run(a[0], ['`+childArg+childHog+`', '-test.run=^$'], 30000) };`)
+	e.Capabilities, e.Programs = []string{"spawn"}, []string{"/bin/sh", self}
+	var audits collect.List[host.Audit]
+	h, _ := launchIn(t, sb, host.Options{MemoryMB: 256, Audit: audits.Add}, e)
+	r, err := h.ExecuteCommand(t.Context(), "a.limits.cmd", self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Limits struct{ Stdout string }
+		Hog    struct{ Error, Signal string }
+	}
+	if err := json.Unmarshal(r.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "11\n262144\n"; got.Limits.Stdout != want {
+		t.Errorf("ulimit -t, -d: %q; want %q (CPU: the 10 s deadline and one more; data: 256 MiB in KiB)", got.Limits.Stdout, want)
+	}
+	if got.Hog.Signal != "SIGKILL" {
+		t.Errorf("the hog: %+v; want it killed (SIGKILL)", got.Hog)
+	}
+	found := false
+	for _, a := range audits.All() {
+		found = found || strings.Contains(a.Details.Reason, "killed: resident memory") && strings.Contains(a.Details.Reason, "over the limit of 256 MiB")
+	}
+	if !found {
+		t.Errorf("no audit record says the hog was killed for its memory: %+v", audits.All())
 	}
 }
