@@ -33,7 +33,12 @@ func TestForgedBlame(t *testing.T) {
 	var mu sync.Mutex
 	p, err := LaunchPool(t.Context(), Options{Extensions: []Extension{forger, victim}, StorageDir: filepath.Join(root, "storage"), Heartbeat: 300 * time.Millisecond},
 		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }, MaxRestarts: 10,
-			Disable: func(_ context.Context, id, reason string) error { mu.Lock(); told = append(told, id); mu.Unlock(); return nil }})
+			Disable: func(_ context.Context, id, reason string) error {
+				mu.Lock()
+				told = append(told, id)
+				mu.Unlock()
+				return nil
+			}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,4 +243,3 @@ return await globalThis.tried;`))
 		t.Errorf("%s; want child_process refused and util allowed", v)
 	}
 }
-
