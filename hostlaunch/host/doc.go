@@ -5,21 +5,43 @@
 // directory at launch and started with Node's IPC channel on a socketpair
 // (fd 3, NODE_CHANNEL_FD, 'json' serialization: one JSON message per line).
 // Over it the two sides speak JSON-RPC 2.0: the host announces "ready"
-// with its Node version and pid, the launcher sends "initialize" with the
-// extensions to load, then "executeCommand", "openDocument", "ping"
-// (the heartbeat) and "shutdown"; the host sends "event" notifications
-// (messages, output, status bar items, activations, denials).
+// with its Node version, the launcher sends "initialize" with the
+// extensions to load, then "activate" (one extension at a time),
+// "executeCommand", "openDocument", "ping" (the heartbeat) and "shutdown";
+// the host sends "event" and "commands/registered" notifications and the
+// brokers' requests ("fs/...", "spawn/...", "net/fetch").
+//
+// The host is one process: any code in it can send any message under any
+// name. So identity is the launcher's, never the host's claim. The launcher
+// decides what activates and when (activation.go), so it blames a host's
+// end only on an activation it started there; it attributes events only to
+// the host's own extensions, keeping any other name as an escaped claim,
+// and drops the kinds it alone reports (dispatch.go); a command runs only
+// in the host it belongs to (Pool); audit records carry the host's
+// extensions as the launcher started them (audit.go). Extensions share a
+// host only when their grants are equal (Groups; Launch refuses others),
+// so no extension uses a grant the policy did not give it, not even
+// through a dependency.
+//
+// The launcher runs outside every sandbox layer, so what a host can make
+// it hold is bounded (flow.go): each broker has a limit on one host's
+// requests in flight, all share MaxBuffered bytes, and a request past
+// either is refused at once (ERR_AIRVSX_BUSY in the host); events, their
+// texts and the audit records of a flood are capped and summarized.
 //
 // The process is built through Options.Command, a CommandFunc: the default
 // runs node directly; a sandbox helper replaces it to wrap node in the
 // kernel sandbox without any change here. The environment is built from
 // nothing (Env): NODE_OPTIONS, NODE_PATH and the launcher's variables never
-// reach the host.
+// reach the host. A host writes only the workspace, its own extensions'
+// storage and a temporary directory of its own (layout.go), and Launch
+// refuses a workspace or storage that overlaps Options.Protected.
 //
 // Inside the host, require is gated per extension (the JavaScript seat
 // belt, js/gate.js): an extension resolves its own files, then vscode,
 // then harmless built-ins; fs is limited to its folder, its storage and the
 // workspace; child_process, net, http and the like, fetch, native addons,
 // process.binding and process.exit are refused with an error naming the
-// capability (spawn, network, fsWide) they would need.
+// capability (spawn, network, fsWide) they would need; code that runs for
+// no extension gets only the harmless built-ins.
 package host
