@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,11 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/hostlaunch/netbroker"
 	"github.com/airvsx/airvsx/internal/filetest"
 )
 
@@ -26,8 +22,8 @@ import (
 // and 7.5 GB: 400 reads, none awaited, of an 8 MiB workspace file (no
 // capability needed), and 150 fetches, none awaited, of a 16 MiB response
 // (network granted, through the real network broker to a server on
-// loopback), from a host in the sandbox. The launcher is a child process
-// of its own (floodChild), as airvsx run is one.
+// loopback), from a host in the sandbox. The launcher is a process of its
+// own (hostprobe flood), as airvsx run is one.
 
 // floodResult is what a flood did: requests served and refused for a
 // limit (ERR_AIRVSX_BUSY), another error if any, and the launcher's peak
@@ -35,7 +31,7 @@ import (
 type floodResult struct {
 	OK, Busy int
 	Other    string
-	PeakMiB  int64
+	PeakMiB  int64 `json:"peakMiB"`
 }
 
 // floodJS is the flooding extension: flood.fs and flood.fetch, each
@@ -57,75 +53,10 @@ exports.activate = () => {
 };
 `
 
-// floodChild is the test child that is the launcher of a flood: a fresh
-// process, as airvsx run is, so that its peak resident memory is the
-// launcher's alone (the parent reads it from the child's rusage).
-const floodChild = "launcher-flood"
-
-func init() {
-	children[floodChild] = func() {
-		var spec struct {
-			Kind, Dir, URL, Workspace, Storage string
-		}
-		if err := json.Unmarshal([]byte(os.Getenv(argvEnv)), &spec); err != nil {
-			fmt.Println(err)
-			os.Exit(2)
-		}
-		if err := runFlood(spec.Kind, spec.Dir, spec.URL, spec.Workspace, spec.Storage); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-	}
-}
-
-// runFlood launches the flooding extension in dir in a sandboxed host and
-// prints what the flood of kind did, as JSON.
-func runFlood(kind, dir, url, ws, storage string) error {
-	sb, err := New(Options{})
-	if err != nil {
-		return err
-	}
-	e := host.Extension{ID: "a.flood", Path: dir, Main: "./extension.js", ActivationEvents: []string{"onCommand:flood.fs", "onCommand:flood.fetch"},
-		Capabilities: []string{"network"}, AllowedHosts: []string{strings.TrimPrefix(url, "http://")}}
-	ctx := context.Background()
-	h, err := host.Launch(ctx, host.Options{Extensions: []host.Extension{e}, Workspace: []string{ws}, StorageDir: storage,
-		Command: sb.Command, Spawn: sb.Spawn, Fetch: netbroker.New(netbroker.Options{})})
-	if err != nil {
-		return err
-	}
-	defer h.Close(ctx)
-	args := []any{filepath.Join(ws, "big.bin"), 400}
-	if kind == "fetch" {
-		args = []any{url + "/big", 150}
-	}
-	r, err := h.ExecuteCommand(ctx, "flood."+kind, args...)
-	if err != nil {
-		return err
-	}
-	var out floodResult
-	if err := json.Unmarshal(r.Value, &out); err != nil {
-		return err
-	}
-	// The launcher's own peak (its rusage would count node's too).
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
-			if err != nil {
-				return err
-			}
-			out.PeakMiB = kb >> 10
-		}
-	}
-	return json.NewEncoder(os.Stdout).Encode(out)
-}
-
 // flood runs one flood ("fs" or "fetch") from a sandboxed host, its
-// launcher a child process, and returns what it did with the launcher's
-// peak resident memory.
+// launcher internal/cmd/hostprobe (a fresh process without the race
+// detector, as airvsx run is), and returns what it did with the
+// launcher's peak resident memory.
 func flood(tb testing.TB, kind string) floodResult {
 	tb.Helper()
 	body := bytes.Repeat([]byte("airvsx flood "), (16<<20)/13)
@@ -141,12 +72,7 @@ func flood(tb testing.TB, kind string) floodResult {
 		tb.Fatal(err)
 	}
 	filetest.WriteFile(tb, filepath.Join(ws, "big.bin"), body[:8<<20])
-	spec, err := json.Marshal(map[string]string{"Kind": kind, "Dir": dir, "URL": srv.URL, "Workspace": ws, "Storage": filepath.Join(root, "storage")})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+floodChild, argvEnv+"="+string(spec))
+	cmd := exec.Command(hostprobe(tb), "flood", kind, dir, srv.URL, ws, filepath.Join(root, "storage"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -2,30 +2,19 @@ package sandbox
 
 import (
 	"os"
-	"strings"
 	"testing"
 )
 
 // children are functions a test runs in a re-executed test binary: the
-// child runs children[$AIRVSX_TEST_CHILD] (or, where the environment is
-// not the test's to set, as in a brokered program, the one its first
-// argument names: childArg+NAME) and exits.
+// child runs children[$AIRVSX_TEST_CHILD] and exits.
 var children = map[string]func(){}
 
-// childEnv names the child function a re-executed test binary runs;
-// childArg starts an argument that does.
-const (
-	childEnv = "AIRVSX_TEST_CHILD"
-	childArg = "-airvsx.child="
-)
+// childEnv names the child function a re-executed test binary runs.
+const childEnv = "AIRVSX_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	Helper() // the sandbox helper mode: never returns when selected
-	name := os.Getenv(childEnv)
-	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], childArg) {
-		name = strings.TrimPrefix(os.Args[1], childArg)
-	}
-	if name != "" {
+	if name := os.Getenv(childEnv); name != "" {
 		f, ok := children[name]
 		if !ok {
 			os.Stderr.WriteString("no test child " + name + "\n")
@@ -34,5 +23,7 @@ func TestMain(m *testing.M) {
 		f()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeProbe()
+	os.Exit(code)
 }

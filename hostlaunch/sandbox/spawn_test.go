@@ -2,14 +2,10 @@ package sandbox
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/internal/citool"
@@ -163,43 +159,21 @@ func TestReadOnlyInsideWorkspace(t *testing.T) {
 	}
 }
 
-// childHog maps 1 GiB of shared memory (which RLIMIT_DATA does not count)
-// and touches it, then waits: only the memory watchdog stops it.
-const childHog = "hog"
-
-func init() {
-	children[childHog] = func() {
-		b, err := unix.Mmap(-1, 0, 1<<30, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_ANONYMOUS)
-		if err != nil {
-			fmt.Println("mmap:", err)
-			os.Exit(2)
-		}
-		for i := 0; i < len(b); i += 4096 {
-			b[i] = 1
-		}
-		fmt.Println("touched 1 GiB")
-		time.Sleep(time.Minute)
-	}
-}
-
 // TestSpawnLimits: a brokered program gets the host's limits: its memory
 // (RLIMIT_DATA, and the launcher's watchdog on its resident memory, which
 // kills it), processor time from its deadline (RLIMIT_CPU), and no more
 // than 4 running at once (host's TestSpawnConcurrency).
 func TestSpawnLimits(t *testing.T) {
 	sb := newSandbox(t)
-	self, err := filepath.Abs(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	hog := hostprobe(t) // "hog": 1 GiB of shared memory, which RLIMIT_DATA does not count
 	root := t.TempDir()
 	e := testExt(t, root, "a.limits", `
 const run = (f, args, timeout) => new Promise((res) => require('child_process').execFile(f, args, { timeout }, (err, stdout) => res(err ? { error: err.message, signal: err.signal } : { stdout })));
-return { limits: await run('/bin/sh', ['-c', 'ulimit -t; ulimit -d'], 10000), hog: await run(a[0], ['`+childArg+childHog+`', '-test.run=^$'], 30000) };`)
-	e.Capabilities, e.Programs = []string{"spawn"}, []string{"/bin/sh", self}
+return { limits: await run('/bin/sh', ['-c', 'ulimit -t; ulimit -d'], 10000), hog: await run(a[0], ['hog'], 30000) };`)
+	e.Capabilities, e.Programs = []string{"spawn"}, []string{"/bin/sh", hog}
 	var audits collect.List[host.Audit]
 	h, _ := launchIn(t, sb, host.Options{MemoryMB: 256, Audit: audits.Add}, e)
-	r, err := h.ExecuteCommand(t.Context(), "a.limits.cmd", self)
+	r, err := h.ExecuteCommand(t.Context(), "a.limits.cmd", hog)
 	if err != nil {
 		t.Fatal(err)
 	}
