@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 )
@@ -30,7 +29,8 @@ func hostprobe(tb testing.TB) string {
 	probeBin.once.Do(func() {
 		goCmd, err := exec.LookPath("go")
 		if err != nil {
-			goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+			probeBin.err = err
+			return
 		}
 		if probeBin.dir, probeBin.err = os.MkdirTemp("", "airvsx-hostprobe-"); probeBin.err != nil {
 			return

@@ -157,7 +157,6 @@ func TestMissingLayer(t *testing.T) {
 	}
 }
 
-func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // TestWorkspaceHoldingRuntime: a workspace that holds node (or the
 // libraries) is refused with a reason, not mounted noexec under node.
