@@ -157,7 +157,6 @@ func TestMissingLayer(t *testing.T) {
 	}
 }
 
-
 // TestWorkspaceHoldingRuntime: a workspace that holds node (or the
 // libraries) is refused with a reason, not mounted noexec under node.
 func TestWorkspaceHoldingRuntime(t *testing.T) {
