@@ -21,7 +21,8 @@ type Result struct {
 // Info returns what the host announced in its handshake.
 func (h *Host) Info() Info { return h.info }
 
-// Startup returns what initialize activated.
+// Startup returns what the host activated at its start ("*" and
+// workspaceContains extensions).
 func (h *Host) Startup() Startup { return h.startupRes }
 
 // Events delivers every event within the rate cap, caused by a request or
