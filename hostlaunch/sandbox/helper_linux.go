@@ -88,14 +88,12 @@ func runStage2(hs *helperSpec) {
 }
 
 // confine applies the layers a process applies to itself, in the order
-// that keeps each possible: rlimits, Landlock, then seccomp (which denies
-// what the others need).
+// that keeps each possible: Landlock, seccomp (which denies what Landlock
+// needs), then the rlimits, last, right before exec (the Go runtime itself
+// may not run under a tight RLIMIT_DATA).
 func confine(hs *helperSpec) error {
 	exe, err := executables(hs.Exec[0])
 	if err != nil {
-		return err
-	}
-	if err := setLimits(hs); err != nil {
 		return err
 	}
 	if !hs.SkipLandlock {
@@ -110,7 +108,7 @@ func confine(hs *helperSpec) error {
 	} else if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
-	return nil
+	return setLimits(hs)
 }
 
 // checkNetwork refuses a network namespace with any interface but lo
