@@ -1,12 +1,13 @@
 package host
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/procstatus"
 )
 
 // memoryPoll is how often the launcher reads the host's resident memory.
@@ -71,24 +72,7 @@ func children(pid int) []int {
 	return out
 }
 
-// residentBytes reads VmRSS of process pid from /proc.
+// residentBytes is the resident memory of process pid.
 func residentBytes(pid int) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	for line := range bytes.Lines(b) {
-		if v, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
-			f := bytes.Fields(v)
-			if len(f) != 2 || string(f[1]) != "kB" {
-				break
-			}
-			n, err := strconv.ParseInt(string(f[0]), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("VmRSS of %d: %w", pid, err)
-			}
-			return n << 10, nil
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for %d", pid)
+	return procstatus.Bytes(strconv.Itoa(pid), "VmRSS")
 }

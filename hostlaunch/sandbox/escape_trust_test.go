@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/internal/procstatus"
 )
 
 // The escape suite's cases against the launcher's trust boundary rather
@@ -179,26 +179,11 @@ func peakReset(tb testing.TB) int64 {
 // peakNow is this process's peak resident memory since the last reset.
 func peakNow(tb testing.TB) int64 {
 	tb.Helper()
-	n, err := vmHWM()
+	n, err := procstatus.Bytes(procstatus.Self, "VmHWM")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return n
-}
-
-// vmHWM is this process's peak resident memory (VmHWM), in bytes.
-func vmHWM() (int64, error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, err := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
-			return n << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }
 
 // auditLog collects what Options.Audit is told.

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +32,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/netbroker"
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
+	"github.com/airvsx/airvsx/internal/procstatus"
 )
 
 func main() {
@@ -80,27 +80,12 @@ func flood(kind, dir, url, ws, storage string) error {
 		return err
 	}
 	// The launcher's own peak (its rusage would count node's too).
-	peak, err := vmHWM()
+	peak, err := procstatus.Bytes(procstatus.Self, "VmHWM")
 	if err != nil {
 		return err
 	}
 	out["peakMiB"] = peak >> 20
 	return json.NewEncoder(os.Stdout).Encode(out)
-}
-
-// vmHWM is this process's peak resident memory, in bytes.
-func vmHWM() (int64, error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, err := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
-			return n << 10, err
-		}
-	}
-	return 0, errors.New("no VmHWM in /proc/self/status")
 }
 
 // hog maps and touches 1 GiB of shared memory, then waits.
