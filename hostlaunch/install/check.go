@@ -20,7 +20,7 @@ import (
 // APIVersion is the version of the VS Code extension API the airvsx
 // extension host implements: a package whose engines.vscode does not
 // accept it is refused (Options.APIVersion overrides it).
-const APIVersion = "1.95.0"
+const APIVersion = "1.140.0"
 
 // HonouredActivation lists the activation event kinds the airvsx host
 // fires: "onCommand" (explicit, or implied by contributes.commands),

@@ -125,7 +125,7 @@ func TestEngineRefusal(t *testing.T) {
 	if !errors.As(err, &re) || !errors.Is(err, install.ErrRefused) {
 		t.Fatalf("install of 2.0.0 = %v; want a *RefusedError", err)
 	}
-	if !strings.Contains(err.Error(), "engines.vscode ^1.999.0 does not accept the host's API version 1.95.0") {
+	if !strings.Contains(err.Error(), "engines.vscode ^1.999.0 does not accept the host's API version 1.140.0") {
 		t.Errorf("error %q does not name the engine", err)
 	}
 	reason, rerr := os.ReadFile(filepath.Join(re.Quarantine, "REASON"))

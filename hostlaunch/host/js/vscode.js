@@ -128,7 +128,7 @@ module.exports = function createApi(ext, reg) {
   }
 
   const api = {
-    version: opts.apiVersion || '1.95.0',
+    version: opts.apiVersion || '1.140.0',
     Disposable, EventEmitter, Uri,
     StatusBarAlignment: { Left: 1, Right: 2 },
     ExtensionMode: { Production: 1, Development: 2, Test: 3 },
