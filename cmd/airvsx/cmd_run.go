@@ -325,7 +325,7 @@ func lateEvents(ctx context.Context, log *slog.Logger, pool *host.Pool, seen []h
 	}
 	var late []host.Event
 	for _, e := range pool.Drain() {
-		if slices.Contains(seen, e) {
+		if slices.ContainsFunc(seen, e.Equal) {
 			continue
 		}
 		if wait > 0 {

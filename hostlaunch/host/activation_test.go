@@ -129,7 +129,7 @@ exports.activate = (ctx) => { ctxt = ctx; vscode.commands.registerCommand('a.api
 			{Kind: KindMessage, Extension: "a.api", Level: "warning", Text: "warn"},
 			{Kind: KindConsole, Extension: "a.api", Level: "log", Text: "to console 5"},
 		} {
-			if !slices.ContainsFunc(r.Events, func(e Event) bool { e.Time = time.Time{}; return e == want }) {
+			if !slices.ContainsFunc(r.Events, func(e Event) bool { e.Time = time.Time{}; return e.Equal(want) }) {
 				t.Errorf("no event %+v among %+v", want, r.Events)
 			}
 		}

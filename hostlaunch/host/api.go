@@ -83,29 +83,6 @@ func (h *Host) ExecuteCommand(ctx context.Context, id string, args ...any) (*Res
 	return &Result{Value: r.Value, Events: events}, nil
 }
 
-// OpenDocument tells the host a document of language was opened (path
-// may be ""): onLanguage:language extensions are activated. It returns the
-// extensions it activated and the events caused.
-func (h *Host) OpenDocument(ctx context.Context, language, path string) ([]string, []Event, error) {
-	var activated []string
-	exts := h.waiting("onLanguage:" + language)
-	events, err := h.activateAll(ctx, exts, nil)
-	for _, e := range exts {
-		if h.isActivated(e.ID) {
-			activated = append(activated, e.ID)
-		}
-	}
-	if err != nil {
-		return activated, events, fmt.Errorf("open %s document: %w", language, err)
-	}
-	more, err := h.call(ctx, "openDocument", map[string]any{"language": language, "path": path}, nil)
-	events = append(events, more...)
-	if err != nil {
-		return activated, events, fmt.Errorf("open %s document: %w", language, err)
-	}
-	return activated, events, nil
-}
-
 // Close deactivates the extensions (within DeactivateTimeout), closes the
 // channel, kills what is left of the process group and removes the host's
 // scripts. It returns the deactivation failures.

@@ -26,6 +26,9 @@ const (
 	maxEventField = 200
 	// maxRegistered caps the commands one host may register.
 	maxRegistered = 10000
+	// maxEventURI caps an event's URI; maxEventData its Data (JSON).
+	maxEventURI  = 4 << 10
+	maxEventData = 64 << 10
 )
 
 // hostKinds are the event kinds a host may send; the others (audit,
@@ -33,6 +36,8 @@ const (
 var hostKinds = map[string]bool{
 	KindMessage: true, KindOutput: true, KindStatusBar: true, KindConsole: true,
 	KindActivated: true, KindActivationFailed: true, KindDenied: true, KindError: true,
+	KindEdit: true, KindSaved: true, KindShowDocument: true, KindDiagnostics: true, KindTreeChanged: true,
+	KindTerminal: true, KindTask: true, KindProgress: true, KindOpenExternal: true,
 }
 
 // handle takes one message from the host.
@@ -58,6 +63,8 @@ func (h *Host) handle(m incoming) {
 		h.admit(*m.ID, spawnBroker, m.Params, 2*int64(len(m.Params))+2*maxSpawnOutput, func(t *ticket) { h.serveBroker(*m.ID, m.Params, t, h.serveSpawn) })
 	case m.ID != nil && m.Method == "spawn/kill":
 		h.admit(*m.ID, killBroker, m.Params, 2*int64(len(m.Params)), func(t *ticket) { h.serveBroker(*m.ID, m.Params, t, h.serveSpawnKill) })
+	case m.ID != nil && strings.HasPrefix(m.Method, "ui/"):
+		h.admit(*m.ID, uiBroker, m.Params, 2*int64(len(m.Params)), func(t *ticket) { h.serveUI(*m.ID, m.Method, m.Params) })
 	case m.ID != nil && m.Method == "net/fetch":
 		h.admit(*m.ID, fetchBroker, m.Params, 2*int64(len(m.Params)), func(t *ticket) { h.serveBroker(*m.ID, m.Params, t, h.serveFetch) })
 	case m.ID != nil && m.Method == "":
@@ -127,6 +134,10 @@ func (h *Host) takeEvent(params json.RawMessage) {
 	}
 	ev.Text = clip(ev.Text, maxEventText)
 	ev.Name, ev.Level, ev.Capability = clip(ev.Name, maxEventField), clip(ev.Level, maxEventField), clip(ev.Capability, maxEventField)
+	ev.URI = clip(ev.URI, maxEventURI)
+	if len(ev.Data) > maxEventData || (len(ev.Data) > 0 && !json.Valid(ev.Data)) {
+		ev.Data = json.RawMessage(`{"truncated":true}`)
+	}
 	if ev.Kind == KindActivated {
 		h.noteActivated(ev.Extension)
 	}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -33,6 +34,27 @@ const (
 	// refusal.
 	// KindWarning: from the launcher itself (events dropped, ...).
 	KindWarning = "warning"
+
+	// What an editor follows (the driver streams them): KindEdit, an
+	// extension changed the document URI (Data: {version, edits: [{range,
+	// text}]}, or {version, full: true} when too large to carry: read the
+	// text); KindSaved, the host saved URI; KindShowDocument, an extension
+	// showed URI in an editor; KindDiagnostics, a diagnostic collection
+	// Name set URI's diagnostics (Data: {diagnostics, count});
+	// KindTreeChanged, tree view Name's data changed; KindTerminal, a
+	// terminal Name was opened, shown, hidden or closed, or given input or
+	// output (Level says which, Text holds it); KindTask, a task Name
+	// started or ended; KindProgress, a progress report; KindOpenExternal,
+	// an extension asked to open URI outside the editor.
+	KindEdit         = "edit"
+	KindSaved        = "saved"
+	KindShowDocument = "showDocument"
+	KindDiagnostics  = "diagnostics"
+	KindTreeChanged  = "treeChanged"
+	KindTerminal     = "terminal"
+	KindTask         = "task"
+	KindProgress     = "progress"
+	KindOpenExternal = "openExternal"
 )
 
 // Event is something the host reports: what an extension showed, wrote
@@ -44,6 +66,10 @@ type Event struct {
 	Name       string `json:"name,omitempty"`
 	Text       string `json:"text,omitempty"`
 	Capability string `json:"capability,omitempty"`
+	// URI is the document or resource the event concerns; Data the
+	// kind's details (see the kinds), at most 64 KiB of JSON.
+	URI  string          `json:"uri,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
 	// Claimed is the extension the host named when it is none of the
 	// host's own (escaped): a claim, never an attribution.
 	Claimed string    `json:"claimed,omitempty"`
@@ -105,4 +131,12 @@ func (l *limiter) allow(ext string) (ok bool, warn *Event) {
 	}
 	return false, &Event{Kind: KindWarning, Extension: ext, Time: now,
 		Text: fmt.Sprintf("events from %s dropped: more than %d a second", who, l.rate)}
+}
+
+// Equal reports whether e and o are the same event (Data compared as
+// bytes, Audit as the same record).
+func (e Event) Equal(o Event) bool {
+	return e.Kind == o.Kind && e.Extension == o.Extension && e.Level == o.Level && e.Name == o.Name && e.Text == o.Text &&
+		e.Capability == o.Capability && e.Claimed == o.Claimed && e.Time.Equal(o.Time) && e.URI == o.URI &&
+		string(e.Data) == string(o.Data) && e.Audit == o.Audit
 }

@@ -30,6 +30,8 @@ var (
 	// Each spawn request holds a running program: at most 4 at once.
 	spawnBroker = broker{"spawn", 4}
 	killBroker  = broker{"spawn/kill", 32}
+	// uiBroker: the questions waiting for the user (ui.go).
+	uiBroker = broker{"ui", 4}
 )
 
 // codeBusy is the JSON-RPC error code of a request refused for a limit;

@@ -94,6 +94,9 @@ type Options struct {
 	// every fetch (this package links no HTTP client: the binary passes
 	// hostlaunch/netbroker).
 	Fetch Fetcher
+	// UI answers the questions extensions ask the user (quick picks,
+	// input boxes, messages with choices); nil dismisses them all.
+	UI UI
 	// Audit receives every brokered request and broker refusal, never
 	// dropped (the events of kind KindAudit are rate-capped); nil for
 	// none. It is called from the brokers' goroutines, one at a time

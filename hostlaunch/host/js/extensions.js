@@ -4,14 +4,30 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const createApi = require('./vscode.js');
+const { Uri } = require('./types.js');
+const { Shared } = require('./shared.js');
 
 module.exports = function (host) {
   const exts = new Map(); // lower-case id -> extension state
   const order = []; // activated extensions, in activation order
   const commands = new Map(); // command id -> {fn, thisArg, ext}
-  const listeners = { openDocument: new Set() };
-  const self = { exts, commands, listeners, host };
+  const self = { exts, commands, host };
   let opts = {};
+  const currentExt = () => { const s = host.als.getStore(); return s && s.ext; };
+
+  // configDefaults are the contributed settings' defaults, by full key.
+  let defaults;
+  self.configDefaults = () => {
+    if (defaults) return defaults;
+    defaults = {};
+    for (const e of exts.values()) {
+      const c = e.desc.packageJSON.contributes && e.desc.packageJSON.contributes.configuration;
+      for (const block of Array.isArray(c) ? c : c ? [c] : []) {
+        for (const [k, v] of Object.entries((block && block.properties) || {})) if (v && typeof v === 'object' && 'default' in v) defaults[k] = v.default;
+      }
+    }
+    return defaults;
+  };
 
   // fail is an error the launcher sees with the extension it concerns.
   function fail(kind, ext, message) {
@@ -24,6 +40,25 @@ module.exports = function (host) {
   self.init = async function (p) {
     opts = p;
     self.opts = p;
+    self.folders = (p.workspaceFolders || []).map((f, index) => Object.freeze({ uri: Uri.file(f), name: path.basename(f), index }));
+    self.documents = require('./documents.js')(host, self);
+    self.languages = require('./languages.js')(host, self);
+    self.window = require('./window.js')(host, self);
+    self.workspace = require('./workspace.js')(host, self);
+    self.tasks = require('./tasks.js')(host, self);
+    self.builtins = require('./builtins.js')(host, self);
+    self.readDocument = (ext, uri) => self.workspace.readDocument(ext, uri);
+    self.writeDocument = (uri, bytes) => self.workspace.writeDocument(currentExt(), uri, bytes);
+    self.uriHandlers = new Map();
+    self.auth = new Map();
+    self.authChanged = new Shared(host, 'onDidChangeSessions');
+    self.secrets = new Map();
+    self.clipboard = '';
+    let ids = 0;
+    self.nextId = () => ++ids;
+    // childProcessOf is require('child_process') as ext: the seat belt's
+    // brokered module, or its refusal.
+    self.childProcessOf = (ext) => host.als.run({ ext, cause: undefined }, () => require('node:child_process'));
     // The extensions of other hosts (their grants differ): known by id
     // only; the launcher activates them in their own host.
     self.elsewhere = new Set((p.elsewhere || []).map((id) => id.toLowerCase()));
@@ -117,6 +152,7 @@ module.exports = function (host) {
     if (!commands.has(id)) {
       const waiting = [...exts.values()].filter((e) => e.state !== 'active' && has(e, 'onCommand:' + id));
       for (const e of waiting) await self.activate(e);
+      if (!commands.has(id) && self.builtins.has(id)) return self.builtins.run(id, args);
       if (!commands.has(id)) {
         const who = waiting.map((e) => e.id).join(', ');
         throw fail('notFound', waiting[0], who ? `command ${id} was not registered by ${who}, which activated on it` : `command ${id} not found`);
@@ -134,18 +170,52 @@ module.exports = function (host) {
     }
   };
 
-  // openDocument activates the onLanguage:<language> extensions and tells
-  // listeners; it returns the extensions it activated.
-  self.openDocument = async function (language, file) {
+  // activateFor activates this host's extensions waiting for event.
+  async function activateFor(event) {
     const activated = [];
     for (const e of exts.values()) {
-      if (e.state !== 'active' && has(e, 'onLanguage:' + language)) { await self.activate(e); activated.push(e.id); }
-    }
-    const doc = { languageId: language, fileName: file || '', uri: file ? { fsPath: file } : undefined };
-    for (const l of listeners.openDocument) {
-      try { l(doc); } catch (err) { host.emit(null, 'error', { text: `onDidOpenTextDocument listener: ${err && err.stack || err}` }); }
+      if (e.state === 'inactive' && has(e, event)) {
+        try { await self.activate(e); activated.push(e.id); } catch { /* reported as activationFailed */ }
+      }
     }
     return activated;
+  }
+  self.activateFor = activateFor;
+
+  // openDocument is the launcher's "documents/open" (and the older
+  // "openDocument"): the onLanguage extensions first (the launcher
+  // activated them; here for a host run on its own), then the document,
+  // which becomes the active editor's unless p.show is false. Without
+  // text, the workspace broker reads the file.
+  self.openDocument = async function (p) {
+    let uri = p.uri ? Uri.parse(String(p.uri)) : p.path ? Uri.file(String(p.path)) : null;
+    let text = p.text;
+    if (!uri) {
+      // a language only: a new untitled document of it
+      let n = 1;
+      while (self.documents.get(`untitled:Untitled-${n}`)) n++;
+      uri = Uri.from({ scheme: 'untitled', path: `Untitled-${n}` });
+      if (typeof text !== 'string') text = '';
+    }
+    if (typeof text !== 'string' && !self.documents.get(uri)) {
+      text = (await self.readDocument(null, uri)).text;
+    }
+    const languageId = p.languageId || p.language || self.documents.languageOf(uri);
+    const activated = await activateFor('onLanguage:' + languageId);
+    const doc = self.documents.openFromLauncher({ uri: uri.toString(), languageId, text });
+    if (p.show !== false) self.documents.show(doc);
+    return { activated, document: describe(doc) };
+  };
+
+  // describe is a document as the launcher sees it.
+  const describe = (d, withText) => ({ uri: d.uri.toString(), languageId: d.languageId, version: d.version, isDirty: d.isDirty, lineCount: d.lineCount, text: withText ? d.getText() : undefined });
+  self.describe = describe;
+
+  // documentOf returns the open document p.uri names.
+  self.documentOf = function (p) {
+    const d = p && p.uri ? self.documents.get(String(p.uri)) : undefined;
+    if (!d) throw new Error(`${p && p.uri} is not open (documents/open it first)`);
+    return d;
   };
 
   // shutdown deactivates in reverse activation order, within ms in all.

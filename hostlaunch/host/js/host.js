@@ -3,8 +3,12 @@
 // (hostlaunch/host). The launcher opens Node's IPC channel (NODE_CHANNEL_FD,
 // 'json' serialization: one JSON message per line) and speaks JSON-RPC 2.0
 // over it. Handshake: host -> "ready" {node, pid}; launcher -> "initialize"
-// {extensions, workspace, ...}; then requests "executeCommand",
-// "openDocument", "ping", "shutdown". The host sends "event" notifications.
+// {extensions, workspace, ...}; then requests "activate", "executeCommand",
+// "documents/*" (open, change, save, close, get, list, show), "provide"
+// (a language feature), "diagnostics", "tree/*", "ping", "shutdown". The
+// host sends "event" notifications and asks the launcher "fs/*",
+// "spawn/*", "net/fetch" (the brokers) and "ui/*" (quick picks, input
+// boxes and messages with choices, for the user or the driver's client).
 const { AsyncLocalStorage } = require('node:async_hooks');
 
 const reallyExit = process.reallyExit.bind(process); // kept before gate.js replaces it
@@ -70,7 +74,25 @@ const handlers = {
   activate: (p) => extensions.activateRequest(p.extension),
   ping: () => ({}),
   executeCommand: async (p) => ({ value: jsonSafe(await extensions.executeCommand(p.command, p.args || [])) }),
-  openDocument: async (p) => ({ activated: await extensions.openDocument(p.language, p.path) }),
+  openDocument: (p) => extensions.openDocument(p),
+  'documents/open': (p) => extensions.openDocument(p),
+  'documents/change': (p) => {
+    const d = extensions.documentOf(p);
+    if (typeof p.text === 'string') extensions.documents.replaceAll(d, p.text, 'launcher');
+    else extensions.documents.apply(d, (p.changes || []).map((c) => ({ range: c.range, newText: c.text })), 'launcher');
+    if (Number.isInteger(p.version) && p.version > d.version) d.version = p.version;
+    return extensions.describe(d);
+  },
+  'documents/save': async (p) => { const d = extensions.documentOf(p); const saved = await extensions.documents.save(d); return Object.assign(extensions.describe(d), { saved }); },
+  'documents/close': (p) => { extensions.documents.close(extensions.documentOf(p)); return {}; },
+  'documents/get': (p) => extensions.describe(extensions.documentOf(p), true),
+  'documents/list': () => ({ documents: extensions.documents.all().map((d) => extensions.describe(d)), active: extensions.documents.active ? extensions.documents.active.document.uri.toString() : undefined }),
+  'documents/language': (p) => ({ languageId: p.uri || p.path ? extensions.documents.languageOf(p.uri ? require('./types.js').Uri.parse(String(p.uri)) : require('./types.js').Uri.file(String(p.path))) : 'plaintext' }),
+  'documents/show': (p) => { extensions.documents.show(extensions.documentOf(p)); return {}; },
+  provide: (p) => extensions.languages.provide(p),
+  diagnostics: (p) => ({ diagnostics: extensions.languages.diagnostics(p.uri) }),
+  'tree/children': (p) => extensions.window.children(p),
+  'tree/views': () => ({ views: extensions.window.views() }),
   shutdown: async (p) => extensions.shutdown(p.deadlineMs || 2500),
 };
 

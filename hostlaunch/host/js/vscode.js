@@ -1,53 +1,17 @@
 'use strict';
-// The `vscode` module extensions run against: the subset of the API the
-// airvsx host implements. UI calls become events for the launcher.
+// The `vscode` module extensions run against (API version: the
+// launcher's apiVersion). The classes and enums are types.js; documents
+// and editors documents.js; language features languages.js; quick input,
+// tree views and terminals window.js; workspace.fs, providers and
+// configuration workspace.js; tasks tasks.js; the editor's own commands
+// builtins.js. What the user would see or answer becomes an event or a
+// "ui/*" request to the launcher.
 const fs = require('node:fs');
 const path = require('node:path');
-const { Uri } = require('./uri.js');
+const types = require('./types.js');
+const { never, token, Shared } = require('./shared.js');
 
-class Disposable {
-  constructor(fn) { this._fn = fn; }
-  static from(...ds) { return new Disposable(() => ds.forEach((d) => d && d.dispose())); }
-  dispose() { if (this._fn) { const f = this._fn; this._fn = null; f(); } }
-}
-
-class EventEmitter {
-  constructor() {
-    this._listeners = new Set();
-    // event subscribes a listener; it returns a Disposable.
-    this.event = (fn, thisArg, disposables) => {
-      const l = { fn, thisArg };
-      this._listeners.add(l);
-      const d = new Disposable(() => this._listeners.delete(l));
-      if (Array.isArray(disposables)) disposables.push(d);
-      return d;
-    };
-  }
-  fire(data) { for (const l of [...this._listeners]) l.fn.call(l.thisArg, data); }
-  dispose() { this._listeners.clear(); }
-}
-
-// FileType is vscode.FileType.
-const FileType = Object.freeze({ Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 });
-
-// workspaceFS is workspace.fs: every call is a request to the launcher,
-// which serves the workspace folders through os.Root (nothing outside
-// them: a path elsewhere needs the fsWide capability and is refused).
-function workspaceFS(ext, host) {
-  const ask = async (method, uri, extra) => {
-    const p = uri && (uri.fsPath || (typeof uri === 'string' ? uri : undefined));
-    if (typeof p !== 'string') throw new TypeError('workspace.fs: a file Uri is required');
-    return host.request('fs/' + method, Object.assign({ extension: ext.id, path: p }, extra));
-  };
-  return {
-    readFile: async (uri) => Buffer.from((await ask('readFile', uri)).data, 'base64'),
-    writeFile: async (uri, content) => { await ask('writeFile', uri, { data: Buffer.from(content).toString('base64') }); },
-    stat: (uri) => ask('stat', uri),
-    readDirectory: (uri) => ask('readDirectory', uri),
-    createDirectory: async (uri) => { await ask('createDirectory', uri); },
-    delete: async (uri, opts) => { await ask('delete', uri, { recursive: !!(opts && opts.recursive) }); },
-  };
-}
+const { Disposable, EventEmitter, Uri } = types;
 
 // memento is globalState/workspaceState, kept in file (JSON) so it lasts
 // as long as the storage directory.
@@ -66,6 +30,25 @@ function memento(file) {
   };
 }
 
+// environment is ExtensionContext.environmentVariableCollection: kept,
+// for the terminals a driver may start.
+function environment() {
+  const m = new Map();
+  const c = {
+    persistent: true, description: undefined,
+    replace: (k, v, o) => { m.set(k, { value: v, type: 1, options: o || {} }); },
+    append: (k, v, o) => { m.set(k, { value: v, type: 2, options: o || {} }); },
+    prepend: (k, v, o) => { m.set(k, { value: v, type: 3, options: o || {} }); },
+    get: (k) => m.get(k),
+    forEach: (fn, thisArg) => { for (const [k, v] of m) fn.call(thisArg, k, v, c); },
+    delete: (k) => { m.delete(k); },
+    clear: () => { m.clear(); },
+    getScoped: () => c,
+    [Symbol.iterator]: () => m.entries(),
+  };
+  return c;
+}
+
 // format fills {0} and {name} placeholders, as l10n.t does.
 const format = (msg, args) => msg.replace(/\{(\w+)\}/g, (all, k) => (args && args[k] !== undefined ? String(args[k]) : all));
 
@@ -74,19 +57,23 @@ const format = (msg, args) => msg.replace(/\{(\w+)\}/g, (all, k) => (args && arg
 module.exports = function createApi(ext, reg) {
   const { host, commands, opts } = reg;
   const emit = (kind, f) => host.emit(ext, kind, f);
-  const none = new EventEmitter().event; // an event that never fires
-  const folders = (opts.workspaceFolders || []).map((f, index) => ({ uri: Uri.file(f), name: path.basename(f), index }));
+  const on = (shared) => shared.event(ext);
+  const docs = reg.documents;
+  const ws = reg.workspace;
 
-  const message = (level) => (msg, ...items) => { emit('message', { level, text: String(msg) }); return Promise.resolve(undefined); };
   function outputChannel(name, o) {
     const out = (text) => emit('output', { name, text: String(text) });
     const ch = { name, append: out, appendLine: out, replace: out, clear() {}, show() {}, hide() {}, dispose() {} };
-    if (o && o.log) for (const lv of ['trace', 'debug', 'info', 'warn', 'error']) ch[lv] = (m, ...a) => emit('output', { name, level: lv, text: format(String(m), a) });
+    if (o && (o === true || o.log)) {
+      ch.logLevel = 3;
+      ch.onDidChangeLogLevel = never();
+      for (const lv of ['trace', 'debug', 'info', 'warn', 'error']) ch[lv] = (m, ...a) => emit('output', { name, level: lv, text: m instanceof Error ? String(m.stack || m) : format(String(m), a) });
+    }
     return ch;
   }
   function statusBarItem(id, alignment, priority) {
     if (typeof id !== 'string') { priority = alignment; alignment = id; id = ext.id; }
-    const item = { id, alignment: alignment || 1, priority, text: '', tooltip: undefined, command: undefined, visible: false };
+    const item = { id, name: undefined, alignment: alignment || 1, priority, text: '', tooltip: undefined, command: undefined, color: undefined, backgroundColor: undefined, accessibilityInformation: undefined, visible: false };
     const update = () => item.visible && emit('statusBar', { name: id, text: item.text });
     return Object.assign(item, {
       show() { item.visible = true; update(); },
@@ -94,23 +81,9 @@ module.exports = function createApi(ext, reg) {
       dispose() { item.visible = false; },
     });
   }
-  function configuration(section) {
-    const settings = opts.settings || {};
-    const lookup = (key) => {
-      const full = section ? section + '.' + key : key;
-      if (Object.prototype.hasOwnProperty.call(settings, full)) return settings[full];
-      return full.split('.').reduce((o, k) => (o && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined), settings);
-    };
-    return {
-      get: (k, d) => { const v = lookup(k); return v === undefined ? d : v; },
-      has: (k) => lookup(k) !== undefined,
-      inspect: (k) => ({ key: k, globalValue: lookup(k) }),
-      update: async () => {},
-    };
-  }
   function extension(e) {
     return {
-      id: e.id, extensionPath: e.dir, extensionUri: Uri.file(e.dir), packageJSON: e.desc.packageJSON || {},
+      id: e.id, extensionPath: e.dir, extensionUri: Uri.file(e.dir), packageJSON: e.desc.packageJSON || {}, extensionKind: 2,
       get isActive() { return e.state === 'active'; },
       get exports() { return e.exports; },
       activate: () => reg.activate(e),
@@ -127,60 +100,126 @@ module.exports = function createApi(ext, reg) {
     return { id, extensionPath: undefined, packageJSON: {}, isActive: true, exports: stand, activate: async () => stand };
   }
 
-  const api = {
+  // registerCommand refuses a command another extension declares.
+  function registerCommand(id, fn, thisArg) {
+    id = String(id);
+    if (typeof fn !== 'function') throw new TypeError(`command '${id}': the handler must be a function`);
+    if (commands.has(id)) throw new Error(`command '${id}' already exists`);
+    const owner = reg.commandOwners.get(id);
+    if (owner && owner.toLowerCase() !== ext.id.toLowerCase()) throw new Error(`command '${id}' is declared by ${owner}: ${ext.id} may not register it`);
+    commands.set(id, { fn, thisArg, ext });
+    host.notify('commands/registered', { command: id });
+    return new Disposable(() => commands.delete(id));
+  }
+
+  const api = Object.assign({}, types, {
     version: opts.apiVersion || '1.140.0',
-    Disposable, EventEmitter, Uri,
-    StatusBarAlignment: { Left: 1, Right: 2 },
-    ExtensionMode: { Production: 1, Development: 2, Test: 3 },
-    UIKind: { Desktop: 1, Web: 2 },
-    ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
-    ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2, Three: 3 },
-    ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
-    LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
     commands: {
-      registerCommand(id, fn, thisArg) {
-        id = String(id);
-        if (commands.has(id)) throw new Error(`command '${id}' already exists`);
-        const owner = reg.commandOwners.get(id);
-        if (owner && owner.toLowerCase() !== ext.id.toLowerCase()) throw new Error(`command '${id}' is declared by ${owner}: ${ext.id} may not register it`);
-        commands.set(id, { fn, thisArg, ext });
-        host.notify('commands/registered', { command: id });
-        return new Disposable(() => commands.delete(id));
+      registerCommand,
+      registerTextEditorCommand(id, fn, thisArg) {
+        return registerCommand(id, async (...args) => {
+          const ed = docs.active;
+          if (!ed) { emit('message', { level: 'warning', text: `command ${id} needs an active editor (open a document: --open, or documents/open and documents/show through the driver)` }); return undefined; }
+          const edits = [];
+          const builder = {
+            replace: (loc, v) => edits.push({ range: loc instanceof types.Position ? new types.Range(loc, loc) : loc, newText: String(v) }),
+            insert: (p, v) => edits.push({ range: new types.Range(p, p), newText: String(v) }),
+            delete: (loc) => edits.push({ range: loc, newText: '' }),
+            setEndOfLine: () => {},
+          };
+          const r = await fn.call(thisArg, ed, builder, ...args);
+          if (edits.length) docs.apply(ed.document, edits, 'editor');
+          return r;
+        });
       },
       executeCommand: (id, ...args) => reg.executeCommand(id, args),
-      getCommands: async () => [...commands.keys()],
+      getCommands: async (filterInternal) => [...commands.keys(), ...(filterInternal ? [] : reg.builtins.ids())],
     },
     window: {
-      showInformationMessage: message('info'),
-      showWarningMessage: message('warning'),
-      showErrorMessage: message('error'),
-      showQuickPick: async () => undefined,
-      showInputBox: async () => undefined,
       createOutputChannel: outputChannel,
       createStatusBarItem: statusBarItem,
-      withProgress: (o, task) => Promise.resolve(task({ report() {} }, { isCancellationRequested: false, onCancellationRequested: none })),
-      activeTextEditor: undefined,
-      visibleTextEditors: [],
-      onDidChangeActiveTextEditor: none,
+      setStatusBarMessage: (text, hide) => { emit('statusBar', { name: ext.id + '.message', text: String(text) }); return new Disposable(() => {}); },
+      withProgress: async (o, task) => {
+        const t = token(0);
+        const title = o && o.title ? String(o.title) : '';
+        if (title) emit('progress', { name: title, text: title });
+        return task({ report: (v) => { if (v && v.message) emit('progress', { name: title, text: String(v.message) }); } }, t.token);
+      },
+      get activeTextEditor() { return docs.active; },
+      get visibleTextEditors() { return docs.editors(); },
+      onDidChangeActiveTextEditor: on(docs.events.activeEditor),
+      onDidChangeVisibleTextEditors: on(docs.events.visibleEditors),
+      onDidChangeTextEditorSelection: on(docs.events.selection),
+      onDidChangeTextEditorVisibleRanges: on(docs.events.visibleRanges),
+      onDidChangeTextEditorOptions: on(docs.events.editorOptions),
+      onDidChangeTextEditorViewColumn: on(docs.events.viewColumn),
+      showTextDocument: async (d, column, preserveFocus) => {
+        const doc = d instanceof Uri || (d && typeof d.scheme === 'string' && !d.getText) ? await docs.openTextDocument(ext, d) : d;
+        if (!doc || typeof doc.getText !== 'function') throw new TypeError('showTextDocument: a TextDocument or a Uri is required');
+        const o = typeof column === 'object' && column ? column : { viewColumn: column, preserveFocus };
+        return docs.show(doc, o);
+      },
+      createTextEditorDecorationType: (options) => {
+        const key = `${ext.id}-decoration-${reg.nextId()}`;
+        return { key, options, dispose() {} };
+      },
+      registerFileDecorationProvider: () => new Disposable(() => {}),
+      registerUriHandler: (handler) => { reg.uriHandlers.set(ext.id.toLowerCase(), handler); return new Disposable(() => reg.uriHandlers.delete(ext.id.toLowerCase())); },
+      registerWebviewViewProvider: () => new Disposable(() => {}),
+      registerWebviewPanelSerializer: () => new Disposable(() => {}),
+      registerCustomEditorProvider: () => new Disposable(() => {}),
+      get state() { return { focused: true, active: true }; },
+      onDidChangeWindowState: never(),
+      get activeColorTheme() { return { kind: types.ColorThemeKind ? types.ColorThemeKind.Dark : 2 }; },
+      onDidChangeActiveColorTheme: never(),
+      tabGroups: { all: [], activeTabGroup: { isActive: true, viewColumn: 1, activeTab: undefined, tabs: [] }, onDidChangeTabs: never(), onDidChangeTabGroups: never(), close: async () => false },
+      get visibleNotebookEditors() { return []; },
+      activeNotebookEditor: undefined,
+      onDidChangeActiveNotebookEditor: never(),
+      onDidChangeVisibleNotebookEditors: never(),
+      onDidChangeNotebookEditorSelection: never(),
+      onDidChangeNotebookEditorVisibleRanges: never(),
     },
     workspace: {
-      workspaceFolders: folders.length ? folders : undefined,
-      name: folders.length ? folders[0].name : undefined,
-      rootPath: folders.length ? folders[0].uri.fsPath : undefined,
-      getConfiguration: configuration,
-      onDidChangeConfiguration: none,
-      onDidOpenTextDocument: (fn, thisArg, ds) => {
-        const l = (doc) => host.als.run({ ext, cause: undefined }, () => fn.call(thisArg, doc));
-        reg.listeners.openDocument.add(l);
-        const d = new Disposable(() => reg.listeners.openDocument.delete(l));
-        if (Array.isArray(ds)) ds.push(d);
-        return d;
-      },
-      textDocuments: [],
+      get workspaceFolders() { return reg.folders.length ? reg.folders.slice() : undefined; },
+      name: reg.folders.length ? reg.folders[0].name : undefined,
+      rootPath: reg.folders.length ? reg.folders[0].uri.fsPath : undefined,
+      workspaceFile: undefined,
+      getWorkspaceFolder: (uri) => reg.folders.find((f) => uri && uri.scheme === f.uri.scheme && (uri.fsPath === f.uri.fsPath || uri.fsPath.startsWith(f.uri.fsPath + '/'))),
+      updateWorkspaceFolders: () => false, // the sandbox mounted the folders it was given
+      onDidChangeWorkspaceFolders: on(ws.events.folders),
+      getConfiguration: (section, scope) => ws.configuration(ext, section, scope),
+      onDidChangeConfiguration: on(ws.events.config),
+      get textDocuments() { return docs.all(); },
+      openTextDocument: (a, o) => docs.openTextDocument(ext, a === undefined && o ? o : a),
+      onDidOpenTextDocument: on(docs.events.open),
+      onDidCloseTextDocument: on(docs.events.close),
+      onDidChangeTextDocument: on(docs.events.change),
+      onWillSaveTextDocument: on(docs.events.willSave),
+      onDidSaveTextDocument: on(docs.events.save),
+      saveAll: async () => { for (const d of docs.all()) if (d.isDirty && !d.isUntitled) await docs.save(d); return true; },
+      save: async (uri) => { const d = docs.get(uri); if (d && await docs.save(d)) return d.uri; return undefined; },
+      applyEdit: (we) => ws.applyEdit(ext, we),
+      findFiles: (include, exclude, max, tok) => ws.findFiles(ext, include, exclude, max, tok),
+      asRelativePath: (p, f) => ws.asRelativePath(p, f),
+      createFileSystemWatcher: (pattern, a, b, c) => ws.createFileSystemWatcher(ext, api, pattern, a, b, c),
+      registerTextDocumentContentProvider: (scheme, provider) => ws.registerTextDocumentContentProvider(ext, api, scheme, provider),
+      registerFileSystemProvider: (scheme, provider, o) => ws.registerFileSystemProvider(ext, api, scheme, provider, o),
+      registerTaskProvider: (type, provider) => reg.tasks.api(ext, api).registerTaskProvider(type, provider),
+      onDidCreateFiles: on(ws.events.createFiles),
+      onDidDeleteFiles: on(ws.events.deleteFiles),
+      onDidRenameFiles: on(ws.events.renameFiles),
+      onWillCreateFiles: never(), onWillDeleteFiles: never(), onWillRenameFiles: never(),
       isTrusted: true,
-      fs: workspaceFS(ext, host),
+      onDidGrantWorkspaceTrust: never(),
+      notebookDocuments: [],
+      onDidOpenNotebookDocument: never(), onDidCloseNotebookDocument: never(), onDidChangeNotebookDocument: never(),
+      onDidSaveNotebookDocument: never(), onWillSaveNotebookDocument: never(),
+      registerNotebookSerializer: () => new Disposable(() => {}),
+      fs: ws.fsFor(ext),
     },
-    FileType,
+    languages: null,
+    tasks: null,
     extensions: {
       getExtension: (id) => {
         const key = String(id).toLowerCase();
@@ -190,15 +229,45 @@ module.exports = function createApi(ext, reg) {
         return undefined;
       },
       get all() { return [...reg.exts.values()].map(extension); },
-      onDidChange: none,
+      onDidChange: never(),
     },
     env: {
-      appName: 'airvsx', appHost: 'desktop', language: 'en', uiKind: 1, machineId: 'airvsx', sessionId: String(process.pid),
-      clipboard: { readText: async () => '', writeText: async () => {} },
-      openExternal: async () => false,
+      appName: 'airvsx', appRoot: '', appHost: 'desktop', uriScheme: 'vscode', language: 'en', uiKind: 1, machineId: 'airvsx', sessionId: String(process.pid),
+      remoteName: undefined, shell: '', isNewAppInstall: false, isTelemetryEnabled: false, logLevel: 3,
+      onDidChangeTelemetryEnabled: never(), onDidChangeShell: never(), onDidChangeLogLevel: never(),
+      clipboard: { readText: async () => reg.clipboard, writeText: async (t) => { reg.clipboard = String(t); } },
+      openExternal: async (uri) => { emit('openExternal', { uri: String(uri) }); return false; },
+      asExternalUri: async (uri) => uri,
+      createTelemetryLogger: () => ({ isUsageEnabled: false, isErrorsEnabled: false, onDidChangeEnableStates: never(), logUsage() {}, logError() {}, dispose() {} }),
+    },
+    authentication: {
+      registerAuthenticationProvider: (id, label, provider) => {
+        reg.auth.set(String(id), { ext, label, provider });
+        const sub = typeof provider.onDidChangeSessions === 'function' ? provider.onDidChangeSessions(() => reg.authChanged.fire({ provider: { id, label } })) : undefined;
+        return new Disposable(() => { if (sub) sub.dispose(); reg.auth.delete(String(id)); });
+      },
+      getSession: async (id, scopes, o) => {
+        const p = reg.auth.get(String(id));
+        if (!p) return undefined; // no such account: there is no one to sign in
+        const sessions = await p.provider.getSessions(scopes, {});
+        if (sessions && sessions.length) return sessions[0];
+        if (o && (o.createIfNone || o.forceNewSession)) return p.provider.createSession(scopes || [], {});
+        return undefined;
+      },
+      getAccounts: async (id) => { const p = reg.auth.get(String(id)); return p ? (await p.provider.getSessions(undefined, {}) || []).map((s) => s.account) : []; },
+      onDidChangeSessions: on(reg.authChanged),
+    },
+    debug: {
+      activeDebugSession: undefined, activeDebugConsole: { append() {}, appendLine() {} }, breakpoints: [], activeStackItem: undefined,
+      onDidStartDebugSession: never(), onDidTerminateDebugSession: never(), onDidChangeActiveDebugSession: never(),
+      onDidReceiveDebugSessionCustomEvent: never(), onDidChangeBreakpoints: never(), onDidChangeActiveStackItem: never(),
     },
     l10n: { t: (m, ...a) => (typeof m === 'object' ? format(m.message, m.args) : format(String(m), a.length === 1 && typeof a[0] === 'object' ? a[0] : a)), bundle: undefined, uri: undefined },
-  };
+  });
+  api.languages = reg.languages.api(ext, api);
+  api.tasks = reg.tasks.api(ext, api);
+  // messages, quick input, trees and terminals (getters kept as getters)
+  Object.defineProperties(api.window, Object.getOwnPropertyDescriptors(reg.window.api(ext, api)));
 
   const s = ext.storage;
   api._context = {
@@ -210,9 +279,10 @@ module.exports = function createApi(ext, reg) {
     globalStoragePath: s.global, globalStorageUri: Uri.file(s.global),
     logPath: s.log, logUri: Uri.file(s.log),
     extensionMode: 1,
+    environmentVariableCollection: environment(),
     globalState: memento(path.join(s.global, '..', 'globalState.json')),
     workspaceState: memento(path.join(s.workspace, '..', 'workspaceState.json')),
-    secrets: { get: async () => undefined, store: async () => {}, delete: async () => {}, onDidChange: none },
+    secrets: { get: async (k) => reg.secrets.get(ext.id + '/' + k), store: async (k, v) => { reg.secrets.set(ext.id + '/' + k, String(v)); }, delete: async (k) => { reg.secrets.delete(ext.id + '/' + k); }, onDidChange: never() },
     asAbsolutePath: (rel) => path.join(ext.dir, rel),
   };
   return api;

@@ -1,0 +1,149 @@
+package host
+
+// Documents and language features, for an editor or the driver: the
+// launcher opens, changes, saves and closes documents in the host, asks
+// its providers (completion, hover, ...) and reads diagnostics and tree
+// views. The JSON shapes are the host's (js/documents.js,
+// js/languages.js, js/window.js) and are documented in docs/driver.md.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Document is a document to open: URI (any scheme) or Path (a file),
+// LanguageID ("" guesses from the name) and Text (nil reads the file
+// through the workspace broker).
+type Document struct {
+	URI        string  `json:"uri,omitempty"`
+	Path       string  `json:"path,omitempty"`
+	LanguageID string  `json:"languageId,omitempty"`
+	Text       *string `json:"text,omitempty"`
+	// Show makes it the active editor's document (the default, nil).
+	Show *bool `json:"show,omitempty"`
+}
+
+// DocumentInfo is an open document as the host has it.
+type DocumentInfo struct {
+	URI        string `json:"uri"`
+	LanguageID string `json:"languageId"`
+	Version    int    `json:"version"`
+	IsDirty    bool   `json:"isDirty"`
+	LineCount  int    `json:"lineCount"`
+	// Text is set by documents/get only.
+	Text string `json:"text,omitempty"`
+	// Saved is set by documents/save: false when the document could not
+	// be saved (read-only, closed).
+	Saved *bool `json:"saved,omitempty"`
+}
+
+// Requests answers: the methods Request passes to the host, with the
+// params each takes.
+var Requests = map[string]string{
+	"documents/open":     "Document",
+	"documents/change":   "{uri, version?, text} or {uri, version?, changes: [{range, text}]}",
+	"documents/save":     "{uri}",
+	"documents/close":    "{uri}",
+	"documents/get":      "{uri}",
+	"documents/list":     "{}",
+	"documents/show":     "{uri}",
+	"documents/language": "{uri}",
+	"provide":            "{kind, uri, position?, range?, options?, triggerCharacter?, newName?, only?, includeDeclaration?}",
+	"diagnostics":        "{uri?}",
+	"tree/children":      "{view, handle?}",
+	"tree/views":         "{}",
+}
+
+// Request sends one of Requests to the host and decodes its answer into
+// v (a pointer, or nil); it returns the events the request caused.
+// documents/open activates the extensions waiting for the document's
+// language first.
+func (h *Host) Request(ctx context.Context, method string, params json.RawMessage, v any) ([]Event, error) {
+	if _, ok := Requests[method]; !ok {
+		return nil, fmt.Errorf("%s: not a request the host answers (want one of %s)", method, strings.Join(requestNames(), ", "))
+	}
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	var events []Event
+	var lang string
+	if method == "documents/open" {
+		var d Document
+		if err := json.Unmarshal(params, &d); err != nil {
+			return nil, fmt.Errorf("documents/open: %w", err)
+		}
+		var err error
+		if lang, err = h.Language(ctx, d); err != nil {
+			return nil, err
+		}
+		if d.LanguageID == "" {
+			d.LanguageID = lang
+			params, _ = json.Marshal(d)
+		}
+		events, err = h.activateAll(ctx, h.waiting("onLanguage:"+lang), nil)
+		if err != nil {
+			return events, fmt.Errorf("open %s document: %w", lang, err)
+		}
+	}
+	more, err := h.call(ctx, method, params, v)
+	events = append(events, more...)
+	if err != nil && method == "documents/open" {
+		return events, fmt.Errorf("open %s document: %w", lang, err)
+	}
+	if err != nil {
+		return events, fmt.Errorf("%s: %w", method, err)
+	}
+	return events, nil
+}
+
+// Language returns the language of d: its LanguageID, else the host's
+// guess from its name (the extensions' contributed languages first).
+func (h *Host) Language(ctx context.Context, d Document) (string, error) {
+	if d.LanguageID != "" {
+		return d.LanguageID, nil
+	}
+	var r struct {
+		LanguageID string `json:"languageId"`
+	}
+	if _, err := h.call(ctx, "documents/language", map[string]string{"uri": d.URI, "path": d.Path}, &r); err != nil {
+		return "", fmt.Errorf("documents/language: %w", err)
+	}
+	return r.LanguageID, nil
+}
+
+// OpenDocument opens the file path (when not "") as a document of
+// language and makes it the active editor's, first activating the
+// extensions waiting for onLanguage:language. Without a path, the
+// document is a new untitled one. It returns the extensions activated
+// and the events caused.
+func (h *Host) OpenDocument(ctx context.Context, language, path string) ([]string, []Event, error) {
+	d := Document{Path: path, LanguageID: language}
+	exts := h.waiting("onLanguage:" + language)
+	params, _ := json.Marshal(d)
+	var r struct {
+		Document DocumentInfo `json:"document"`
+	}
+	events, err := h.Request(ctx, "documents/open", params, &r)
+	var activated []string
+	for _, e := range exts {
+		if h.isActivated(e.ID) {
+			activated = append(activated, e.ID)
+		}
+	}
+	if err != nil {
+		return activated, events, err
+	}
+	return activated, events, nil
+}
+
+func requestNames() []string {
+	var n []string
+	for k := range Requests {
+		n = append(n, k)
+	}
+	slices.Sort(n)
+	return n
+}
