@@ -10,6 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -79,10 +82,11 @@ func (h *Host) Request(ctx context.Context, method string, params json.RawMessag
 		if lang, err = h.Language(ctx, d); err != nil {
 			return nil, err
 		}
-		if d.LanguageID == "" {
-			d.LanguageID = lang
-			params, _ = json.Marshal(d)
+		if err := readText(&d); err != nil {
+			return nil, err
 		}
+		d.LanguageID = lang
+		params, _ = json.Marshal(d)
 		events, err = h.activateAll(ctx, h.waiting("onLanguage:"+lang), nil)
 		if err != nil {
 			return events, fmt.Errorf("open %s document: %w", lang, err)
@@ -137,6 +141,39 @@ func (h *Host) OpenDocument(ctx context.Context, language, path string) ([]strin
 		return activated, events, err
 	}
 	return activated, events, nil
+}
+
+// maxDocument caps a document the launcher reads for documents/open.
+const maxDocument = 50 << 20
+
+// readText sets d.Text, when nil, to the contents of the file d.Path
+// (made absolute): the launcher reads what its caller names, which may
+// lie outside the workspace (saving it back is the workspace broker's,
+// and is refused there).
+func readText(d *Document) error {
+	if d.Text != nil || d.Path == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(d.Path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", d.Path, err)
+	}
+	d.Path = abs
+	f, err := os.Open(abs)
+	if err != nil {
+		return fmt.Errorf("open document: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxDocument+1))
+	if err != nil {
+		return fmt.Errorf("open document %s: %w", abs, err)
+	}
+	if len(b) > maxDocument {
+		return fmt.Errorf("open document %s: larger than %d bytes", abs, maxDocument)
+	}
+	t := strings.TrimPrefix(string(b), "\uFEFF")
+	d.Text = &t
+	return nil
 }
 
 func requestNames() []string {
