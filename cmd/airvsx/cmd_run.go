@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,12 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
-	"github.com/airvsx/airvsx/hostlaunch/netbroker"
-	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/strictjson"
-	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/internal/termtext"
 )
 
@@ -40,6 +34,9 @@ type runOptions struct {
 	json       bool
 	auditLog   string
 	degraded   bool
+	answers    []string
+	save       bool
+	format     bool
 }
 
 func newRunCommand(g *globals) *cobra.Command {
@@ -139,6 +136,9 @@ write).`,
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
 	f.StringVar(&opts.auditLog, "audit-log", "", "append one JSON line per brokered spawn or fetch, and per broker refusal, to this file")
 	f.BoolVar(&opts.degraded, "insecure-degraded-isolation", false, "run even where a kernel sandbox layer is missing (logged, and shown by list)")
+	f.StringArrayVar(&opts.answers, "answer", nil, "answer the next question an extension asks: a quick pick's item label (or #N; comma-separated for several), an input box's text, a message's choice; - dismisses (repeat, in order)")
+	f.BoolVar(&opts.format, "format", false, "format each --open document with the best formatter for its language (applies its edits)")
+	f.BoolVar(&opts.save, "save", false, "at the end, save every document an extension changed (written back through the workspace broker)")
 	return cmd
 }
 
@@ -148,118 +148,79 @@ type runOutput struct {
 	Result    json.RawMessage `json:"result,omitempty"`
 	Events    []host.Event    `json:"events"`
 	Activated []string        `json:"activated"`
+	// Saved lists the documents --save wrote back.
+	Saved []string `json:"saved,omitempty"`
+	// Error is why run failed ("" when it did not).
+	Error string `json:"error,omitempty"`
 }
 
 func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (err error) {
 	log := g.logger()
-	dopts := install.DirOptions{Logger: log}
-	l, err := install.Load(ctx, opts.extensions, dopts)
-	if err != nil {
-		return fmt.Errorf("run: %w", noExtensionsHint(err, opts.extensions))
-	}
-	for _, w := range l.Warnings {
-		log.Warn(w)
-	}
-	sb, err := sandbox.New(sandbox.Options{AllowDegraded: opts.degraded, Logger: log})
-	if err != nil {
-		return fmt.Errorf("run: %w; no extension was started (run on a Linux kernel with unprivileged user namespaces, Landlock ABI 4 or newer and seccomp, or accept the risk with --insecure-degraded-isolation)", err)
-	}
-	iso := install.Isolation{Time: time.Now().UTC(), Layers: sb.Layers().String(), Degraded: sb.Degraded(), Missing: sb.Layers().Missing()}
-	if err := install.RecordIsolation(ctx, l.Dir, iso); err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	hopts := host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage, Heartbeat: opts.heartbeat,
-		Command: sb.Command, Spawn: sb.Spawn, Protected: []host.Protected{{Path: l.Dir, What: "the extensions directory"}}}
-	// The state directory holds the seal of installed.json and the
-	// trust state: no sandbox may reach it either.
-	if state, err := trust.DefaultStateDir(); err == nil {
-		hopts.Protected = append(hopts.Protected, host.Protected{Path: state, What: "airvsx's state directory"})
-	}
-	// The brokers: fetch through the network broker (the only HTTP client
-	// the host's extensions reach); every request audited.
-	hopts.Fetch = netbroker.New(netbroker.Options{})
-	if opts.auditLog != "" {
-		al, aerr := openAuditLog(opts.auditLog)
-		if aerr != nil {
-			return fmt.Errorf("run: %w", aerr)
-		}
-		defer func() {
-			if cerr := al.Close(); cerr != nil && err == nil {
-				err = fmt.Errorf("run: %w", cerr)
-			}
-		}()
-		hopts.Audit = al.record
-	}
-	var disabled []install.Record
-	for _, r := range l.Extensions {
-		if !r.Enabled {
-			disabled = append(disabled, r)
-			continue
-		}
-		hopts.Extensions = append(hopts.Extensions, extensionOf(l.Dir, r))
-	}
-	if opts.settings != "" {
-		b, err := os.ReadFile(opts.settings)
-		if err != nil {
-			return fmt.Errorf("run: settings: %w", err)
-		}
-		var m map[string]any
-		if err := strictjson.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("run: settings %s: %w", opts.settings, err)
-		}
-		hopts.Settings = b
-	}
-	if hopts.StorageDir == "" {
-		tmp, err := tempdir.New("", "airvsx-storage-", log)
-		if err != nil {
-			return fmt.Errorf("run: %w", err)
-		}
-		defer tmp.Remove()
-		hopts.StorageDir = tmp.Path
-	}
-	// An extension whose activation crashes the host twice in a row is
-	// disabled in installed.json.
-	disable := func(ctx context.Context, id, reason string) error {
-		xid, err := index.ParseID(id)
-		if err != nil {
-			return err
-		}
-		return install.Disable(ctx, l.Dir, xid, reason, dopts)
-	}
-	pool, err := host.LaunchPool(ctx, hopts, host.SuperviseOptions{Disable: disable})
+	ui := &answers{list: opts.answers, log: log}
+	pool, hopts, disabled, closePool, err := startPool(ctx, g, opts.poolOptions(), ui)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	defer closePool()
 	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: pool.Startup().Activated}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if cerr := pool.Close(cctx); cerr != nil {
-			log.Warn("stopping the extension hosts", "err", cerr)
+	// fail reports err: with --json the document still goes to stdout,
+	// with the error in it; otherwise the events go to stderr.
+	fail := func(err error) error {
+		out.Error = err.Error()
+		if opts.json {
+			if perr := g.printJSON(out); perr != nil {
+				log.Warn("printing the result", "err", perr)
+			}
+		} else {
+			writeRunEvents(g.stderr, out.Events)
 		}
-		recordActivations(cctx, log, l.Dir, pool.Activated())
-	}()
+		return fmt.Errorf("run: %w", err)
+	}
 	for _, s := range pool.Hosts() {
 		h := s.Host()
 		log.Info("extension host ready", "node", h.Info().Node, "pid", h.Info().PID)
 	}
+	failedAtStart := map[string]string{}
 	for _, f := range pool.Startup().Failed {
 		log.Warn("activation failed", "extension", f.Extension, "err", f.Error)
+		failedAtStart[strings.ToLower(f.Extension)] = f.Error
 	}
 	for _, e := range pool.Drain() {
 		log.Info("event at start", "extension", e.Extension, "kind", e.Kind, "text", e.Text)
+		// What went wrong at start is part of the run's record.
+		if e.Kind == host.KindActivationFailed || e.Kind == host.KindError || e.Kind == host.KindDenied {
+			out.Events = append(out.Events, e)
+		}
 	}
+	var opened []string
 	for _, doc := range opts.open {
 		lang, file, _ := strings.Cut(doc, ":")
 		dctx, cancel := context.WithTimeout(ctx, opts.timeout)
-		activated, events, err := pool.OpenDocument(dctx, lang, file)
+		params, _ := json.Marshal(host.Document{LanguageID: lang, Path: file})
+		res, events, err := pool.Request(dctx, "documents/open", params)
 		cancel()
 		out.Events = append(out.Events, events...)
 		if err != nil {
-			writeRunEvents(g.stderr, out.Events)
-			return fmt.Errorf("run: %w", timedOut(err, "opening a "+lang+" document", opts.timeout))
+			return fail(timedOut(err, "opening a "+lang+" document", opts.timeout))
 		}
-		log.Info("document opened", "language", lang, "activated", strings.Join(activated, ", "))
+		var r struct {
+			Activated []string          `json:"activated"`
+			Document  host.DocumentInfo `json:"document"`
+		}
+		json.Unmarshal(res, &r)
+		opened = append(opened, r.Document.URI)
+		log.Info("document opened", "language", lang, "uri", r.Document.URI, "activated", strings.Join(r.Activated, ", "))
+	}
+	if opts.format {
+		for _, uri := range opened {
+			dctx, cancel := context.WithTimeout(ctx, opts.timeout)
+			events, err := formatDocument(dctx, pool, uri)
+			cancel()
+			out.Events = append(out.Events, events...)
+			if err != nil {
+				return fail(timedOut(err, "formatting "+uri, opts.timeout))
+			}
+		}
 	}
 	if opts.command != "" {
 		cctx, cancel := context.WithTimeout(ctx, opts.timeout)
@@ -271,29 +232,123 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		}
 		out.Events = append(out.Events, lateEvents(ctx, log, pool, out.Events, opts.wait)...)
 		if err != nil {
-			writeRunEvents(g.stderr, out.Events)
 			if errors.Is(err, host.ErrNotFound) {
 				for _, r := range disabled {
 					if slices.Contains(r.Activation, "onCommand:"+opts.command) {
-						return fmt.Errorf("run: %w (%s provides it but is disabled: %s)", err, r.ID, r.Reason)
+						return fail(fmt.Errorf("%w (%s provides it but is disabled: %s)", err, r.ID, r.Reason))
+					}
+				}
+				// The command of an extension that failed to activate at start.
+				for _, e := range hopts.Extensions {
+					if why, ok := failedAtStart[strings.ToLower(e.ID)]; ok && slices.Contains(e.ActivationEvents, "onCommand:"+opts.command) {
+						return fail(fmt.Errorf("%w: %s declares it but failed to activate at start: %s", err, e.ID, why))
 					}
 				}
 				if known := knownCommands(hopts.Extensions); len(known) > 0 {
-					return fmt.Errorf("run: %w; the extensions that run declare: %s", err, strings.Join(known, ", "))
+					return fail(fmt.Errorf("%w; the extensions that run declare: %s", err, strings.Join(known, ", ")))
 				}
 			}
-			return fmt.Errorf("run: %w", err)
+			return fail(err)
 		}
 		out.Result = res.Value
+	} else if opts.wait > 0 {
+		out.Events = append(out.Events, lateEvents(ctx, log, pool, out.Events, opts.wait)...)
+	}
+	if opts.save {
+		sctx, cancel := context.WithTimeout(ctx, opts.timeout)
+		saved, events, err := saveDirty(sctx, pool)
+		cancel()
+		out.Events = append(out.Events, events...)
+		out.Saved = saved
+		if err != nil {
+			return fail(timedOut(err, "saving the documents", opts.timeout))
+		}
 	}
 	if opts.json {
 		return g.printJSON(out)
 	}
 	writeRunEvents(g.stdout, out.Events)
+	for _, s := range out.Saved {
+		fmt.Fprintf(g.stdout, "saved: %s\n", termtext.Escape(s))
+	}
 	if opts.command != "" {
 		_, err = fmt.Fprintf(g.stdout, "result: %s\n", termtext.Escape(string(out.Result)))
 	}
 	return err
+}
+
+// formatDocument asks the formatters for the document uri and applies
+// their edits (the best formatter's: one answer, as the editor takes).
+func formatDocument(ctx context.Context, pool *host.Pool, uri string) ([]host.Event, error) {
+	q, _ := json.Marshal(map[string]any{"kind": "formatting", "uri": uri})
+	res, events, err := pool.Request(ctx, "provide", q)
+	if err != nil {
+		return events, err
+	}
+	var r struct {
+		Items []struct {
+			Range     json.RawMessage `json:"range"`
+			NewText   string          `json:"newText"`
+			Extension string          `json:"extension"`
+		} `json:"items"`
+		Providers int `json:"providers"`
+		Errors    []struct {
+			Extension, Message string
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return events, fmt.Errorf("format %s: %w", uri, err)
+	}
+	if len(r.Errors) > 0 && len(r.Items) == 0 {
+		return events, fmt.Errorf("format %s: %s: %s", uri, r.Errors[0].Extension, r.Errors[0].Message)
+	}
+	if r.Providers == 0 {
+		return events, fmt.Errorf("format %s: no installed extension formats this document's language", uri)
+	}
+	var changes []map[string]any
+	for _, it := range r.Items {
+		if it.Extension != r.Items[0].Extension {
+			continue
+		}
+		changes = append(changes, map[string]any{"range": it.Range, "text": it.NewText})
+	}
+	if len(changes) == 0 {
+		return events, nil
+	}
+	c, _ := json.Marshal(map[string]any{"uri": uri, "changes": changes})
+	_, more, err := pool.Request(ctx, "documents/change", c)
+	return append(events, more...), err
+}
+
+// saveDirty saves every changed document; it returns their URIs.
+func saveDirty(ctx context.Context, pool *host.Pool) ([]string, []host.Event, error) {
+	res, events, err := pool.Request(ctx, "documents/list", nil)
+	if err != nil {
+		return nil, events, err
+	}
+	var l struct {
+		Documents []host.DocumentInfo `json:"documents"`
+	}
+	json.Unmarshal(res, &l)
+	var saved []string
+	for _, d := range l.Documents {
+		if !d.IsDirty {
+			continue
+		}
+		q, _ := json.Marshal(map[string]string{"uri": d.URI})
+		res, more, err := pool.Request(ctx, "documents/save", q)
+		events = append(events, more...)
+		if err != nil {
+			return saved, events, err
+		}
+		var s host.DocumentInfo
+		json.Unmarshal(res, &s)
+		if s.Saved == nil || !*s.Saved {
+			return saved, events, fmt.Errorf("save %s: the document cannot be saved (read-only)", d.URI)
+		}
+		saved = append(saved, d.URI)
+	}
+	return saved, events, nil
 }
 
 // defaultRunTimeout is run's --timeout.

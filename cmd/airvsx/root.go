@@ -95,6 +95,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newUninstallCommand(g),
 		newListCommand(g),
 		newRunCommand(g),
+		newHostCommand(g),
 		newCopyCommand(g),
 	)
 	return root

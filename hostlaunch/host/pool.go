@@ -143,6 +143,7 @@ func (p *Pool) ExecuteCommand(ctx context.Context, id string, args ...any) (*Res
 	r, err := p.hosts[i].ExecuteCommand(ctx, id, args...)
 	if r != nil {
 		r.Events = append(events, r.Events...)
+		r.Events = append(r.Events, p.Sync(ctx, r.Events)...)
 	}
 	return r, err
 }

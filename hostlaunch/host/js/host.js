@@ -78,7 +78,7 @@ const handlers = {
   'documents/open': (p) => extensions.openDocument(p),
   'documents/change': (p) => {
     const d = extensions.documentOf(p);
-    if (typeof p.text === 'string') extensions.documents.replaceAll(d, p.text, 'launcher');
+    if (typeof p.text === 'string') { if (p.text !== d.getText()) extensions.documents.replaceAll(d, p.text, 'launcher'); }
     else extensions.documents.apply(d, (p.changes || []).map((c) => ({ range: c.range, newText: c.text })), 'launcher');
     if (Number.isInteger(p.version) && p.version > d.version) d.version = p.version;
     return extensions.describe(d);

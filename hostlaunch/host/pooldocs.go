@@ -1,0 +1,194 @@
+package host
+
+// Documents and language features across a pool: every host holds every
+// open document (its extensions may provide for it), provider answers
+// and diagnostics are merged from every host, a tree view is asked of
+// the host that registered it, and an edit an extension makes in one
+// host is copied to the others (Sync).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Request sends one of Requests to the pool and returns its answer:
+// documents/open, change, close and show go to every host (documents/open
+// after activating, each in its own host, the other-host dependencies of
+// the extensions waiting for the document's language); documents/save,
+// get, list and language to the first; provide and diagnostics to every
+// host, their items merged; tree/children to the host of the view.
+func (p *Pool) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, []Event, error) {
+	if _, ok := Requests[method]; !ok {
+		return nil, nil, fmt.Errorf("%s: not a request the host answers (want one of %s)", method, strings.Join(requestNames(), ", "))
+	}
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	switch method {
+	case "documents/open":
+		var d Document
+		if err := json.Unmarshal(params, &d); err != nil {
+			return nil, nil, fmt.Errorf("documents/open: %w", err)
+		}
+		if err := readText(&d); err != nil {
+			return nil, nil, err
+		}
+		lang, err := p.hosts[0].Host().Language(ctx, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		d.LanguageID = lang
+		var events []Event
+		for _, g := range p.exts {
+			for _, e := range g {
+				if slices.Contains(e.ActivationEvents, "onLanguage:"+lang) {
+					ev, err := p.activateDeps(ctx, e, map[string]bool{})
+					events = append(events, ev...)
+					if err != nil {
+						return nil, events, fmt.Errorf("open %s document: %w", lang, err)
+					}
+				}
+			}
+		}
+		params, _ = json.Marshal(d)
+		res, ev, err := p.every(ctx, method, params)
+		return res, append(events, ev...), err
+	case "documents/change", "documents/close", "documents/show":
+		return p.every(ctx, method, params)
+	case "provide", "diagnostics", "tree/views":
+		return p.merged(ctx, method, params)
+	case "tree/children":
+		var q struct {
+			View string `json:"view"`
+		}
+		json.Unmarshal(params, &q)
+		for _, s := range p.hosts {
+			var r struct {
+				Views []struct {
+					View string `json:"view"`
+				} `json:"views"`
+			}
+			if _, err := s.Host().Request(ctx, "tree/views", nil, &r); err != nil {
+				return nil, nil, err
+			}
+			if slices.ContainsFunc(r.Views, func(v struct {
+				View string `json:"view"`
+			}) bool {
+				return v.View == q.View
+			}) {
+				return p.one(ctx, s.Host(), method, params)
+			}
+		}
+		return nil, nil, fmt.Errorf("tree/children: no tree view %q is registered (tree/views lists those that are)", q.View)
+	default:
+		return p.one(ctx, p.hosts[0].Host(), method, params)
+	}
+}
+
+func (p *Pool) one(ctx context.Context, h *Host, method string, params json.RawMessage) (json.RawMessage, []Event, error) {
+	var r json.RawMessage
+	ev, err := h.Request(ctx, method, params, &r)
+	if err != nil {
+		return nil, ev, err
+	}
+	ev = append(ev, p.Sync(ctx, ev)...)
+	return r, ev, nil
+}
+
+// every sends the request to every host; the answer is the first's.
+func (p *Pool) every(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, []Event, error) {
+	var first json.RawMessage
+	var events []Event
+	for i, s := range p.hosts {
+		var r json.RawMessage
+		ev, err := s.Host().Request(ctx, method, params, &r)
+		events = append(events, ev...)
+		if err != nil {
+			return nil, events, err
+		}
+		if i == 0 {
+			first = r
+		}
+	}
+	return first, append(events, p.Sync(ctx, events)...), nil
+}
+
+// merged sends the request to every host and concatenates the arrays of
+// their answers (items, errors, diagnostics, views); providers is summed.
+func (p *Pool) merged(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, []Event, error) {
+	out := map[string]any{}
+	var events []Event
+	providers := 0
+	for _, s := range p.hosts {
+		var r map[string]json.RawMessage
+		ev, err := s.Host().Request(ctx, method, params, &r)
+		events = append(events, ev...)
+		if err != nil {
+			return nil, events, err
+		}
+		for k, v := range r {
+			if k == "providers" {
+				var n int
+				json.Unmarshal(v, &n)
+				providers += n
+				continue
+			}
+			var list []json.RawMessage
+			if json.Unmarshal(v, &list) != nil {
+				out[k] = v
+				continue
+			}
+			prev, _ := out[k].([]json.RawMessage)
+			out[k] = append(append([]json.RawMessage{}, prev...), list...)
+		}
+	}
+	if method == "provide" {
+		out["providers"] = providers
+	}
+	b, err := json.Marshal(out)
+	return b, events, err
+}
+
+// Sync copies to every other host the documents that the edit events
+// among events say an extension changed: the text of the host that
+// runs the extension becomes every host's. It returns the events the
+// copies caused. Edits reported outside a request (Events) are the
+// caller's to pass here.
+func (p *Pool) Sync(ctx context.Context, events []Event) []Event {
+	if len(p.hosts) < 2 {
+		return nil
+	}
+	var out []Event
+	done := map[string]bool{}
+	for _, e := range events {
+		if e.Kind != KindEdit || e.URI == "" || done[e.URI] {
+			continue
+		}
+		done[e.URI] = true
+		src := p.hostOf(e.Extension)
+		if src < 0 {
+			src = 0
+		}
+		var d DocumentInfo
+		q, _ := json.Marshal(map[string]string{"uri": e.URI})
+		if _, err := p.hosts[src].Host().Request(ctx, "documents/get", q, &d); err != nil {
+			continue // closed since
+		}
+		ch, _ := json.Marshal(map[string]any{"uri": e.URI, "text": d.Text})
+		for i, s := range p.hosts {
+			if i == src {
+				continue
+			}
+			ev, err := s.Host().Request(ctx, "documents/change", ch, nil)
+			out = append(out, ev...)
+			if err != nil && !errors.Is(err, ErrExited) {
+				continue
+			}
+		}
+	}
+	return out
+}
