@@ -215,5 +215,5 @@ module.exports = function createApi(ext, reg) {
     secrets: { get: async () => undefined, store: async () => {}, delete: async () => {}, onDidChange: none },
     asAbsolutePath: (rel) => path.join(ext.dir, rel),
   };
-  return api;
+  return require('./unsupported.js').guard(api, require('./vscode-api.json'));
 };
