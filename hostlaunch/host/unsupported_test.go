@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -111,7 +112,7 @@ func TestUnsupportedMember(t *testing.T) {
 	root := t.TempDir()
 	e := ext(t, root, "a.webview", command("a.webview", "return typeof vscode.window.createWebviewPanel('v', 't', 1, {});"))
 	h := launch(t, root, Options{}, e)
-	ctx, cancel := context.WithTimeout(t.Context(), 10e9)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	_, err := h.ExecuteCommand(ctx, "a.webview.cmd")
 	var ce *CommandError
@@ -120,5 +121,23 @@ func TestUnsupportedMember(t *testing.T) {
 	}
 	if h.Err() != nil {
 		t.Fatalf("host ended: %v", h.Err())
+	}
+}
+
+// TestFixtureUnsupportedAPI runs the webview-panel fixture (the source
+// of testdata/vsix/unsupported/airvsx-test.webview-panel-1.0.0.vsix): its
+// command fails, naming the member the host lacks.
+func TestFixtureUnsupportedAPI(t *testing.T) {
+	dir, err := filepath.Abs("../../testdata/extensions/webview-panel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	e := Extension{ID: "airvsx-test.webview-panel", Path: dir, Main: "./extension.js", ActivationEvents: []string{"onCommand:webviewPanel.open"}}
+	h := launch(t, root, Options{}, e)
+	_, err = h.ExecuteCommand(t.Context(), "webviewPanel.open")
+	var ce *CommandError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "vscode.window.createWebviewPanel is not supported by the airvsx host") {
+		t.Fatalf("ExecuteCommand(webviewPanel.open) = %v; want a CommandError saying vscode.window.createWebviewPanel is not supported by the airvsx host", err)
 	}
 }
