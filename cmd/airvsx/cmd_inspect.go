@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airvsx/airvsx/hostlaunch/vscodeapi"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/internal/termtext"
 )
@@ -28,8 +29,10 @@ func newInspectCommand(g *globals) *cobra.Command {
 compression ratio, names, links and devices, collisions, size lies,
 encryption), reads and cross-checks its two manifests, and shows its ID,
 version, platform, engine range, activation events, contributions,
-dependencies, declared and statically detected capabilities, its files,
-and every problem found.
+dependencies, declared and statically detected capabilities, the VS Code
+API members its code names that the airvsx host does not implement
+("unsupported API": calling them fails), its files, and every problem
+found.
 
 Exit status 1 when the archive breaks a rule, is not a zip, or its
 manifests disagree; 0 otherwise (warnings are shown); 2 when the file
@@ -49,7 +52,7 @@ func runInspect(cmd *cobra.Command, g *globals, opts inspectOptions, path string
 		return fmt.Errorf("inspect: %w", err)
 	}
 	if opts.json {
-		if err := g.printJSON(in); err != nil {
+		if err := g.printJSON(inspectionJSON{in, unsupportedAPI(in)}); err != nil {
 			return err
 		}
 	} else if err := printInspection(g.stdout, in); err != nil {
@@ -59,6 +62,23 @@ func runInspect(cmd *cobra.Command, g *globals, opts inspectOptions, path string
 		return errFailed
 	}
 	return nil
+}
+
+// inspectionJSON is inspect --json: the inspection and the API members
+// its code names that the host does not implement.
+type inspectionJSON struct {
+	*vsix.Inspection
+	UnsupportedAPI []string `json:"unsupportedAPI"`
+}
+
+// unsupportedAPI lists the API members the package's code names that the
+// host does not implement, each as vscode.X; never nil.
+func unsupportedAPI(in *vsix.Inspection) []string {
+	out := []string{}
+	for _, n := range vscodeapi.Unsupported(in.APIMembers) {
+		out = append(out, "vscode."+n)
+	}
+	return out
 }
 
 func printInspection(w io.Writer, in *vsix.Inspection) error {
@@ -115,6 +135,7 @@ func printInspection(w io.Writer, in *vsix.Inspection) error {
 			detected = append(detected, fmt.Sprintf("%s (%s in %s)", f.Kind, f.Trigger, f.File))
 		}
 		row("capabilities detected", list(detected))
+		row("unsupported API", list(unsupportedAPI(in)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

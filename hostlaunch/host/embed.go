@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/airvsx/airvsx/hostlaunch/vscodeapi"
 	"github.com/airvsx/airvsx/internal/tempdir"
 )
 
@@ -16,11 +17,21 @@ import (
 //go:embed js/*.js js/*.mjs
 var js embed.FS
 
-// writeHost writes the host's scripts into a new private directory under
-// parent (the system's temporary directory when ""), read-only, and
-// returns the directory (which tempdir removes if this process is killed
-// before it does).
+// apiFile is the file, beside the scripts, that the guard over each
+// extension's vscode module (js/unsupported.js) reads: the names of the
+// VS Code API, vscodeapi's api.json.
+const apiFile = "vscode-api.json"
+
+// writeHost writes the host's scripts, and vscode-api.json, into a new
+// private directory under parent (the system's temporary directory when
+// ""), read-only, and returns the directory (which tempdir removes if
+// this process is killed before it does).
 func writeHost(parent string, log *slog.Logger) (*tempdir.Dir, error) {
+	return writeHostWith(parent, vscodeapi.APIJSON(), log)
+}
+
+// writeHostWith is writeHost with apiJSON as vscode-api.json.
+func writeHostWith(parent string, apiJSON []byte, log *slog.Logger) (*tempdir.Dir, error) {
 	td, err := tempdir.New(parent, "airvsx-host-", log)
 	if err != nil {
 		return nil, fmt.Errorf("host scripts: %w", err)
@@ -36,6 +47,9 @@ func writeHost(parent string, log *slog.Logger) (*tempdir.Dir, error) {
 		}
 		return os.WriteFile(filepath.Join(dir, d.Name()), b, 0o400)
 	})
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, apiFile), apiJSON, 0o400)
+	}
 	if err != nil {
 		td.Remove()
 		return nil, fmt.Errorf("host scripts: %w", err)

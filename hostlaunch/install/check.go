@@ -12,6 +12,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/airvsx/airvsx/hostlaunch/vscodeapi"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/policies"
@@ -111,7 +112,10 @@ type checkOptions struct {
 //   - every activation event is one the host honours, unless partial
 //     activation is allowed (then the others are recorded as ignored).
 //
-// Unknown contribution points and capability keys are logged and ignored.
+// Unknown contribution points and capability keys are logged and ignored,
+// and so are the VS Code API members the package's code names that the
+// host does not implement (vscodeapi.Unsupported): calling them fails,
+// but the extension may never call them, or handle the failure.
 func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []string) {
 	var problems []string
 	for _, p := range pkg.Report.Errors() {
@@ -188,6 +192,12 @@ func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []st
 		if g.Effective.Has(index.Spawn) {
 			c.programs = g.Programs
 		}
+	}
+	if u := vscodeapi.Unsupported(pkg.APIMembers); len(u) > 0 {
+		for i, n := range u {
+			u[i] = "vscode." + n
+		}
+		o.log.Warn("the extension's code names VS Code API the airvsx host does not implement: calling it fails", "ext", c.id.String(), "api", u)
 	}
 	if denied := slices.DeleteFunc(slices.Clone(c.declared), func(cp index.Capability) bool {
 		return slices.ContainsFunc(c.grants, func(g Grant) bool { return g.Capability == cp })

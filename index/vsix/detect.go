@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -105,7 +106,7 @@ var detectModules = []struct{ name, kind string }{
 // and trigger, and an error joining every file it could not read (the
 // findings are still complete for the other files).
 func Detect(fsys fs.FS, m *Manifest, opts DetectOptions) ([]Finding, error) {
-	found, errs := detect(fsys, m, opts)
+	found, _, errs := detect(fsys, m, opts)
 	var all []error
 	for _, e := range errs {
 		all = append(all, e)
@@ -131,9 +132,12 @@ type detector struct {
 	seen     map[Finding]bool
 	findings []Finding
 	errs     []*fileError
+	api      apiScanner
 }
 
-func detect(fsys fs.FS, m *Manifest, opts DetectOptions) ([]Finding, []*fileError) {
+// detect is Detect, and also returns the names of module vscode the
+// JavaScript files read (apiScanner.scan), sorted.
+func detect(fsys fs.FS, m *Manifest, opts DetectOptions) ([]Finding, []string, []*fileError) {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultDetectMaxFileBytes
 	}
@@ -172,6 +176,9 @@ func detect(fsys fs.FS, m *Manifest, opts DetectOptions) ([]Finding, []*fileErro
 	if err != nil {
 		d.errs = append(d.errs, &fileError{".", err})
 	}
+	if d.api.full {
+		d.add(FindingIncomplete, "", fmt.Sprintf("limit of %d vscode API names reached: later names not recorded", MaxAPIMembers))
+	}
 	if d.skipped > 0 {
 		d.add(FindingIncomplete, "", fmt.Sprintf("total scan limit of %d bytes reached: %d JavaScript file(s) not scanned", opts.MaxTotalBytes, d.skipped))
 	}
@@ -184,7 +191,7 @@ func detect(fsys fs.FS, m *Manifest, opts DetectOptions) ([]Finding, []*fileErro
 		}
 		return strings.Compare(a.Trigger, b.Trigger)
 	})
-	return d.findings, d.errs
+	return d.findings, slices.Sorted(maps.Keys(d.api.names)), d.errs
 }
 
 // entryPoint returns the archive path main or browser names, and the path
@@ -265,6 +272,7 @@ func (d *detector) file(name string) {
 	for _, u := range scanJS(data) {
 		d.add(u.kind, name, u.trigger)
 	}
+	d.api.scan(data)
 }
 
 // maxPEOffset caps how far into a file the PE header is looked for.

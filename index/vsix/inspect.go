@@ -39,9 +39,17 @@ type Inspection struct {
 	Declared      []string        `json:"declaredCapabilities"`
 	Unknown       []string        `json:"unknownCapabilities,omitempty"` // declared keys airvsx does not know: denied
 	Detected      []index.Finding `json:"detectedCapabilities"`
-	Assets        Assets          `json:"-"`
-	Files         []InspectFile   `json:"files"`
-	Problems      []Problem       `json:"problems"`
+	// APIMembers lists, sorted, the names of module vscode the package's
+	// JavaScript names: "Top" (vscode.Uri) or "Top.member"
+	// (vscode.window.createWebviewPanel), read statically from its
+	// JavaScript files as Detect reads them, bundles included (see
+	// apiScanner.scan for what is recognized; minified bundles show little), at
+	// most MaxAPIMembers. Not all are API names: hostlaunch/vscodeapi
+	// tells which are, and which the host implements.
+	APIMembers []string      `json:"apiMembers"`
+	Assets     Assets        `json:"-"`
+	Files      []InspectFile `json:"files"`
+	Problems   []Problem     `json:"problems"`
 }
 
 // InspectEvent is one activation event, explicit or implied by a
@@ -89,6 +97,7 @@ func Inspect(ctx context.Context, path string, opts Options) (*Inspection, error
 		ExtensionPack: []string{},
 		Declared:      []string{},
 		Detected:      []index.Finding{},
+		APIMembers:    []string{},
 		Files:         []InspectFile{},
 		Problems:      []Problem{},
 	}
@@ -133,6 +142,7 @@ func Inspect(ctx context.Context, path string, opts Options) (*Inspection, error
 	for _, f := range pkg.Detected {
 		in.Detected = append(in.Detected, index.Finding(f))
 	}
+	in.APIMembers = append(in.APIMembers, pkg.APIMembers...)
 	if m := pkg.Manifest; m != nil {
 		in.DisplayName, in.Description = m.DisplayName, m.Description
 		in.Engine = m.Engines["vscode"]

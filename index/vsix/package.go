@@ -74,6 +74,10 @@ type Package struct {
 
 	Declared index.CapabilitySet
 	Detected []Finding
+	// APIMembers lists, sorted, the names of module vscode the package's
+	// JavaScript reads: "Top" or "Top.member" (see Inspection.APIMembers),
+	// at most MaxAPIMembers.
+	APIMembers []string
 
 	// Report holds every problem: manifest errors and warnings, agreement
 	// and asset checks, detection limits.
@@ -138,8 +142,8 @@ func ReadPackageWith(fsys fs.FS, opts PackageOptions) *Package {
 	checkStorable(pkg, r)
 	dopts := opts.Detect
 	dopts.ManifestFile = PackageJSONPath
-	found, errs := detect(fsys, m, dopts)
-	pkg.Detected = found
+	found, api, errs := detect(fsys, m, dopts)
+	pkg.Detected, pkg.APIMembers = found, api
 	for _, e := range errs {
 		r.Errorf(e.File, "", RuleUnreadable, "%v", e.Err)
 	}

@@ -114,4 +114,11 @@ chmod 0644 "$esc/native/addon.node"
 mkdir -p "$out/hostile"
 out="$out/hostile" build escape-suite
 
-(cd "$out" && sha256sum -- *.vsix hostile/*.vsix)
+# An extension whose command calls an API member the host does not
+# implement (hostlaunch/host's TestFixtureUnsupportedAPI, inspect and
+# install in testdata/script/unsupported_api.txtar). In a subfolder, out
+# of the fixture Open VSX server's reach, like escape-suite.
+mkdir -p "$here/unsupported"
+out="$here/unsupported" build webview-panel
+
+(cd "$here" && sha256sum -- *.vsix hostile/*.vsix unsupported/*.vsix)

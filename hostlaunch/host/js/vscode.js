@@ -285,5 +285,5 @@ module.exports = function createApi(ext, reg) {
     secrets: { get: async (k) => reg.secrets.get(ext.id + '/' + k), store: async (k, v) => { reg.secrets.set(ext.id + '/' + k, String(v)); }, delete: async (k) => { reg.secrets.delete(ext.id + '/' + k); }, onDidChange: never() },
     asAbsolutePath: (rel) => path.join(ext.dir, rel),
   };
-  return api;
+  return require('./unsupported.js').guard(api, require('./vscode-api.json'));
 };
