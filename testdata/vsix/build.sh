@@ -121,4 +121,10 @@ out="$out/hostile" build escape-suite
 mkdir -p "$here/unsupported"
 out="$here/unsupported" build webview-panel
 
-(cd "$here" && sha256sum -- *.vsix hostile/*.vsix unsupported/*.vsix)
+# The extensions the host's editor features are tested with (documents,
+# language features, tree views, quick input, the driver): in a subfolder,
+# out of the fixture Open VSX server's listing.
+mkdir -p "$here/host"
+out="$here/host" build lang-tools
+
+(cd "$here" && sha256sum -- *.vsix hostile/*.vsix unsupported/*.vsix host/*.vsix)
