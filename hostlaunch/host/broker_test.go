@@ -51,7 +51,7 @@ const ops = {
     let out = '';
     c.stdout.on('data', (d) => { out += d; });
     c.on('error', (e) => resolve({ error: e.message, code: e.code }));
-    c.on('close', (code, signal) => resolve({ stdout: out, code, signal, pid: c.pid === undefined }));
+    c.on('close', (code, signal) => resolve({ stdout: out, code, signal, pid: c.pid >= 1 << 22 }));
   }),
   spawnInput: (f, args, input) => new Promise((resolve) => {
     const c = cp.spawn(f, args);
@@ -120,7 +120,7 @@ const ops = {
 	t.Run("spawn", func(t *testing.T) {
 		o, _ := call(t, "spawn", "/bin/echo", []string{"hello"})
 		if o.Stdout != "hello\n" || o.Code != float64(0) || !o.PID {
-			t.Errorf("spawn /bin/echo hello = %+v; want stdout \"hello\\n\", code 0, no pid", o)
+			t.Errorf("spawn /bin/echo hello = %+v; want stdout \"hello\\n\", code 0, a virtual pid", o)
 		}
 	})
 	t.Run("spawn with stdin", func(t *testing.T) {
@@ -184,7 +184,16 @@ const ops = {
 			t.Errorf("process.getBuiltinModule('child_process').execFileSync = %+v; want the broker's refusal", o)
 		}
 	})
-	for _, op := range []string{"sync", "spawnSync", "fork"} {
+	t.Run("refused fork", func(t *testing.T) {
+		o, r := call(t, "fork")
+		if !strings.Contains(o.Thrown, "may not call child_process.fork: its IPC channel cannot be brokered") || !strings.Contains(o.Thrown, "over stdio") || o.Code != "ERR_AIRVSX_DENIED" {
+			t.Errorf("fork = %+v; want a refusal saying IPC cannot be brokered, pointing at stdio", o)
+		}
+		if !hasText(r.Events, KindDenied, "fork") {
+			t.Errorf("no denied event among %+v", r.Events)
+		}
+	})
+	for _, op := range []string{"sync", "spawnSync"} {
 		t.Run("refused "+op, func(t *testing.T) {
 			o, r := call(t, op)
 			name := map[string]string{"sync": "execFileSync", "spawnSync": "spawnSync", "fork": "fork"}[op]

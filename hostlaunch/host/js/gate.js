@@ -135,7 +135,17 @@ exports.install = function (host, reg, belted) {
   process.binding = gated('process.binding', null);
   process._linkedBinding = gated('process._linkedBinding', null);
   process.dlopen = gated('process.dlopen', null);
-  process.kill = gated('process.kill', 'spawn', process.kill);
+  // process.kill signals a brokered child by its virtual pid (spawn.js),
+  // for the extension that started it; a real pid is for the kernel to
+  // refuse (spawn granted), else refused here.
+  const kill = gated('process.kill', 'spawn', process.kill);
+  process.kill = function (pid, sig) {
+    const child = host.children.get(Number(pid));
+    if (!child || child._ext !== current()) return kill.apply(this, arguments);
+    if (sig === 0 || sig === '0') return true;
+    child.kill(sig === undefined ? 'SIGTERM' : sig);
+    return true;
+  };
   process.chdir = gated('process.chdir', null);
   process.abort = gated('process.abort', null);
   // process.execve (node 23.11+) would replace the host with node

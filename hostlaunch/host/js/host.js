@@ -4,7 +4,10 @@
 // 'json' serialization: one JSON message per line) and speaks JSON-RPC 2.0
 // over it. Handshake: host -> "ready" {node, pid}; launcher -> "initialize"
 // {extensions, workspace, ...}; then requests "executeCommand",
-// "openDocument", "ping", "shutdown". The host sends "event" notifications.
+// "openDocument", "ping", "shutdown", and for the streamed programs of
+// spawn.js the request "spawn/data" (answered when the chunk is taken:
+// the launcher's back-pressure) and the notification "spawn/exit". The
+// host sends "event" notifications and the brokers' requests.
 const { AsyncLocalStorage } = require('node:async_hooks');
 
 const reallyExit = process.reallyExit.bind(process); // kept before gate.js replaces it
@@ -53,7 +56,13 @@ function notify(method, params) {
   send({ method, params });
 }
 
-const host = { als, emit, reallyExit, request, notify };
+// streams are the streamed children of spawn.js by token (their
+// "spawn/data" and "spawn/exit" handlers); children the same by virtual
+// pid, for process.kill (gate.js).
+const streams = new Map();
+const children = new Map();
+
+const host = { als, emit, reallyExit, request, notify, streams, children };
 const extensions = require('./extensions.js')(host);
 const gate = require('./gate.js');
 
@@ -72,6 +81,17 @@ const handlers = {
   executeCommand: async (p) => ({ value: jsonSafe(await extensions.executeCommand(p.command, p.args || [])) }),
   openDocument: async (p) => ({ activated: await extensions.openDocument(p.language, p.path) }),
   shutdown: async (p) => extensions.shutdown(p.deadlineMs || 2500),
+  // A chunk of a streamed child's output: answered once it is taken.
+  'spawn/data': (p) => {
+    const s = streams.get(p.token);
+    if (!s) throw new Error(`no streamed program ${p.token}`);
+    return s.data(p.stream, p.data);
+  },
+  // A streamed child ended (a notification).
+  'spawn/exit': (p) => {
+    const s = streams.get(p.token);
+    if (s) s.exit(p);
+  },
 };
 
 const util = require('node:util');
