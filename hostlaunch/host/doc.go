@@ -52,8 +52,14 @@
 // Inside the host, require is gated per extension (the JavaScript seat
 // belt, js/gate.js): an extension resolves its own files, then vscode,
 // then harmless built-ins; fs is limited to its folder, its storage and the
-// workspace; child_process, net, http and the like, fetch, native addons,
-// process.binding and process.exit are refused with an error naming the
-// capability (spawn, network, fsWide) they would need; code that runs for
-// no extension gets only the harmless built-ins.
+// workspace; child_process, net, http and the like load for every
+// extension, but without their capability (or, for the network, always:
+// fetch is its broker) they are facades whose functions and classes throw
+// when called or constructed, while their constants and pure functions
+// (http.STATUS_CODES, net.isIP) work: denied at use, not at load. fetch,
+// native addons, process.binding and process.exit are refused with an
+// error naming the capability (spawn, network, fsWide) they would need;
+// built-ins in no list (vm, inspector, v8, ...) are refused at load, and
+// so is every gated one imported (import()) rather than required; code
+// that runs for no extension gets only the harmless built-ins.
 package host
