@@ -94,6 +94,12 @@ build hello-command darwin-arm64
 build demo-pack
 build uses-git
 build unsigned-tool
+# An extension that talks to node over stdio for its whole life, as a
+# language client does (the streaming spawn broker). It goes to local/,
+# out of the fixture Open VSX server's reach, whose catalog the mirror
+# and site tests know by heart.
+mkdir -p "$out/local"
+out="$out/local" build stream-echo
 
 # The hostile extension of the kernel sandbox tests
 # (hostlaunch/sandbox/escape_test.go). Its native files are committed and
@@ -114,4 +120,4 @@ chmod 0644 "$esc/native/addon.node"
 mkdir -p "$out/hostile"
 out="$out/hostile" build escape-suite
 
-(cd "$out" && sha256sum -- *.vsix hostile/*.vsix)
+(cd "$out" && sha256sum -- *.vsix local/*.vsix hostile/*.vsix)
