@@ -76,20 +76,26 @@ func (h *Host) brokered(a *Audit, capability string, cause *int64) (*Extension, 
 // (a fetch's response body encoded as it is written).
 func (h *Host) serveBroker(id int64, params json.RawMessage, t *ticket, serve func(json.RawMessage, *ticket) (any, error)) {
 	res, err := serve(params, t)
-	var rerr *rpcError
-	var de *deniedError
-	var be *busyError
-	switch {
-	case errors.As(err, &de):
-		rerr = &rpcError{Code: codeDenied, Message: de.Msg}
-	case errors.As(err, &be):
-		rerr = &rpcError{Code: codeBusy, Message: be.Msg}
-	case err != nil:
-		rerr = &rpcError{Code: -32000, Message: err.Error()}
-	}
+	rerr := rpcErrorOf(err)
 	if r, ok := res.(*fetchResult); ok && rerr == nil {
 		h.replyBlob(id, r, "body", r.Body, "fetch")
 		return
 	}
 	h.reply(id, res, rerr, "broker")
+}
+
+// rpcErrorOf is the JSON-RPC error answering a broker request that failed
+// with err (nil for nil): a refusal, a limit, or another failure.
+func rpcErrorOf(err error) *rpcError {
+	var de *deniedError
+	var be *busyError
+	switch {
+	case errors.As(err, &de):
+		return &rpcError{Code: codeDenied, Message: de.Msg}
+	case errors.As(err, &be):
+		return &rpcError{Code: codeBusy, Message: be.Msg}
+	case err != nil:
+		return &rpcError{Code: -32000, Message: err.Error()}
+	}
+	return nil
 }

@@ -51,7 +51,7 @@ const ops = {
     let out = '';
     c.stdout.on('data', (d) => { out += d; });
     c.on('error', (e) => resolve({ error: e.message, code: e.code }));
-    c.on('close', (code, signal) => resolve({ stdout: out, code, signal, pid: c.pid === undefined }));
+    c.on('close', (code, signal) => resolve({ stdout: out, code, signal, pid: c.pid >= 1 << 22 }));
   }),
   spawnInput: (f, args, input) => new Promise((resolve) => {
     const c = cp.spawn(f, args);
@@ -76,7 +76,7 @@ const ops = {
 	e := ext(t, root, "a.runner", js+command("a.runner", "try { return await ops[a[0]](...a.slice(1)); } catch (err) { return { thrown: err.message, code: err.code }; }"))
 	e.Capabilities = []string{"spawn"}
 	e.Programs = []string{"/bin/echo", "/bin/sleep", "/bin/cat"}
-	no := ext(t, root, "a.nospawn", command("a.nospawn", "return require('child_process');"))
+	no := ext(t, root, "a.nospawn", command("a.nospawn", "const cp = require('child_process'); return cp.spawn('/bin/echo');"))
 	var got collect.List[Audit] // Options.Audit's records
 	h := launch(t, root, Options{Workspace: []string{ws}, Audit: got.Add}, e)
 	// Granted nothing, so in a host of its own.
@@ -120,7 +120,7 @@ const ops = {
 	t.Run("spawn", func(t *testing.T) {
 		o, _ := call(t, "spawn", "/bin/echo", []string{"hello"})
 		if o.Stdout != "hello\n" || o.Code != float64(0) || !o.PID {
-			t.Errorf("spawn /bin/echo hello = %+v; want stdout \"hello\\n\", code 0, no pid", o)
+			t.Errorf("spawn /bin/echo hello = %+v; want stdout \"hello\\n\", code 0, a virtual pid", o)
 		}
 	})
 	t.Run("spawn with stdin", func(t *testing.T) {
@@ -184,7 +184,16 @@ const ops = {
 			t.Errorf("process.getBuiltinModule('child_process').execFileSync = %+v; want the broker's refusal", o)
 		}
 	})
-	for _, op := range []string{"sync", "spawnSync", "fork"} {
+	t.Run("refused fork", func(t *testing.T) {
+		o, r := call(t, "fork")
+		if !strings.Contains(o.Thrown, "may not call child_process.fork: its IPC channel cannot be brokered") || !strings.Contains(o.Thrown, "over stdio") || o.Code != "ERR_AIRVSX_DENIED" {
+			t.Errorf("fork = %+v; want a refusal saying IPC cannot be brokered, pointing at stdio", o)
+		}
+		if !hasText(r.Events, KindDenied, "fork") {
+			t.Errorf("no denied event among %+v", r.Events)
+		}
+	})
+	for _, op := range []string{"sync", "spawnSync"} {
 		t.Run("refused "+op, func(t *testing.T) {
 			o, r := call(t, op)
 			name := map[string]string{"sync": "execFileSync", "spawnSync": "spawnSync", "fork": "fork"}[op]
@@ -197,8 +206,9 @@ const ops = {
 		})
 	}
 	t.Run("no spawn capability", func(t *testing.T) {
+		// require('child_process') loads; spawn is what is denied.
 		_, err := hNo.ExecuteCommand(t.Context(), "a.nospawn.cmd")
-		if err == nil || !strings.Contains(err.Error(), `require('child_process'): it needs the "spawn" capability`) {
+		if err == nil || !strings.Contains(err.Error(), `may not call child_process.spawn: it needs the "spawn" capability`) || !strings.Contains(err.Error(), "a.nospawn") {
 			t.Errorf("err %v; want a refusal naming spawn", err)
 		}
 	})
@@ -311,7 +321,7 @@ func TestFetchBroker(t *testing.T) {
 	js := `async (u, init) => { try { const r = await fetch(u, init); return { status: r.status, statusText: r.statusText, body: await r.text(), echo: r.headers.get('x-echo'), type: r.headers.get('content-type'), ok: r.ok, isResponse: r instanceof Response }; } catch (err) { return { error: err.message, code: typeof err.code === 'string' ? err.code : err.name }; } }`
 	e := ext(t, root, "a.fetcher", "const f = "+js+";\n"+command("a.fetcher", "return f(a[0], a[1] === 'abort' ? { signal: AbortSignal.abort() } : a[1]);"))
 	e.Capabilities, e.AllowedHosts = []string{"network"}, []string{"127.0.0.1:8080", "*.example.com"}
-	http := ext(t, root, "a.http", command("a.http", "return a[1] ? process.getBuiltinModule(a[0]) : require(a[0]);"))
+	http := ext(t, root, "a.http", command("a.http", "const m = a[1] ? process.getBuiltinModule(a[0]) : require(a[0]); return m[{ http: 'request', 'node:https': 'get', net: 'connect', tls: 'connect', dns: 'lookup' }[a[0]]]('example.com');"))
 	http.Capabilities, http.AllowedHosts = e.Capabilities, e.AllowedHosts
 	no := ext(t, root, "a.nonet", command("a.nonet", "return await fetch('http://127.0.0.1:8080/');"))
 	f := &fakeFetcher{}

@@ -61,6 +61,13 @@ func (h *Host) handle(m incoming) {
 	case m.ID != nil && m.Method == "spawn/run":
 		// A running program holds up to 1 MiB of each output.
 		h.admit(*m.ID, spawnBroker, m.Params, 2*int64(len(m.Params))+2*maxSpawnOutput, func(t *ticket) { h.serveBroker(*m.ID, m.Params, t, h.serveSpawn) })
+	case m.ID != nil && m.Method == "spawn/start":
+		// A stream holds one chunk of each output while the host takes it.
+		h.admit(*m.ID, streamBroker, m.Params, 2*int64(len(m.Params))+4*streamChunk, func(t *ticket) { h.serveStart(*m.ID, m.Params, t) })
+	case m.ID != nil && m.Method == "spawn/write":
+		h.admit(*m.ID, writeBroker, m.Params, 2*int64(len(m.Params)), func(t *ticket) { h.serveBroker(*m.ID, m.Params, t, h.serveWrite) })
+	case m.ID != nil && m.Method == "spawn/end":
+		h.admit(*m.ID, writeBroker, m.Params, 2*int64(len(m.Params)), func(t *ticket) { h.serveBroker(*m.ID, m.Params, t, h.serveEnd) })
 	case m.ID != nil && m.Method == "spawn/kill":
 		h.admit(*m.ID, killBroker, m.Params, 2*int64(len(m.Params)), func(t *ticket) { h.serveBroker(*m.ID, m.Params, t, h.serveSpawnKill) })
 	case m.ID != nil && strings.HasPrefix(m.Method, "ui/"):

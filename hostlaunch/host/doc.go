@@ -11,6 +11,18 @@
 // the host sends "event" and "commands/registered" notifications and the
 // brokers' requests ("fs/...", "spawn/...", "net/fetch").
 //
+// The spawn broker runs a program either to its end ("spawn/run": the
+// output comes with the answer, capped; execFile, exec) or streamed
+// ("spawn/start", stream.go: child_process.spawn, which a language client
+// needs): the launcher sends its output as "spawn/data" requests the host
+// answers once the extension takes the chunk, so a slow reader holds the
+// program, never the launcher's memory, and "spawn/exit" once it has
+// ended; "spawn/write" and "spawn/end" feed and close its stdin,
+// "spawn/kill" signals it. A host runs at most 8 streams at once; they
+// have no deadline unless the extension gives one, and end with the host.
+// In the host a streamed child has a virtual pid (1<<22 up, never a real
+// one) that process.kill signals through the broker.
+//
 // The host is one process: any code in it can send any message under any
 // name. So identity is the launcher's, never the host's claim. The launcher
 // decides what activates and when (activation.go), so it blames a host's
@@ -40,8 +52,14 @@
 // Inside the host, require is gated per extension (the JavaScript seat
 // belt, js/gate.js): an extension resolves its own files, then vscode,
 // then harmless built-ins; fs is limited to its folder, its storage and the
-// workspace; child_process, net, http and the like, fetch, native addons,
-// process.binding and process.exit are refused with an error naming the
-// capability (spawn, network, fsWide) they would need; code that runs for
-// no extension gets only the harmless built-ins.
+// workspace; child_process, net, http and the like load for every
+// extension, but without their capability (or, for the network, always:
+// fetch is its broker) they are facades whose functions and classes throw
+// when called or constructed, while their constants and pure functions
+// (http.STATUS_CODES, net.isIP) work: denied at use, not at load. fetch,
+// native addons, process.binding and process.exit are refused with an
+// error naming the capability (spawn, network, fsWide) they would need;
+// built-ins in no list (vm, inspector, v8, ...) are refused at load, and
+// so is every gated one imported (import()) rather than required; code
+// that runs for no extension gets only the harmless built-ins.
 package host

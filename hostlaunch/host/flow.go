@@ -30,6 +30,11 @@ var (
 	// Each spawn request holds a running program: at most 4 at once.
 	spawnBroker = broker{"spawn", 4}
 	killBroker  = broker{"spawn/kill", 32}
+	// Each spawn/start holds a streamed program for its whole life (a
+	// language server's is the session's): at most 8 at once.
+	streamBroker = broker{"spawn stream", 8}
+	// spawn/write and spawn/end wait for the program to take its input.
+	writeBroker = broker{"spawn/write", 32}
 	// uiBroker: the questions waiting for the user (ui.go).
 	uiBroker = broker{"ui", 4}
 )

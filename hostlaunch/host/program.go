@@ -26,7 +26,49 @@ type spawner struct {
 	groups map[int]bool
 	tokens map[string]int         // extension NUL token -> process group
 	sent   map[int]syscall.Signal // process group -> the last signal spawn/kill sent it
-	wg     sync.WaitGroup
+	// streams are the streamed programs' stdins by extension NUL token
+	// (nil: reserved while the program starts).
+	streams map[string]*stream
+	wg      sync.WaitGroup
+}
+
+// reserve claims key for a streamed program; false when it is taken.
+func (s *spawner) reserve(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streams == nil {
+		s.streams = map[string]*stream{}
+	}
+	if _, ok := s.streams[key]; ok {
+		return false
+	}
+	s.streams[key] = nil
+	return true
+}
+
+// release gives back a key reserve claimed for a program that did not
+// start.
+func (s *spawner) release(key string) { s.removeStream(key) }
+
+// setStream records the stdin of the streamed program key.
+func (s *spawner) setStream(key string, st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams[key] = st
+}
+
+// removeStream forgets the streamed program key.
+func (s *spawner) removeStream(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.streams, key)
+}
+
+// stream is the stdin of the streamed program key, nil when none runs.
+func (s *spawner) stream(key string) *stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams[key]
 }
 
 // close kills every running group and waits for their brokers.

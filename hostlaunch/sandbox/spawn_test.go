@@ -198,3 +198,59 @@ return { limits: await run('/bin/sh', ['-c', 'ulimit -t; ulimit -d'], 10000), ho
 		t.Errorf("no audit record says the hog was killed for its memory: %+v", audits.All())
 	}
 }
+
+// TestStreamedSpawnSandboxed: a program started with child_process.spawn
+// runs in its own sandbox and talks with its extension over stdio for as
+// long as it runs (the streaming broker): cat echoes each line as it is
+// written, sees the end of its stdin and exits; a second one is killed.
+func TestStreamedSpawnSandboxed(t *testing.T) {
+	sb := newSandbox(t)
+	root := t.TempDir()
+	e := testExt(t, root, "a.stream", `
+const cp = require('child_process');
+const talk = () => new Promise((resolve) => {
+  const c = cp.spawn('/bin/cat');
+  const got = [];
+  let wait = null;
+  c.stdout.on('data', (d) => { got.push(String(d)); if (wait) wait(); });
+  const echoed = (line) => new Promise((res) => { wait = res; c.stdin.write(line); });
+  c.on('error', (err) => resolve({ error: err.message }));
+  c.on('close', (code, signal) => resolve({ got, code, signal, pid: c.pid }));
+  c.on('spawn', async () => { await echoed('one\n'); await echoed('two\n'); c.stdin.end(); });
+});
+const killed = () => new Promise((resolve) => {
+  const c = cp.spawn('/bin/cat');
+  c.on('spawn', () => c.stdin.write('x\n'));
+  c.stdout.once('data', () => process.kill(c.pid, 'SIGTERM'));
+  c.on('close', (code, signal) => resolve({ code, signal }));
+});
+return { talk: await talk(), killed: await killed() };`)
+	e.Capabilities, e.Programs = []string{"spawn"}, []string{"/bin/cat"}
+	h, _ := launchIn(t, sb, host.Options{}, e)
+	r, err := h.ExecuteCommand(t.Context(), "a.stream.cmd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Talk struct {
+			Got    []string
+			Code   *int
+			Signal *string
+			PID    int
+			Error  string
+		}
+		Killed struct {
+			Code   *int
+			Signal *string
+		}
+	}
+	if err := json.Unmarshal(r.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.Talk.Got, "") != "one\ntwo\n" || len(got.Talk.Got) != 2 || got.Talk.Code == nil || *got.Talk.Code != 0 || got.Talk.PID < 1<<22 {
+		t.Errorf("cat over stdio: %s; want one and two echoed one at a time, exit 0, a virtual pid", r.Value)
+	}
+	if got.Killed.Signal == nil || *got.Killed.Signal != "SIGTERM" {
+		t.Errorf("cat killed: %s; want SIGTERM", r.Value)
+	}
+}

@@ -94,6 +94,12 @@ build hello-command darwin-arm64
 build demo-pack
 build uses-git
 build unsigned-tool
+# An extension that talks to node over stdio for its whole life, as a
+# language client does (the streaming spawn broker). It goes to local/,
+# out of the fixture Open VSX server's reach, whose catalog the mirror
+# and site tests know by heart.
+mkdir -p "$out/local"
+out="$out/local" build stream-echo
 
 # The hostile extension of the kernel sandbox tests
 # (hostlaunch/sandbox/escape_test.go). Its native files are committed and
@@ -127,4 +133,4 @@ out="$here/unsupported" build webview-panel
 mkdir -p "$here/host"
 out="$here/host" build lang-tools
 
-(cd "$here" && sha256sum -- *.vsix hostile/*.vsix unsupported/*.vsix host/*.vsix)
+(cd "$here" && sha256sum -- *.vsix local/*.vsix hostile/*.vsix unsupported/*.vsix host/*.vsix)

@@ -61,9 +61,19 @@ exports.install = function (host, reg, belted) {
         ext.childProcess = ext.childProcess || spawnModule(host, ext);
         return ext.childProcess;
       }
-      if (BROKERED[name] && ext.caps.has(NEEDS[name])) throw brokered(host, ext, `require('${request}')`, NEEDS[name], BROKERED[name]);
-      if (NEEDS[name] && ext.caps.has(NEEDS[name])) return load.apply(this, arguments);
-      throw denied(host, ext, `require('${request}')`, NEEDS[name]);
+      const cap = NEEDS[name];
+      if (cap && ext.caps.has(cap) && !BROKERED[name]) return load.apply(this, arguments);
+      if (cap) {
+        // Denied at use, not at load: the module loads (code that only
+        // requires it, or uses its constants, works); its operations throw.
+        const refuse = BROKERED[name] && ext.caps.has(cap)
+          ? (what) => brokered(host, ext, what, cap, BROKERED[name])
+          : (what) => denied(host, ext, what, cap);
+        ext.facades = ext.facades || new Map();
+        if (!ext.facades.has(name)) ext.facades.set(name, facade(load.apply(this, arguments), name, refuse));
+        return ext.facades.get(name);
+      }
+      throw denied(host, ext, `require('${request}')`, null);
     }
     const file = Module._resolveFilename(request, parent, isMain);
     if (file.endsWith('.node')) throw denied(host, ext, `load the native addon ${file}`, null);
@@ -135,7 +145,17 @@ exports.install = function (host, reg, belted) {
   process.binding = gated('process.binding', null);
   process._linkedBinding = gated('process._linkedBinding', null);
   process.dlopen = gated('process.dlopen', null);
-  process.kill = gated('process.kill', 'spawn', process.kill);
+  // process.kill signals a brokered child by its virtual pid (spawn.js),
+  // for the extension that started it; a real pid is for the kernel to
+  // refuse (spawn granted), else refused here.
+  const kill = gated('process.kill', 'spawn', process.kill);
+  process.kill = function (pid, sig) {
+    const child = host.children.get(Number(pid));
+    if (!child || child._ext !== current()) return kill.apply(this, arguments);
+    if (sig === 0 || sig === '0') return true;
+    child.kill(sig === undefined ? 'SIGTERM' : sig);
+    return true;
+  };
   process.chdir = gated('process.chdir', null);
   process.abort = gated('process.abort', null);
   // process.execve (node 23.11+) would replace the host with node
@@ -145,6 +165,49 @@ exports.install = function (host, reg, belted) {
     throw denied(host, current(), `call process.exit(${code === undefined ? '' : code})`, null);
   };
 };
+
+// PURE are the functions of gated modules that only compute: a facade
+// passes them through.
+const PURE = new Set(['net.isIP', 'net.isIPv4', 'net.isIPv6', 'http.validateHeaderName', 'http.validateHeaderValue']);
+
+// facade is what an extension not granted a gated module's capability
+// gets for it (or, granted, for a module its broker serves instead): the
+// module's values (constants, STATUS_CODES, METHODS) and pure functions
+// as they are, every other function and class replaced by one that
+// throws refuse's error when called or constructed. Objects (dns.promises,
+// http.globalAgent) are facades too, their prototypes' methods included.
+function facade(real, name, refuse, seen = new WeakMap()) {
+  if (seen.has(real)) return seen.get(real);
+  const out = {};
+  seen.set(real, out);
+  const wrap = (v, where) => {
+    if (typeof v === 'function') {
+      if (PURE.has(where)) return v;
+      const f = function () { throw refuse(`${new.target ? 'construct' : 'call'} ${where}`); };
+      Object.defineProperty(f, 'name', { value: v.name });
+      return f;
+    }
+    if (Array.isArray(v)) return Object.freeze(v.map((x, i) => wrap(x, `${where}[${i}]`)));
+    if (v !== null && typeof v === 'object') return facade(v, where, refuse, seen);
+    return v;
+  };
+  const keys = new Set();
+  for (let o = real; o && o !== Object.prototype && o !== Function.prototype; o = Object.getPrototypeOf(o)) {
+    for (const k of Object.getOwnPropertyNames(o)) if (k !== 'constructor' && k !== '__proto__') keys.add(k);
+  }
+  for (const k of keys) {
+    let d;
+    for (let o = real; o && !d; o = Object.getPrototypeOf(o)) d = Object.getOwnPropertyDescriptor(o, k);
+    const where = `${name}.${k}`;
+    if (d && d.get) {
+      // A lazy value (dns.promises, http.globalAgent): read when asked.
+      Object.defineProperty(out, k, { enumerable: d.enumerable, get: () => { try { return wrap(d.get.call(real), where); } catch { return undefined; } } });
+    } else if (d) {
+      Object.defineProperty(out, k, { enumerable: d.enumerable, value: wrap(d.value, where) });
+    }
+  }
+  return Object.freeze(out);
+}
 
 // resolveGate is esm.mjs's resolve hook, in-thread and synchronous (for
 // Module.registerHooks).

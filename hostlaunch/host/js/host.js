@@ -5,10 +5,13 @@
 // over it. Handshake: host -> "ready" {node, pid}; launcher -> "initialize"
 // {extensions, workspace, ...}; then requests "activate", "executeCommand",
 // "documents/*" (open, change, save, close, get, list, show), "provide"
-// (a language feature), "diagnostics", "tree/*", "ping", "shutdown". The
-// host sends "event" notifications and asks the launcher "fs/*",
-// "spawn/*", "net/fetch" (the brokers) and "ui/*" (quick picks, input
-// boxes and messages with choices, for the user or the driver's client).
+// (a language feature), "diagnostics", "tree/*", "ping", "shutdown", and
+// for the streamed programs of spawn.js the request "spawn/data"
+// (answered when the chunk is taken: the launcher's back-pressure) and
+// the notification "spawn/exit". The host sends "event" notifications and
+// asks the launcher "fs/*", "spawn/*", "net/fetch" (the brokers) and
+// "ui/*" (quick picks, input boxes and messages with choices, for the
+// user or the driver's client).
 const { AsyncLocalStorage } = require('node:async_hooks');
 
 const reallyExit = process.reallyExit.bind(process); // kept before gate.js replaces it
@@ -57,7 +60,13 @@ function notify(method, params) {
   send({ method, params });
 }
 
-const host = { als, emit, reallyExit, request, notify };
+// streams are the streamed children of spawn.js by token (their
+// "spawn/data" and "spawn/exit" handlers); children the same by virtual
+// pid, for process.kill (gate.js).
+const streams = new Map();
+const children = new Map();
+
+const host = { als, emit, reallyExit, request, notify, streams, children };
 const extensions = require('./extensions.js')(host);
 const gate = require('./gate.js');
 
@@ -94,6 +103,17 @@ const handlers = {
   'tree/children': (p) => extensions.window.children(p),
   'tree/views': () => ({ views: extensions.window.views() }),
   shutdown: async (p) => extensions.shutdown(p.deadlineMs || 2500),
+  // A chunk of a streamed child's output: answered once it is taken.
+  'spawn/data': (p) => {
+    const s = streams.get(p.token);
+    if (!s) throw new Error(`no streamed program ${p.token}`);
+    return s.data(p.stream, p.data);
+  },
+  // A streamed child ended (a notification).
+  'spawn/exit': (p) => {
+    const s = streams.get(p.token);
+    if (s) s.exit(p);
+  },
 };
 
 const util = require('node:util');

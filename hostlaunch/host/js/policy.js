@@ -6,8 +6,10 @@
 exports.SAFE = new Set(['assert', 'assert/strict', 'buffer', 'crypto', 'events', 'os', 'path', 'path/posix', 'path/win32',
   'punycode', 'querystring', 'stream', 'stream/promises', 'string_decoder', 'timers', 'timers/promises', 'url', 'util', 'util/types', 'zlib']);
 
-// NEEDS maps a gated built-in to the capability that unlocks it. Built-ins
-// in neither list (vm, inspector, module, v8, repl, wasi, ...) are refused.
+// NEEDS maps a gated built-in to the capability that unlocks it; without
+// it require gives a facade whose operations throw (gate.js). Built-ins
+// in neither list (vm, inspector, module, v8, repl, wasi, ...) are refused
+// at load.
 exports.NEEDS = {
   child_process: 'spawn', worker_threads: 'spawn', cluster: 'spawn',
   net: 'network', http: 'network', https: 'network', http2: 'network', dgram: 'network', tls: 'network', dns: 'network', 'dns/promises': 'network',

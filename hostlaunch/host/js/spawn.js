@@ -1,22 +1,61 @@
 'use strict';
 // The child_process an extension granted "spawn" gets. Node's own cannot
 // work (the kernel sandbox refuses fork and exec inside the host): every
-// call is a "spawn/run" request to the launcher's broker, which starts
-// the program only if the extension's policy lists it (programs), in a
-// working directory inside the workspace, with an environment built from
-// nothing, output capped at 1 MiB a stream and a deadline (options.timeout,
-// default 30 s, at most 5 min). The program's output arrives when it has
-// ended; options.env is ignored; stdin is what was written to it before
-// the request leaves (the end of the tick, or stdin.end() if writing
-// started by then); kill() signals the program's process group through
-// the broker ("spawn/kill"). The *Sync variants and fork cannot be
-// brokered.
+// program is started by the launcher's spawn broker, which starts it only
+// if the extension's policy lists it (programs), in a working directory
+// inside the workspace, with an environment built from nothing
+// (options.env is ignored), in a sandbox of its own, and audits it.
+//
+// spawn() streams, as a language client needs (vscode-languageclient
+// talks to its server over stdio for the whole session): "spawn/start"
+// {extension, cause, file, args, cwd, timeoutMs, token} starts the
+// program ('spawn' once started, 'error' with ERR_AIRVSX_DENIED when
+// refused, ERR_AIRVSX_BUSY past the 8 streams a host may run at once);
+// its output comes as "spawn/data" requests {token, stream, data
+// (base64)}, each answered once pushed into child.stdout or
+// child.stderr and wanted (a slow reader makes the program wait, as a
+// pipe does); "spawn/exit" {token, code, signal} ends both and emits
+// 'exit' and 'close'. child.stdin's writes are "spawn/write" {extension,
+// token, data}, each calling back once the program took it; its end is
+// "spawn/end". A stream has no deadline unless options.timeout gives one.
+//
+// child.pid is a virtual pid, set as spawn() returns: a brokered
+// process handle (from 1 << 22 up, above every real pid Linux gives),
+// never a real process's. kill() and process.kill(child.pid, signal)
+// signal the program's process group through the broker ("spawn/kill":
+// SIGTERM, SIGKILL, SIGINT, SIGHUP; 0 only tells whether it runs).
+//
+// execFile and exec run the program to its end ("spawn/run"): output
+// capped at 1 MiB a stream, a deadline (options.timeout, default 30 s, at
+// most 5 min); stdin is what was written to it before the request leaves
+// (options.input, or stdin.end() by the end of the tick).
+//
+// The *Sync variants cannot be brokered (the broker is asynchronous);
+// fork cannot either: its IPC channel is a socket the kernel sandbox
+// refuses. A language server runs over stdio instead (spawn node with
+// the server's script and --stdio).
 const crypto = require('node:crypto');
 const { EventEmitter } = require('node:events');
 const path = require('node:path');
 const { Readable, Writable } = require('node:stream');
 const { fileURLToPath } = require('node:url');
 const util = require('node:util');
+
+// nextPid is the next virtual pid (see above): 1 << 22 is PID_MAX_LIMIT,
+// above every pid Linux gives.
+let nextPid = 1 << 22;
+
+// ChildProcess is the class of what spawn returns.
+class ChildProcess extends EventEmitter {
+  constructor() {
+    super();
+    Object.assign(this, { pid: undefined, exitCode: null, signalCode: null, killed: false, connected: false });
+  }
+
+  ref() {}
+
+  unref() {}
+}
 
 module.exports = function (host, ext) {
   const cause = () => { const s = host.als.getStore(); return s ? s.cause : undefined; };
@@ -50,13 +89,141 @@ module.exports = function (host, ext) {
     return Object.assign(r, { stdout: Buffer.from(r.stdout, 'base64'), stderr: Buffer.from(r.stderr, 'base64'), signal: r.signal || null });
   }
 
-  // spawn returns a ChildProcess-like emitter: stdin (collected), stdout
-  // and stderr Readables, 'exit' and 'close' (code, signal), 'error'.
+  // signalOf is the name of a signal given by name or number; undefined
+  // for one the broker does not send.
+  const SIGNALS = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
+  const signalOf = (sig) => (sig === undefined || sig === null ? 'SIGTERM'
+    : typeof sig === 'number' ? SIGNALS[sig] : Object.values(SIGNALS).includes(String(sig)) ? String(sig) : undefined);
+
+  // request asks the broker for the streamed program token.
+  const ask = (method, token, fields) => host.request(method, Object.assign({ extension: ext.id, cause: cause(), token }, fields));
+
+  // spawn starts file through the broker and returns a ChildProcess whose
+  // streams are the program's, as it runs.
   function spawn(file, args, options) {
     if (args && !Array.isArray(args)) { options = args; args = []; }
     options = options || {};
-    const child = new EventEmitter();
-    Object.assign(child, { pid: undefined, exitCode: null, signalCode: null, killed: false, spawnfile: file, spawnargs: [file, ...(args || [])] });
+    if (typeof file !== 'string' || file === '') throw new TypeError('The "file" argument must be a non-empty string');
+    args = Array.from(args || [], String);
+    const child = new ChildProcess();
+    Object.assign(child, { spawnfile: file, spawnargs: [file, ...args] });
+    if (options.shell) {
+      args = ['-c', [file, ...args].join(' ')];
+      file = typeof options.shell === 'string' ? options.shell : '/bin/sh';
+    }
+    let cwd = options.cwd;
+    if (cwd instanceof URL) cwd = fileURLToPath(cwd);
+    const store = host.als.getStore(); // the extension's context, for the events of the child
+    const inContext = (fn) => (store ? host.als.run(store, fn) : fn());
+    const token = crypto.randomUUID();
+    const pid = nextPid++;
+    child.pid = pid;
+    child._ext = ext;
+    let state = 'starting'; // 'running', 'ended', 'failed'
+    const stdio = typeof options.stdio === 'string' ? [options.stdio, options.stdio, options.stdio] : options.stdio || [];
+    const piped = (i) => stdio[i] === undefined || stdio[i] === null || stdio[i] === 'pipe' || stdio[i] === 'overlapped';
+
+    // reader is an output stream: a chunk is answered for once pushed
+    // while the stream wants more, else when it is read.
+    const reader = () => {
+      let wanted = null;
+      const r = new Readable({ read() { const w = wanted; wanted = null; if (w) w(); } });
+      r.once('close', () => { const w = wanted; wanted = null; if (w) w(); });
+      r._take = (b) => new Promise((resolve) => {
+        if (r.destroyed || r.readableEnded) return resolve({});
+        inContext(() => { if (r.push(b)) resolve({}); else wanted = () => resolve({}); });
+      });
+      return r;
+    };
+    const out = { stdout: reader(), stderr: reader() };
+    const started = ask('spawn/start', token, {
+      file, args, cwd: cwd ? path.resolve(String(cwd)) : '', timeoutMs: options.timeout > 0 ? Math.floor(options.timeout) : 0,
+    });
+    started.catch(() => {}); // reported through 'error'
+    const stdin = new Writable({
+      write(chunk, _enc, cb) {
+        started.then(async () => {
+          for (let i = 0; i < chunk.length; i += 1 << 20) {
+            if (state !== 'running') throw Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' });
+            await ask('spawn/write', token, { data: chunk.subarray(i, i + (1 << 20)).toString('base64') });
+          }
+        }).then(() => cb(), (err) => {
+          // A refused start is the child's 'error'; a write after the end
+          // is stdin's only for whoever listens.
+          cb(state === 'failed' || stdin.listenerCount('error') === 0 ? null : err);
+        });
+      },
+      final(cb) { started.then(() => state === 'running' && ask('spawn/end', token, {})).then(() => cb(), () => cb()); },
+    });
+    child.stdin = piped(0) ? stdin : null;
+    child.stdout = piped(1) ? out.stdout : null;
+    child.stderr = piped(2) ? out.stderr : null;
+    if (!piped(0)) stdin.end();
+    if (!piped(1)) out.stdout.resume();
+    if (!piped(2)) out.stderr.resume();
+    child.stdio = [child.stdin, child.stdout, child.stderr];
+    host.children.set(pid, child);
+
+    // close is emitted after exit once the output read is all read.
+    let exited = false;
+    const closing = () => {
+      if (!exited) return;
+      const pending = Object.values(out).some((r) => r.readableFlowing !== null && !r.readableEnded && !r.destroyed);
+      if (!pending) { exited = false; setImmediate(() => inContext(() => child.emit('close', child.exitCode, child.signalCode))); }
+    };
+    for (const r of Object.values(out)) { r.on('end', closing); r.on('close', closing); }
+    const forget = () => { host.streams.delete(token); host.children.delete(pid); };
+    host.streams.set(token, {
+      data: (name, data) => (out[name] ? out[name]._take(Buffer.from(data, 'base64')) : Promise.resolve({})),
+      exit: (p) => {
+        forget();
+        state = 'ended';
+        child.exitCode = p.code === undefined ? null : p.code;
+        child.signalCode = p.signal || null;
+        child.timedOut = !!p.timedOut;
+        inContext(() => {
+          for (const r of Object.values(out)) if (!r.destroyed) r.push(null);
+          child.emit('exit', child.exitCode, child.signalCode);
+        });
+        exited = true;
+        closing();
+      },
+    });
+    started.then(() => {
+      if (state !== 'starting') return;
+      state = 'running';
+      inContext(() => child.emit('spawn'));
+    }, (err) => {
+      forget();
+      state = 'failed';
+      child.pid = undefined; // nothing runs under it
+      inContext(() => {
+        for (const r of Object.values(out)) r.push(null);
+        child.emit('error', err);
+      });
+      setImmediate(() => inContext(() => child.emit('close', -1, null)));
+    });
+
+    // kill signals the program's group through the broker.
+    child.kill = (sig) => {
+      const name = signalOf(sig);
+      if (state === 'ended' || state === 'failed') return false;
+      if (!name) throw Object.assign(new Error(`airvsx: the spawn broker sends SIGTERM, SIGKILL, SIGINT or SIGHUP, not ${sig}`), { code: 'ERR_UNKNOWN_SIGNAL' });
+      child.killed = true;
+      started.then(() => ask('spawn/kill', token, { signal: name })).catch(() => {});
+      return true;
+    };
+    return child;
+  }
+
+  // batch runs file to its end (execFile): a ChildProcess-like emitter
+  // whose stdin is collected and sent with the request, its stdout and
+  // stderr Readables filled when it has ended.
+  function batch(file, args, options) {
+    if (args && !Array.isArray(args)) { options = args; args = []; }
+    options = options || {};
+    const child = new ChildProcess();
+    Object.assign(child, { spawnfile: file, spawnargs: [file, ...(args || [])] });
     const input = [];
     let writing = false;
     child.stdin = new Writable({ write(chunk, _enc, cb) { writing = true; input.push(chunk); cb(); } });
@@ -74,7 +241,6 @@ module.exports = function (host, ext) {
       host.request('spawn/kill', { extension: ext.id, cause: cause(), token, signal: sig }).catch(() => {});
       return true;
     };
-    child.ref = child.unref = () => {};
     const go = () => (state !== 'waiting' ? Promise.resolve({ code: null, signal: state, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), truncated: false, timedOut: false })
       : (state = 'running', run(file, args, options, input, token))).then((r) => {
       state = 'done';
@@ -112,7 +278,7 @@ module.exports = function (host, ext) {
     args = args || [];
     const enc = options.encoding === undefined ? 'utf8' : options.encoding;
     const out = (b) => (enc && enc !== 'buffer' ? b.toString(enc) : b);
-    const child = spawn(file, args, { ...options });
+    const child = batch(file, args, { ...options });
     if (options.input !== undefined) child.stdin.end(options.input);
     child.on('error', () => {}); // goes to the callback
     child._done.then((r) => {
@@ -152,7 +318,13 @@ module.exports = function (host, ext) {
     spawnSync: sync('spawnSync', 'spawn'),
     execFileSync: sync('execFileSync', 'execFile'),
     execSync: sync('execSync', 'exec'),
-    fork: sync('fork', null),
-    ChildProcess: EventEmitter,
+    fork() {
+      const err = new Error(`airvsx: extension ${ext.id} may not call child_process.fork: its IPC channel cannot be brokered (the kernel sandbox refuses the socket); start a language server over stdio instead: child_process.spawn(process.execPath or the node listed in programs, [script, '--stdio'])`);
+      err.code = 'ERR_AIRVSX_DENIED';
+      err.capability = 'spawn';
+      host.emit(ext, 'denied', { text: err.message, capability: 'spawn' });
+      throw err;
+    },
+    ChildProcess,
   };
 };
