@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,7 +131,7 @@ write).`,
 	f.StringVar(&opts.storage, "storage", "", "keep the extensions' storage here (default: a temporary directory)")
 	f.StringVar(&opts.node, "node", "", "the node executable (default: node on PATH)")
 	f.DurationVar(&opts.wait, "wait", 0, "after the command returns, keep collecting events this long (for work it started asynchronously)")
-	f.StringSliceVar(&opts.open, "open", nil, "open a document, as LANGUAGE or LANGUAGE:FILE, before the command (activates onLanguage extensions; repeat for more)")
+	f.StringSliceVar(&opts.open, "open", nil, "open a document before the command, as FILE (its language guessed from its name), LANGUAGE:FILE or LANGUAGE (a new untitled one); it activates the onLanguage extensions, and the last one opened is the active editor's (repeat for more)")
 	f.DurationVar(&opts.heartbeat, "heartbeat", 5*time.Second, "how often each host must answer a ping; one that leaves two unanswered is killed")
 	f.DurationVar(&opts.timeout, "timeout", defaultRunTimeout, "the deadline of --command, and of each --open: past it run exits 1, naming it")
 	f.BoolVar(&opts.json, "json", false, "print the result and events as JSON")
@@ -194,7 +195,12 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	}
 	var opened []string
 	for _, doc := range opts.open {
-		lang, file, _ := strings.Cut(doc, ":")
+		lang, file, ok := strings.Cut(doc, ":")
+		if _, err := os.Stat(doc); !ok || err == nil {
+			if err == nil || strings.ContainsAny(doc, "/.") {
+				lang, file = "", doc // a file; its language guessed from its name
+			}
+		}
 		dctx, cancel := context.WithTimeout(ctx, opts.timeout)
 		params, _ := json.Marshal(host.Document{LanguageID: lang, Path: file})
 		res, events, err := pool.Request(dctx, "documents/open", params)

@@ -37,7 +37,7 @@ var hostKinds = map[string]bool{
 	KindMessage: true, KindOutput: true, KindStatusBar: true, KindConsole: true,
 	KindActivated: true, KindActivationFailed: true, KindDenied: true, KindError: true,
 	KindEdit: true, KindSaved: true, KindShowDocument: true, KindDiagnostics: true, KindTreeChanged: true,
-	KindTerminal: true, KindTask: true, KindProgress: true, KindOpenExternal: true,
+	KindTerminal: true, KindTask: true, KindProgress: true, KindOpenExternal: true, KindShowView: true,
 }
 
 // handle takes one message from the host.

@@ -87,9 +87,38 @@ func (h *Host) Request(ctx context.Context, method string, params json.RawMessag
 		}
 		d.LanguageID = lang
 		params, _ = json.Marshal(d)
-		events, err = h.activateAll(ctx, h.waiting("onLanguage:"+lang), nil)
+		waiting := h.waiting("onLanguage:" + lang)
+		if scheme, _, ok := strings.Cut(d.URI, ":"); ok && scheme != "file" {
+			waiting = append(waiting, h.waiting("onFileSystem:"+scheme)...)
+		}
+		events, err = h.activateAll(ctx, waiting, nil)
 		if err != nil {
 			return events, fmt.Errorf("open %s document: %w", lang, err)
+		}
+	}
+	// A tree view's extension activates when the view is asked for
+	// (onView): tree/views asks for them all.
+	if method == "tree/children" || method == "tree/views" {
+		var q struct {
+			View string `json:"view"`
+		}
+		json.Unmarshal(params, &q)
+		var waiting []*Extension
+		for i := range h.opts.Extensions {
+			e := &h.opts.Extensions[i]
+			if h.isActivated(e.ID) {
+				continue
+			}
+			for _, ev := range e.ActivationEvents {
+				if v, ok := strings.CutPrefix(ev, "onView:"); ok && (method == "tree/views" || v == q.View) {
+					waiting = append(waiting, e)
+					break
+				}
+			}
+		}
+		var err error
+		if events, err = h.activateAll(ctx, waiting, nil); err != nil {
+			return events, fmt.Errorf("%s: %w", method, err)
 		}
 	}
 	more, err := h.call(ctx, method, params, v)

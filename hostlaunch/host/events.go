@@ -55,6 +55,9 @@ const (
 	KindTask         = "task"
 	KindProgress     = "progress"
 	KindOpenExternal = "openExternal"
+	// KindShowView: an extension ran a workbench command that shows a
+	// view or panel (Name), which the editor may show.
+	KindShowView = "showView"
 )
 
 // Event is something the host reports: what an extension showed, wrote

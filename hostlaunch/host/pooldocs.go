@@ -37,9 +37,17 @@ func (p *Pool) Request(ctx context.Context, method string, params json.RawMessag
 		if err := readText(&d); err != nil {
 			return nil, nil, err
 		}
-		lang, err := p.hosts[0].Host().Language(ctx, d)
-		if err != nil {
-			return nil, nil, err
+		// Each host knows the languages its own extensions contribute:
+		// the first that knows better than plain text names it.
+		lang := ""
+		for _, s := range p.hosts {
+			l, err := s.Host().Language(ctx, d)
+			if err != nil {
+				return nil, nil, err
+			}
+			if lang == "" || (lang == "plaintext" && l != "plaintext") {
+				lang = l
+			}
 		}
 		d.LanguageID = lang
 		var events []Event

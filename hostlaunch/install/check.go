@@ -25,10 +25,13 @@ const APIVersion = "1.140.0"
 
 // HonouredActivation lists the activation event kinds the airvsx host
 // fires: "onCommand" (explicit, or implied by contributes.commands),
-// "onLanguage", "workspaceContains", "onStartupFinished" and "*" (eager).
+// "onLanguage", "workspaceContains", "onStartupFinished", "*" (eager),
+// "onView" (when the editor asks for the view's items) and
+// "onFileSystem" (when a document of the scheme is opened, or an
+// extension of the same host reaches the scheme through workspace.fs).
 // Any other event, listed or implied by a contribution, is refused unless
 // Options.AllowPartialActivation is set.
-var HonouredActivation = []string{"onCommand", "onLanguage", "workspaceContains", "onStartupFinished", "*"}
+var HonouredActivation = []string{"onCommand", "onLanguage", "workspaceContains", "onStartupFinished", "*", "onView", "onFileSystem"}
 
 // ErrRefused is the category of every install that fails a check: the
 // catalog's trust chain, the entry's bytes, the archive and manifest

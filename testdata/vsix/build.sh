@@ -132,5 +132,6 @@ out="$here/unsupported" build webview-panel
 # out of the fixture Open VSX server's listing.
 mkdir -p "$here/host"
 out="$here/host" build lang-tools
+out="$here/host" build lsp-demo
 
 (cd "$here" && sha256sum -- *.vsix local/*.vsix hostile/*.vsix unsupported/*.vsix host/*.vsix)

@@ -77,6 +77,15 @@ module.exports = function builtins(host, reg) {
     },
   };
 
+  // The workbench's commands that show a view, a panel or the settings:
+  // the editor's to show; the host has no window, so they do nothing.
+  for (const id of ['workbench.view.explorer', 'workbench.view.search', 'workbench.view.scm', 'workbench.view.debug', 'workbench.view.extensions',
+    'workbench.view.testing', 'workbench.action.openSettings', 'workbench.action.openSettingsJson', 'workbench.action.openGlobalSettings',
+    'workbench.action.openWorkspaceSettings', 'workbench.action.showCommands', 'workbench.action.focusActiveEditorGroup', 'workbench.action.togglePanel',
+    'workbench.action.reloadWindow', 'workbench.files.action.focusFilesExplorer', 'revealInExplorer', 'workbench.action.output.toggleOutput']) {
+    commands[id] = () => { host.emit(null, 'showView', { name: id }); };
+  }
+
   return {
     context,
     has: (id) => Object.prototype.hasOwnProperty.call(commands, id),

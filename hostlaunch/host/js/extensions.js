@@ -19,7 +19,16 @@ module.exports = function (host) {
   let defaults;
   self.configDefaults = () => {
     if (defaults) return defaults;
-    defaults = {};
+    // The editor's own settings extensions read most, with VS Code's defaults.
+    defaults = {
+      'editor.tabSize': 4, 'editor.insertSpaces': true, 'editor.detectIndentation': true, 'editor.fontSize': 14, 'editor.lineNumbers': 'on',
+      'editor.wordSeparators': '`~!@#$%^&*()-=+[{]}\\|;:\'",.<>/?', 'editor.formatOnSave': false, 'editor.formatOnType': false,
+      'editor.defaultFormatter': null, 'editor.wordWrap': 'off', 'editor.rulers': [], 'editor.cursorStyle': 'line',
+      'files.eol': 'auto', 'files.encoding': 'utf8', 'files.autoSave': 'off', 'files.insertFinalNewline': false, 'files.trimTrailingWhitespace': false,
+      'files.exclude': { '**/.git': true, '**/.svn': true, '**/.hg': true, '**/CVS': true, '**/.DS_Store': true, '**/Thumbs.db': true },
+      'search.exclude': { '**/node_modules': true, '**/bower_components': true, '**/*.code-search': true },
+      'http.proxy': '', 'http.proxyStrictSSL': true, 'telemetry.telemetryLevel': 'off', 'workbench.colorTheme': 'Default Dark Modern',
+    };
     for (const e of exts.values()) {
       const c = e.desc.packageJSON.contributes && e.desc.packageJSON.contributes.configuration;
       for (const block of Array.isArray(c) ? c : c ? [c] : []) {

@@ -47,8 +47,14 @@ module.exports = function workspaceParts(host, reg) {
     };
   }
 
-  // providerOf returns the FileSystemProvider for uri's scheme, if any.
+  // providerOf returns the FileSystemProvider for uri's scheme, if any;
+  // providerFor first activates the extensions of this host waiting for
+  // onFileSystem:<scheme>.
   const providerOf = (uri) => fsProviders.get(uri.scheme);
+  const providerFor = async (uri) => {
+    if (!fsProviders.has(uri.scheme) && uri.scheme !== 'file' && uri.scheme !== 'untitled') await reg.activateFor('onFileSystem:' + uri.scheme);
+    return fsProviders.get(uri.scheme);
+  };
 
   // changed tells the watchers (and the file events) about a change made
   // through the host.
@@ -61,7 +67,7 @@ module.exports = function workspaceParts(host, reg) {
     const b = brokered(ext);
     const route = (name, fallback) => async (uri, ...rest) => {
       uri = toUri(uri);
-      const p = providerOf(uri);
+      const p = await providerFor(uri);
       if (p) {
         const store = host.als.getStore();
         return host.als.run({ ext: p.ext, cause: store && store.cause }, () => p.provider[name](uri, ...rest));
@@ -131,6 +137,7 @@ module.exports = function workspaceParts(host, reg) {
       return { text: String(text), readOnly: true };
     }
     if (uri.scheme === 'untitled') return { text: '', readOnly: false };
+    await providerFor(uri);
     const bytes = await fsFor(ext).readFile(uri);
     return { text: Buffer.from(bytes).toString('utf8').replace(/^\uFEFF/, ''), readOnly: false };
   }
