@@ -158,7 +158,7 @@ type answers struct {
 // answers are taken in the order asked).
 func (a *answers) Answer(ctx context.Context, q host.Question) (json.RawMessage, error) {
 	if a.next >= len(a.list) {
-		a.log.Info("a question was dismissed (no --answer left)", "kind", q.Kind, "extension", q.Extension)
+		a.log.Warn("a question was dismissed (no --answer left; give one per question, in order)", "kind", q.Kind, "extension", q.Extension)
 		return nil, nil
 	}
 	ans := a.list[a.next]
