@@ -337,7 +337,9 @@ func TestDriver(t *testing.T) {
 	})
 
 	t.Run("tree view", func(t *testing.T) {
-		var views struct{ Views []struct{ View, Extension string } }
+		var views struct {
+			Views []struct{ View, Extension string }
+		}
 		c.call("tree/views", map[string]any{}, &views)
 		if len(views.Views) != 1 || views.Views[0].View != "langTools.outline" {
 			t.Fatalf("tree/views: %+v", views)
