@@ -105,6 +105,9 @@ module.exports = function createApi(ext, reg) {
     id = String(id);
     if (typeof fn !== 'function') throw new TypeError(`command '${id}': the handler must be a function`);
     if (commands.has(id)) throw new Error(`command '${id}' already exists`);
+    // The editor's own commands (vscode.open, the vscode.execute*Provider
+    // family, ...) are not an extension's to take over for the others.
+    if (reg.builtins.has(id)) throw new Error(`command '${id}' is the editor's own: ${ext.id} may not register it`);
     const owner = reg.commandOwners.get(id);
     if (owner && owner.toLowerCase() !== ext.id.toLowerCase()) throw new Error(`command '${id}' is declared by ${owner}: ${ext.id} may not register it`);
     commands.set(id, { fn, thisArg, ext });

@@ -1,0 +1,31 @@
+package host
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/airvsx/airvsx/internal/citool"
+)
+
+// TestEditorModel runs testdata/js/editor.test.js under node against the
+// host's scripts as the launcher writes them: documents and their edits,
+// selectors and providers, diagnostics, quick input, tree views and the
+// editor's own commands behave as VS Code's do.
+func TestEditorModel(t *testing.T) {
+	node := citool.Need(t, "node")
+	td, err := writeHost(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer td.Remove()
+	script, err := filepath.Abs(filepath.Join("testdata", "js", "editor.test.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(node, script, td.Path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node editor.test.js: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
