@@ -246,7 +246,9 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 			case <-time.After(shutdownWait):
 			case <-ctx.Done():
 			}
-			s.send(message{ID: m.ID, Result: json.RawMessage("{}")})
+			if len(m.ID) > 0 {
+				s.send(message{ID: m.ID, Result: json.RawMessage("{}")})
+			}
 			return nil
 		}
 		if pending.Add(1) > maxPending {
