@@ -213,6 +213,13 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 	slots := make(chan struct{}, maxInFlight)
 	var pending atomic.Int64
 	var handlers sync.WaitGroup // the client's requests being served
+	// Order: a request that changes the documents (documents/open,
+	// change, save, close, show) starts once every earlier one of them
+	// has finished, and every later request waits for it: a request sees
+	// the documents as the client's earlier messages left them.
+	// Other requests run concurrently.
+	lastChange := make(chan struct{})
+	close(lastChange)
 	for {
 		var line []byte
 		select {
@@ -258,10 +265,24 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 		}
 		wg.Add(1)
 		handlers.Add(1)
+		after := lastChange
+		var done chan struct{}
+		if changesDocuments[m.Method] {
+			done = make(chan struct{})
+			lastChange = done
+		}
 		go func() {
 			defer wg.Done()
 			defer handlers.Done()
 			defer pending.Add(-1)
+			if done != nil {
+				defer close(done)
+			}
+			select {
+			case <-after:
+			case <-ctx.Done():
+				return
+			}
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
@@ -335,6 +356,12 @@ func (s *Server) handle(ctx context.Context, pool Pool, info Info, m message) (j
 		return nil, &rpcError{Code: codeFailed, Message: err.Error()}
 	}
 	return res, nil
+}
+
+// changesDocuments are the requests that change the documents (see the
+// order in Serve).
+var changesDocuments = map[string]bool{
+	"documents/open": true, "documents/change": true, "documents/save": true, "documents/close": true, "documents/show": true,
 }
 
 // shutdownWait bounds how long shutdown waits for the requests being

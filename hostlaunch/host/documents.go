@@ -73,6 +73,7 @@ func (h *Host) Request(ctx context.Context, method string, params json.RawMessag
 	}
 	var events []Event
 	var lang string
+	var activated []string // by documents/open
 	if method == "documents/open" {
 		var d Document
 		if err := json.Unmarshal(params, &d); err != nil {
@@ -94,6 +95,9 @@ func (h *Host) Request(ctx context.Context, method string, params json.RawMessag
 		events, err = h.activateAll(ctx, waiting, nil)
 		if err != nil {
 			return events, fmt.Errorf("open %s document: %w", lang, err)
+		}
+		for _, e := range waiting {
+			activated = append(activated, e.ID)
 		}
 	}
 	// A tree view's extension activates when the view is asked for
@@ -121,8 +125,33 @@ func (h *Host) Request(ctx context.Context, method string, params json.RawMessag
 			return events, fmt.Errorf("%s: %w", method, err)
 		}
 	}
-	more, err := h.call(ctx, method, params, v)
+	var raw json.RawMessage
+	more, err := h.call(ctx, method, params, &raw)
 	events = append(events, more...)
+	if err == nil && method == "documents/open" {
+		// The extensions the launcher activated for the document, with
+		// those the host did.
+		var r map[string]json.RawMessage
+		if json.Unmarshal(raw, &r) == nil {
+			var host []string
+			json.Unmarshal(r["activated"], &host)
+			for _, id := range host {
+				if !slices.Contains(activated, id) {
+					activated = append(activated, id)
+				}
+			}
+			if activated == nil {
+				activated = []string{}
+			}
+			r["activated"], _ = json.Marshal(activated)
+			raw, _ = json.Marshal(r)
+		}
+	}
+	if err == nil && v != nil {
+		if uerr := json.Unmarshal(raw, v); uerr != nil {
+			return events, fmt.Errorf("%s: the host's answer: %w", method, uerr)
+		}
+	}
 	if err != nil && method == "documents/open" {
 		return events, fmt.Errorf("open %s document: %w", lang, err)
 	}
