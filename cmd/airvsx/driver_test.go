@@ -152,6 +152,11 @@ func (c *driverClient) call(method string, params, v any) {
 }
 
 func (c *driverClient) try(method string, params, v any) error {
+	return c.wait(c.ask(method, params), v)
+}
+
+// ask sends a request without waiting for its answer (wait waits).
+func (c *driverClient) ask(method string, params any) chan driverReply {
 	c.mu.Lock()
 	c.lastID++
 	id := c.lastID
@@ -159,6 +164,10 @@ func (c *driverClient) try(method string, params, v any) error {
 	c.calls[id] = ch
 	c.mu.Unlock()
 	c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return ch
+}
+
+func (c *driverClient) wait(ch chan driverReply, v any) error {
 	select {
 	case r := <-ch:
 		if r.Error != nil {
@@ -274,6 +283,30 @@ func TestDriver(t *testing.T) {
 			msgs, ok := c.diagnosticsOfLocked(e, lspURI, "lsp-demo")
 			return ok && len(msgs) == 0
 		})
+	})
+
+	t.Run("pipelined", func(t *testing.T) {
+		// Requests sent back to back: the hover sees the document the
+		// open and the change before it made.
+		f := filepath.Join(ws, "c.lspdemo")
+		writeFile(t, f, "first\n")
+		open := c.ask("documents/open", map[string]any{"path": f})
+		change := c.ask("documents/change", map[string]any{"uri": "file://" + f, "text": "second second\n"})
+		hover := c.ask("provide", map[string]any{"kind": "hover", "uri": "file://" + f, "position": map[string]int{"line": 0, "character": 1}})
+		var h struct {
+			Items []struct {
+				Contents []struct{ Value string }
+			}
+		}
+		for _, err := range []error{c.wait(open, nil), c.wait(change, nil), c.wait(hover, &h)} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(h.Items) != 1 || h.Items[0].Contents[0].Value != "**second** occurs 2 time(s)" {
+			t.Errorf("hover after open and change: %+v", h)
+		}
+		c.call("documents/close", map[string]any{"uri": "file://" + f}, nil)
 	})
 
 	t.Run("formatter, lint, code actions, symbols", func(t *testing.T) {
