@@ -70,7 +70,7 @@ func runHost(ctx context.Context, g *globals, opts hostOptions) error {
 		return fmt.Errorf("host: %w", err)
 	}
 	defer closePool()
-	info := driver.Info{APIVersion: install.APIVersion, Activated: pool.Startup().Activated}
+	info := driver.Info{APIVersion: install.APIVersion, Extensions: []string{}, Activated: append([]string{}, pool.Startup().Activated...)}
 	for _, e := range hopts.Extensions {
 		info.Extensions = append(info.Extensions, e.ID)
 	}

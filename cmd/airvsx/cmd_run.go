@@ -163,7 +163,7 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		return fmt.Errorf("run: %w", err)
 	}
 	defer closePool()
-	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: pool.Startup().Activated}
+	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: append([]string{}, pool.Startup().Activated...)}
 	// fail reports err: with --json the document still goes to stdout,
 	// with the error in it; otherwise the events go to stderr.
 	fail := func(err error) error {

@@ -445,6 +445,34 @@ func TestDriver(t *testing.T) {
 		if notes.Value.Text != "notes for /today\nline two\n" || notes.Value.Lines != 3 || notes.Value.Active != "demo-notes:/today" {
 			t.Errorf("showNotes: %+v", notes)
 		}
+		// The client opens one too: only lang-tools' host can read it (the
+		// other host has no such provider), and it cannot be saved.
+		var doc struct{ Document struct{ URI string } }
+		c.call("documents/open", map[string]any{"uri": "demo-notes:/later"}, &doc)
+		var got struct {
+			Text  string
+			Saved *bool
+		}
+		c.call("documents/get", map[string]any{"uri": "demo-notes:/later"}, &got)
+		if got.Text != "notes for /later\nline two\n" {
+			t.Errorf("documents/get of a provider's document: %+v", got)
+		}
+		c.call("documents/save", map[string]any{"uri": "demo-notes:/later"}, &got)
+		if got.Saved == nil || *got.Saved {
+			t.Errorf("documents/save of a read-only document: %+v", got)
+		}
+		// An untitled document has one name in every host.
+		var u struct{ Document struct{ URI, LanguageID string } }
+		c.call("documents/open", map[string]any{"languageId": "lspdemo"}, &u)
+		if !strings.HasPrefix(u.Document.URI, "untitled:Untitled-") || u.Document.LanguageID != "lspdemo" {
+			t.Errorf("an untitled document: %+v", u)
+		}
+		c.call("documents/change", map[string]any{"uri": u.Document.URI, "text": "zeta\n"}, nil)
+		var h struct{ Items []any }
+		c.call("provide", map[string]any{"kind": "hover", "uri": u.Document.URI, "position": map[string]int{"line": 0, "character": 1}}, &h)
+		if len(h.Items) != 1 {
+			t.Errorf("hover in the untitled document (lsp-demo's host): %+v", h)
+		}
 	})
 
 	t.Run("workspace edit saved", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
@@ -151,12 +152,15 @@ func startPool(ctx context.Context, g *globals, opts poolOptions, ui host.UI) (p
 type answers struct {
 	list []string
 	log  *slog.Logger
+	mu   sync.Mutex // questions of several hosts may come at once
 	next int
 }
 
-// Answer implements host.UI (questions come one at a time per host; the
-// answers are taken in the order asked).
+// Answer implements host.UI: the answers are taken in the order the
+// questions come.
 func (a *answers) Answer(ctx context.Context, q host.Question) (json.RawMessage, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.next >= len(a.list) {
 		a.log.Warn("a question was dismissed (no --answer left; give one per question, in order)", "kind", q.Kind, "extension", q.Extension)
 		return nil, nil

@@ -13,6 +13,7 @@
 //	documents/get     {uri}                    -> document with text
 //	documents/list    {}                       -> {documents, active}
 //	documents/show    {uri}                    -> {}
+//	documents/language {uri | path}            -> {languageId}
 //	provide           {kind, uri, position?, range?, options?, ...} -> {items, providers, errors}
 //	diagnostics       {uri?}                   -> {diagnostics: [{uri, diagnostics}]}
 //	tree/views        {}                       -> {views: [{view, extension}]}
@@ -21,8 +22,9 @@
 //
 // The server sends the notification "event" (params: one host.Event) for
 // everything the hosts report, and asks the client "ui/quickPick",
-// "ui/inputBox" and "ui/message" (params: host.Question) when an
-// extension asks the user; the client's result is the answer ({selected}
+// "ui/inputBox" and "ui/message" (params: {extension, claimed,
+// question}: the extension that asks, a name it claimed that is none of
+// the hosts', and host.Question's Params) when an extension asks the user; the client's result is the answer ({selected}
 // or {value}; null dismisses). Positions are zero-based lines and UTF-16
 // characters; kinds and severities are vscode's enum values. The full
 // description, with examples, is docs/driver.md.
@@ -229,7 +231,10 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 			if err != nil {
 				return fmt.Errorf("read the client's messages: %w", err)
 			}
-			return nil // the client closed its end
+			// The client closed its end: as shutdown, the requests being
+			// served finish first.
+			finish(ctx, &handlers)
+			return nil
 		case line = <-lines:
 		}
 		if len(line) == 0 {
@@ -246,13 +251,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 		}
 		if m.Method == "shutdown" {
 			// The requests being served finish first (within a bound).
-			done := make(chan struct{})
-			go func() { handlers.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(shutdownWait):
-			case <-ctx.Done():
-			}
+			finish(ctx, &handlers)
 			if len(m.ID) > 0 {
 				s.send(message{ID: m.ID, Result: json.RawMessage("{}")})
 			}
@@ -299,6 +298,18 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 			}
 			s.send(message{ID: m.ID, Result: res})
 		}()
+	}
+}
+
+// finish waits for the requests being served (handlers), at most
+// shutdownWait.
+func finish(ctx context.Context, handlers *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { handlers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(shutdownWait):
+	case <-ctx.Done():
 	}
 }
 

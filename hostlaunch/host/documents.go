@@ -54,7 +54,7 @@ var Requests = map[string]string{
 	"documents/list":     "{}",
 	"documents/show":     "{uri}",
 	"documents/language": "{uri}",
-	"provide":            "{kind, uri, position?, range?, options?, triggerCharacter?, newName?, only?, includeDeclaration?}",
+	"provide":            "{kind, uri, position?, range?, options?, triggerCharacter?, ch? (onTypeFormatting), newName?, only?, includeDeclaration?}",
 	"diagnostics":        "{uri?}",
 	"tree/children":      "{view, handle?}",
 	"tree/views":         "{}",

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Groups splits extensions into the sets that share a host process: one
@@ -70,6 +71,8 @@ func groupCaps(g []Extension) []string {
 type Pool struct {
 	hosts []*Supervisor
 	exts  [][]Extension
+	// untitled numbers the untitled documents the pool opens.
+	untitled atomic.Int64
 }
 
 // LaunchPool starts the hosts of every group of opts.Extensions, each with

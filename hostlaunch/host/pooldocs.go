@@ -62,11 +62,33 @@ func (p *Pool) Request(ctx context.Context, method string, params json.RawMessag
 				}
 			}
 		}
+		if d.URI == "" && d.Path == "" {
+			// A new untitled document: one name in every host.
+			d.URI = fmt.Sprintf("untitled:Untitled-%d", p.untitled.Add(1))
+			if d.Text == nil {
+				empty := ""
+				d.Text = &empty
+			}
+		}
 		params, _ = json.Marshal(d)
-		res, ev, err := p.every(ctx, method, params)
+		// A document of another scheme (a content or file-system
+		// provider's) opens in the hosts that can read it.
+		scheme, _, _ := strings.Cut(d.URI, ":")
+		res, ev, err := p.every(ctx, method, params, d.URI != "" && scheme != "file" && scheme != "untitled")
 		return res, append(events, ev...), err
 	case "documents/change", "documents/close", "documents/show":
-		return p.every(ctx, method, params)
+		return p.every(ctx, method, params, true)
+	case "documents/save", "documents/get":
+		// The first host that has the document open.
+		var last error
+		for _, s := range p.hosts {
+			res, ev, err := p.one(ctx, s.Host(), method, params)
+			if err == nil || !notOpen(err) {
+				return res, ev, err
+			}
+			last = err
+		}
+		return nil, nil, last
 	case "provide", "diagnostics", "tree/views":
 		return p.merged(ctx, method, params)
 	case "tree/children":
@@ -107,22 +129,43 @@ func (p *Pool) one(ctx context.Context, h *Host, method string, params json.RawM
 	return r, ev, nil
 }
 
-// every sends the request to every host; the answer is the first's.
-func (p *Pool) every(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, []Event, error) {
+// every sends the request to every host; the answer is the first
+// host's that answered. With some, a host that does not have the
+// document open (or, for documents/open, cannot read it) is passed over,
+// as long as one host answers.
+func (p *Pool) every(ctx context.Context, method string, params json.RawMessage, some bool) (json.RawMessage, []Event, error) {
 	var first json.RawMessage
+	var firstErr error
 	var events []Event
-	for i, s := range p.hosts {
+	answered := false
+	for _, s := range p.hosts {
 		var r json.RawMessage
 		ev, err := s.Host().Request(ctx, method, params, &r)
 		events = append(events, ev...)
 		if err != nil {
-			return nil, events, err
+			if !some || (method != "documents/open" && !notOpen(err)) {
+				return nil, events, err
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
 		}
-		if i == 0 {
-			first = r
+		if !answered {
+			first, answered = r, true
 		}
 	}
+	if !answered {
+		return nil, events, firstErr
+	}
 	return first, append(events, p.Sync(ctx, events)...), nil
+}
+
+// notOpen says whether err is a host's answer that it does not have the
+// document open.
+func notOpen(err error) bool {
+	var ce *CommandError
+	return errors.As(err, &ce) && ce.Kind == NotOpen
 }
 
 // merged sends the request to every host and concatenates the arrays of

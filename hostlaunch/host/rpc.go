@@ -239,6 +239,8 @@ const (
 	ActivationFailed = "activationFailed"
 	// Threw: the command ran and threw.
 	Threw = "threw"
+	// NotOpen: a request named a document the host does not have open.
+	NotOpen = "notOpen"
 )
 
 // ErrNotFound and ErrActivation match CommandErrors of kind NotFound and

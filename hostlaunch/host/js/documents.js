@@ -212,7 +212,7 @@ module.exports = function documents(host, reg) {
         if (p.languageId && p.languageId !== old.languageId) self.setLanguage(old, p.languageId);
         return old;
       }
-      return add(uri, p.languageId, typeof p.text === 'string' ? p.text : '', false);
+      return add(uri, p.languageId, typeof p.text === 'string' ? p.text : '', !!p.readOnly);
     },
 
     // openTextDocument is workspace.openTextDocument for ext.

@@ -199,6 +199,7 @@ module.exports = function (host) {
   self.openDocument = async function (p) {
     let uri = p.uri ? Uri.parse(String(p.uri)) : p.path ? Uri.file(String(p.path)) : null;
     let text = p.text;
+    let readOnly = false;
     if (!uri) {
       // a language only: a new untitled document of it
       let n = 1;
@@ -207,11 +208,11 @@ module.exports = function (host) {
       if (typeof text !== 'string') text = '';
     }
     if (typeof text !== 'string' && !self.documents.get(uri)) {
-      text = (await self.readDocument(null, uri)).text;
+      ({ text, readOnly } = await self.readDocument(null, uri));
     }
     const languageId = p.languageId || p.language || self.documents.languageOf(uri);
     const activated = await activateFor('onLanguage:' + languageId);
-    const doc = self.documents.openFromLauncher({ uri: uri.toString(), languageId, text });
+    const doc = self.documents.openFromLauncher({ uri: uri.toString(), languageId, text, readOnly });
     if (p.show !== false) self.documents.show(doc);
     return { activated, document: describe(doc) };
   };
@@ -223,7 +224,12 @@ module.exports = function (host) {
   // documentOf returns the open document p.uri names.
   self.documentOf = function (p) {
     const d = p && p.uri ? self.documents.get(String(p.uri)) : undefined;
-    if (!d) throw new Error(`${p && p.uri} is not open (documents/open it first)`);
+    if (!d) {
+      const err = new Error(`${p && p.uri} is not open (documents/open it first)`);
+      err.rpcCode = -32001;
+      err.rpcData = { kind: 'notOpen' };
+      throw err;
+    }
     return d;
   };
 
