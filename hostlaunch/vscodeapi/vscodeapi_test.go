@@ -89,10 +89,11 @@ func TestUnsupported(t *testing.T) {
 		{"none", nil, nil},
 		{"implemented", []string{"window.showInformationMessage", "Uri.file", "commands"}, nil},
 		{"member", []string{"window.createWebviewPanel", "window.createWebviewPanel"}, []string{"window.createWebviewPanel"}},
-		{"absent namespace", []string{"debug.startDebugging", "debug"}, []string{"debug", "debug.startDebugging"}},
+		{"absent namespace", []string{"scm.createSourceControl", "scm"}, []string{"scm", "scm.createSourceControl"}},
 		{"not the API's", []string{"postMessage", "window.noSuchThing", "getState.x"}, nil},
-		{"class member", []string{"TreeItem.prototype", "TreeItem"}, []string{"TreeItem"}},
-		{"unknown member of an absent namespace", []string{"debug.noSuchThing"}, []string{"debug"}},
+		{"member of an implemented class", []string{"TreeItem.prototype", "TreeItem"}, nil},
+		{"unknown member of an absent namespace", []string{"scm.noSuchThing"}, []string{"scm"}},
+		{"missing member of a present namespace", []string{"debug.startDebugging", "debug"}, []string{"debug.startDebugging"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := vscodeapi.Unsupported(tc.in)
