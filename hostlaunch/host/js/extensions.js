@@ -62,6 +62,8 @@ module.exports = function (host) {
     self.auth = new Map();
     self.authChanged = new Shared(host, 'onDidChangeSessions');
     self.secrets = new Map();
+    self.breakpoints = [];
+    self.breakpointsChanged = new Shared(host, 'onDidChangeBreakpoints');
     self.clipboard = '';
     let ids = 0;
     self.nextId = () => ++ids;

@@ -220,6 +220,9 @@ module.exports = function createApi(ext, reg) {
       onDidSaveNotebookDocument: never(), onWillSaveNotebookDocument: never(),
       registerNotebookSerializer: () => new Disposable(() => {}),
       fs: ws.fsFor(ext),
+      // encode and decode are UTF-8 (the host reads no encoding settings).
+      encode: async (text) => new TextEncoder().encode(String(text)),
+      decode: async (content) => new TextDecoder('utf-8').decode(content),
     },
     languages: null,
     tasks: null,
@@ -236,7 +239,7 @@ module.exports = function createApi(ext, reg) {
     },
     env: {
       appName: 'airvsx', appRoot: '', appHost: 'desktop', uriScheme: 'vscode', language: 'en', uiKind: 1, machineId: 'airvsx', sessionId: String(process.pid),
-      remoteName: undefined, shell: '', isNewAppInstall: false, isTelemetryEnabled: false, logLevel: 3,
+      remoteName: undefined, shell: '', isNewAppInstall: false, isAppPortable: false, isTelemetryEnabled: false, logLevel: 3,
       onDidChangeTelemetryEnabled: never(), onDidChangeShell: never(), onDidChangeLogLevel: never(),
       clipboard: { readText: async () => reg.clipboard, writeText: async (t) => { reg.clipboard = String(t); } },
       openExternal: async (uri) => { emit('openExternal', { uri: String(uri) }); return false; },
@@ -260,10 +263,30 @@ module.exports = function createApi(ext, reg) {
       getAccounts: async (id) => { const p = reg.auth.get(String(id)); return p ? (await p.provider.getSessions(undefined, {}) || []).map((s) => s.account) : []; },
       onDidChangeSessions: on(reg.authChanged),
     },
+    // There is no debugger: providers and factories are kept and never
+    // asked, and startDebugging resolves false (it could not start), as
+    // VS Code's does when a session fails to start.
     debug: {
-      activeDebugSession: undefined, activeDebugConsole: { append() {}, appendLine() {} }, breakpoints: [], activeStackItem: undefined,
+      activeDebugSession: undefined, activeDebugConsole: { append() {}, appendLine() {} }, activeStackItem: undefined,
+      get breakpoints() { return reg.breakpoints.slice(); },
       onDidStartDebugSession: never(), onDidTerminateDebugSession: never(), onDidChangeActiveDebugSession: never(),
-      onDidReceiveDebugSessionCustomEvent: never(), onDidChangeBreakpoints: never(), onDidChangeActiveStackItem: never(),
+      onDidReceiveDebugSessionCustomEvent: never(), onDidChangeActiveStackItem: never(),
+      onDidChangeBreakpoints: on(reg.breakpointsChanged),
+      registerDebugConfigurationProvider: () => new Disposable(() => {}),
+      registerDebugAdapterDescriptorFactory: () => new Disposable(() => {}),
+      registerDebugAdapterTrackerFactory: () => new Disposable(() => {}),
+      startDebugging: async (folder, config) => {
+        emit('message', { level: 'error', text: `airvsx has no debugger: ${ext.id} could not start debugging ${config && config.name ? config.name : ''}`.trim() });
+        return false;
+      },
+      stopDebugging: async () => {},
+      addBreakpoints: (bs) => { reg.breakpoints.push(...bs); reg.breakpointsChanged.fire({ added: bs.slice(), removed: [], changed: [] }); },
+      removeBreakpoints: (bs) => {
+        const removed = bs.filter((b) => reg.breakpoints.includes(b));
+        reg.breakpoints = reg.breakpoints.filter((b) => !removed.includes(b));
+        reg.breakpointsChanged.fire({ added: [], removed, changed: [] });
+      },
+      asDebugSourceUri: (source) => Uri.from({ scheme: 'debug', path: String(source && (source.path || source.name) || ''), query: source && source.sourceReference ? `ref=${source.sourceReference}` : '' }),
     },
     l10n: { t: (m, ...a) => (typeof m === 'object' ? format(m.message, m.args) : format(String(m), a.length === 1 && typeof a[0] === 'object' ? a[0] : a)), bundle: undefined, uri: undefined },
   });
