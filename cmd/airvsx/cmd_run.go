@@ -181,10 +181,8 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		h := s.Host()
 		log.Info("extension host ready", "node", h.Info().Node, "pid", h.Info().PID)
 	}
-	failedAtStart := map[string]string{}
 	for _, f := range pool.Startup().Failed {
 		log.Warn("activation failed", "extension", f.Extension, "err", f.Error)
-		failedAtStart[strings.ToLower(f.Extension)] = f.Error
 	}
 	for _, e := range pool.Drain() {
 		log.Info("event at start", "extension", e.Extension, "kind", e.Kind, "text", e.Text)
@@ -242,12 +240,6 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 				for _, r := range disabled {
 					if slices.Contains(r.Activation, "onCommand:"+opts.command) {
 						return fail(fmt.Errorf("%w (%s provides it but is disabled: %s)", err, r.ID, r.Reason))
-					}
-				}
-				// The command of an extension that failed to activate at start.
-				for _, e := range hopts.Extensions {
-					if why, ok := failedAtStart[strings.ToLower(e.ID)]; ok && slices.Contains(e.ActivationEvents, "onCommand:"+opts.command) {
-						return fail(fmt.Errorf("%w: %s declares it but failed to activate at start: %s", err, e.ID, why))
 					}
 				}
 				if known := knownCommands(hopts.Extensions); len(known) > 0 {
