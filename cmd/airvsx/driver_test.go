@@ -511,6 +511,61 @@ func TestDriver(t *testing.T) {
 	}
 }
 
+// TestDriverForkedServer is a language client that forks its server with
+// node's IPC channel (child_process.fork, as vscode-languageclient's ipc
+// transport does), in the kernel sandbox: the channel is carried over the
+// brokered program's stdio.
+func TestDriverForkedServer(t *testing.T) {
+	work := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(work, "state"))
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	if node, err = filepath.EvalSymlinks(node); err != nil {
+		t.Fatal(err)
+	}
+	policy := filepath.Join(work, "policy.yaml")
+	writeFile(t, policy, fmt.Sprintf("version: 1\nextensions:\n  - id: airvsx-demo.*\ncapabilities:\n  - id: airvsx-demo.lsp-demo\n    grant: [spawn]\n    programs: [%s]\n", node))
+	ext := filepath.Join(work, "ext")
+	out, err := airvsxCmd(t.Context(), t, "install", filepath.Join("..", "..", "testdata", "vsix", "host", "airvsx-demo.lsp-demo-1.0.0.vsix"), "--extensions", ext, "--policy", policy).CombinedOutput()
+	if err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	settings := filepath.Join(work, "settings.json")
+	writeFile(t, settings, `{"lspDemo.transport": "ipc"}`)
+	ws := filepath.Join(work, "ws")
+	f := filepath.Join(ws, "a.lspdemo")
+	writeFile(t, f, "alpha bad beta alpha\n")
+	c, wait := startDriver(t, "--extensions", ext, "--workspace", ws, "--settings", settings)
+	c.call("documents/open", map[string]any{"path": f}, nil)
+	var info struct {
+		Value struct {
+			Name, Transport string
+			ClientPid       int
+		}
+	}
+	c.call("commands/execute", map[string]any{"command": "lspDemo.serverInfo"}, &info)
+	if info.Value.Name != "lsp-demo-server" || info.Value.Transport != "ipc" || info.Value.ClientPid < 1<<22 {
+		t.Errorf("serverInfo: %+v", info.Value)
+	}
+	var hover struct {
+		Items []struct{ Contents []struct{ Value string } }
+	}
+	c.call("provide", map[string]any{"kind": "hover", "uri": "file://" + f, "position": map[string]int{"line": 0, "character": 1}}, &hover)
+	if len(hover.Items) != 1 || hover.Items[0].Contents[0].Value != "**alpha** occurs 2 time(s)" {
+		t.Errorf("hover over ipc: %+v", hover)
+	}
+	c.waitEvent("diagnostics over ipc", func(e map[string]any) bool {
+		msgs, _ := c.diagnosticsOfLocked(e, "file://"+f, "lsp-demo")
+		return len(msgs) == 1 && msgs[0] == `"bad" on line 1`
+	})
+	c.call("shutdown", map[string]any{}, nil)
+	if err := wait(); err != nil {
+		t.Fatalf("host --stdio: %v", err)
+	}
+}
+
 // diagnosticsOfLocked is diagnosticsOf for one event, with c.mu held by
 // the caller (waitEvent).
 func (c *driverClient) diagnosticsOfLocked(e map[string]any, uri, collection string) ([]string, bool) {

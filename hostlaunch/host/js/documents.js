@@ -8,7 +8,7 @@
 // workspace broker). Every change an extension makes is reported to the
 // launcher as an "edit" event, so the editor on the other side can follow.
 const path = require('node:path');
-const { Position, Range, Selection, EndOfLine, TextEdit, Uri } = require('./types.js');
+const { Position, Range, Selection, EndOfLine, TextEdit, Uri, TabInputText } = require('./types.js');
 const { Shared } = require('./shared.js');
 
 // MAX_DOCUMENT caps a document's size (bytes of UTF-8), as VS Code caps
@@ -167,6 +167,7 @@ module.exports = function documents(host, reg) {
     activeEditor: ev('onDidChangeActiveTextEditor'), visibleEditors: ev('onDidChangeVisibleTextEditors'),
     selection: ev('onDidChangeTextEditorSelection'), visibleRanges: ev('onDidChangeTextEditorVisibleRanges'),
     editorOptions: ev('onDidChangeTextEditorOptions'), viewColumn: ev('onDidChangeTextEditorViewColumn'),
+    tabs: ev('onDidChangeTabs'),
   };
   const editors = []; // visible editors, the active one last
   let active;
@@ -296,7 +297,9 @@ module.exports = function documents(host, reg) {
       if (!doc || doc.isClosed) return;
       docs.delete(doc.uri.toString());
       doc.isClosed = true;
-      for (let i = editors.length - 1; i >= 0; i--) if (editors[i].document === doc) editors.splice(i, 1);
+      const closed = [];
+      for (let i = editors.length - 1; i >= 0; i--) if (editors[i].document === doc) closed.push(tabOf(editors.splice(i, 1)[0]));
+      if (closed.length) tabsChanged({ closed });
       if (active && active.document === doc) self.setActive(editors[editors.length - 1]);
       events.close.fire(doc);
     },
@@ -307,7 +310,7 @@ module.exports = function documents(host, reg) {
     setActive(ed) {
       if (ed === active) return;
       active = ed;
-      if (ed && !editors.includes(ed)) { editors.push(ed); events.visibleEditors.fire(editors.slice()); }
+      if (ed && !editors.includes(ed)) { editors.push(ed); events.visibleEditors.fire(editors.slice()); tabsChanged({ opened: [tabOf(ed)] }); }
       events.activeEditor.fire(ed);
     },
     // show makes doc the active editor's document.
@@ -316,11 +319,49 @@ module.exports = function documents(host, reg) {
       if (!ed) ed = new TextEditor(self, doc, options && options.viewColumn);
       if (options && options.selection) ed.selection = new Selection(options.selection.start, options.selection.end);
       if (!(options && options.preserveFocus)) self.setActive(ed);
-      else if (!editors.includes(ed)) { editors.push(ed); events.visibleEditors.fire(editors.slice()); }
+      else if (!editors.includes(ed)) { editors.push(ed); events.visibleEditors.fire(editors.slice()); tabsChanged({ opened: [tabOf(ed)] }); }
       host.emit(null, 'showDocument', { uri: doc.uri.toString() });
       return ed;
     },
   };
+  // Tabs: one group, a tab per editor (window.tabGroups), for the
+  // extensions that follow what the user sees (a language client pulls
+  // the diagnostics of the documents in tabs).
+  const tabs = new WeakMap(); // editor -> Tab
+  function tabOf(ed) {
+    if (!tabs.has(ed)) {
+      const tab = {
+        get label() { return path.posix.basename(ed.document.uri.path); },
+        get group() { return group; },
+        input: new TabInputText(ed.document.uri),
+        get isActive() { return active === ed; },
+        get isDirty() { return ed.document.isDirty; },
+        isPinned: false, isPreview: false,
+      };
+      tabs.set(ed, tab);
+    }
+    return tabs.get(ed);
+  }
+  const group = {
+    isActive: true, viewColumn: 1,
+    get activeTab() { return active ? tabOf(active) : undefined; },
+    get tabs() { return editors.map(tabOf); },
+  };
+  function tabsChanged(c) { events.tabs.fire({ opened: c.opened || [], closed: c.closed || [], changed: c.changed || [] }); }
+  self.tabGroups = (ext) => ({
+    get all() { return [group]; },
+    get activeTabGroup() { return group; },
+    onDidChangeTabs: events.tabs.event(ext),
+    onDidChangeTabGroups: () => ({ dispose() {} }),
+    close: async (t) => {
+      for (const tab of Array.isArray(t) ? t : [t]) {
+        const ed = editors.find((e) => tabs.get(e) === tab);
+        if (ed) self.close(ed.document);
+      }
+      return true;
+    },
+  });
+
   return self;
 };
 

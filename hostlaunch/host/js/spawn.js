@@ -30,10 +30,11 @@
 // most 5 min); stdin is what was written to it before the request leaves
 // (options.input, or stdin.end() by the end of the tick).
 //
-// The *Sync variants cannot be brokered (the broker is asynchronous);
-// fork cannot either: its IPC channel is a socket the kernel sandbox
-// refuses. A language server runs over stdio instead (spawn node with
-// the server's script and --stdio).
+// The *Sync variants cannot be brokered (the broker is asynchronous).
+// fork starts node (process.execPath: the policy must list it) as spawn
+// does, its IPC channel carried over the program's stdin and stdout
+// (FORK_BOOT), as node's own channel is a socket the kernel sandbox
+// refuses: vscode-languageclient's ipc transport works as its stdio one.
 const crypto = require('node:crypto');
 const { EventEmitter } = require('node:events');
 const path = require('node:path');
@@ -56,6 +57,23 @@ class ChildProcess extends EventEmitter {
 
   unref() {}
 }
+
+// FORK_BOOT is what node runs (-e) for fork(): argv is [node, module,
+// args...]; process.send and 'message' go over stdin and stdout, one JSON
+// message a line; the module's own stdout writes go to stderr; the end
+// of stdin is the channel's disconnect. Then the module runs as main.
+const FORK_BOOT = [
+  "'use strict';",
+  'const out = process.stdout.write.bind(process.stdout);',
+  'process.stdout.write = process.stderr.write.bind(process.stderr);',
+  'process.connected = true;',
+  "process.send = (m, ...r) => { const cb = typeof r[r.length - 1] === 'function' ? r.pop() : undefined; out(JSON.stringify(m) + '\\n', cb); return true; };",
+  "process.disconnect = () => { if (!process.connected) return; process.connected = false; process.stdin.pause(); process.emit('disconnect'); };",
+  "let buf = ''; process.stdin.setEncoding('utf8');",
+  "process.stdin.on('data', (d) => { buf += d; for (let i; (i = buf.indexOf('\\n')) >= 0;) { const l = buf.slice(0, i); buf = buf.slice(i + 1); if (l) process.emit('message', JSON.parse(l)); } });",
+  "process.stdin.on('end', () => process.disconnect());",
+  "require('module').runMain();",
+].join('\n');
 
 module.exports = function (host, ext) {
   const cause = () => { const s = host.als.getStore(); return s ? s.cause : undefined; };
@@ -312,19 +330,70 @@ module.exports = function (host, ext) {
   }
   exec[util.promisify.custom] = promised(exec);
 
+  // fork runs a Node module in a new node (process.execPath, or
+  // options.execPath: the program the policy must list) through the
+  // broker, like spawn, with its IPC channel carried over the program's
+  // stdin and stdout (one JSON message a line; FORK_BOOT sets up
+  // process.send and 'message' in the child, whose own stdout goes to its
+  // stderr): a socket, as node's channel is, the kernel sandbox refuses.
+  // The serialization is 'json'; handles cannot be sent.
+  function fork(modulePath, args, options) {
+    if (args && !Array.isArray(args)) { options = args; args = []; }
+    options = options || {};
+    if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
+    if (typeof modulePath !== 'string' || modulePath === '') throw new TypeError('The "modulePath" argument must be a non-empty string');
+    // --inspect and its kin would open a socket: dropped.
+    const execArgv = Array.from(options.execArgv || [], String).filter((a) => !/^--(inspect|debug)/.test(a));
+    const raw = spawn(options.execPath || process.execPath, [...execArgv, '-e', FORK_BOOT, '--', path.resolve(String(modulePath)), ...Array.from(args || [], String)],
+      { cwd: options.cwd, timeout: options.timeout, stdio: 'pipe' });
+    const child = raw;
+    const channel = raw.stdout;
+    // What the module writes to stdout arrives on stderr; stdout is empty.
+    child.stdout = new Readable({ read() {} });
+    child.stdio = [child.stdin, child.stdout, child.stderr, null];
+    child.connected = true;
+    let buf = '';
+    channel.setEncoding('utf8');
+    channel.on('data', (d) => {
+      buf += d;
+      for (let i; (i = buf.indexOf('\n')) >= 0;) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (!line) continue;
+        let msg;
+        try { msg = JSON.parse(line); } catch { continue; }
+        child.emit('message', msg);
+      }
+    });
+    child.send = (msg, ...rest) => {
+      const cb = typeof rest[rest.length - 1] === 'function' ? rest.pop() : null;
+      if (!child.connected) {
+        const err = Object.assign(new Error('Channel closed'), { code: 'ERR_IPC_CHANNEL_CLOSED' });
+        if (cb) process.nextTick(cb, err); else process.nextTick(() => child.emit('error', err));
+        return false;
+      }
+      child.stdin.write(JSON.stringify(msg) + '\n', cb ? (err) => cb(err || null) : undefined);
+      return true;
+    };
+    const gone = () => {
+      if (!child.connected) return;
+      child.connected = false;
+      child.stdout.push(null);
+      child.emit('disconnect');
+    };
+    child.disconnect = () => { child.stdin.end(); gone(); };
+    child.on('exit', gone);
+    child.on('error', gone);
+    return child;
+  }
+
   const sync = (name, instead) => function () { throw refused(name, instead); };
   return {
     spawn, execFile, exec,
     spawnSync: sync('spawnSync', 'spawn'),
     execFileSync: sync('execFileSync', 'execFile'),
     execSync: sync('execSync', 'exec'),
-    fork() {
-      const err = new Error(`airvsx: extension ${ext.id} may not call child_process.fork: its IPC channel cannot be brokered (the kernel sandbox refuses the socket); start a language server over stdio instead: child_process.spawn(process.execPath or the node listed in programs, [script, '--stdio'])`);
-      err.code = 'ERR_AIRVSX_DENIED';
-      err.capability = 'spawn';
-      host.emit(ext, 'denied', { text: err.message, capability: 'spawn' });
-      throw err;
-    },
+    fork,
     ChildProcess,
   };
 };

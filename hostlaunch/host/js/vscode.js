@@ -175,7 +175,7 @@ module.exports = function createApi(ext, reg) {
       onDidChangeWindowState: never(),
       get activeColorTheme() { return { kind: types.ColorThemeKind ? types.ColorThemeKind.Dark : 2 }; },
       onDidChangeActiveColorTheme: never(),
-      tabGroups: { all: [], activeTabGroup: { isActive: true, viewColumn: 1, activeTab: undefined, tabs: [] }, onDidChangeTabs: never(), onDidChangeTabGroups: never(), close: async () => false },
+      tabGroups: docs.tabGroups(ext),
       get visibleNotebookEditors() { return []; },
       activeNotebookEditor: undefined,
       onDidChangeActiveNotebookEditor: never(),

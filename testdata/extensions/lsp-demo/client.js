@@ -1,8 +1,9 @@
 'use strict';
-// The demo language client: starts server.js with node over stdio (the
-// spawn broker: it needs the "spawn" capability and node among its
-// programs) and forwards documents, completion and hover to it; the
-// server's diagnostics go to a diagnostic collection.
+// The demo language client: starts server.js with node (the spawn
+// broker: it needs the "spawn" capability and node among its programs),
+// over stdio or, with the setting lspDemo.transport "ipc", forked with
+// node's IPC channel, and forwards documents, completion and hover to it;
+// the server's diagnostics go to a diagnostic collection.
 const path = require('path');
 const cp = require('child_process');
 const vscode = require('vscode');
@@ -11,8 +12,14 @@ let server;
 let lastId = 0;
 const pending = new Map();
 
+// The transport (setting lspDemo.transport): "stdio" (spawn, Content-Length
+// framing) or "ipc" (fork, node's IPC channel).
+let ipc = false;
+
 function send(msg) {
-  const body = Buffer.from(JSON.stringify(Object.assign({ jsonrpc: '2.0' }, msg)));
+  msg = Object.assign({ jsonrpc: '2.0' }, msg);
+  if (ipc) { server.send(msg); return; }
+  const body = Buffer.from(JSON.stringify(msg));
   server.stdin.write(`Content-Length: ${body.length}\r\n\r\n`);
   server.stdin.write(body);
 }
@@ -31,11 +38,27 @@ const docParams = (doc) => ({ textDocument: { uri: doc.uri.toString(), languageI
 async function activate(context) {
   const diagnostics = vscode.languages.createDiagnosticCollection('lsp-demo');
   context.subscriptions.push(diagnostics);
-  server = cp.spawn(process.execPath, [path.join(__dirname, 'server.js'), '--stdio']);
+  ipc = vscode.workspace.getConfiguration('lspDemo').get('transport') === 'ipc';
+  const script = path.join(__dirname, 'server.js');
+  server = ipc ? cp.fork(script, ['--node-ipc'], { silent: true }) : cp.spawn(process.execPath, [script, '--stdio']);
   if (!server.pid) throw new Error('the language server did not start');
   server.on('error', (err) => vscode.window.showErrorMessage(`lsp-demo server: ${err.message}`));
+  const receive = (msg) => {
+    if (msg.id !== undefined && pending.has(msg.id)) {
+      const p = pending.get(msg.id);
+      pending.delete(msg.id);
+      if (msg.error) p.reject(new Error(msg.error.message)); else p.resolve(msg.result);
+    } else if (msg.method === 'textDocument/publishDiagnostics') {
+      diagnostics.set(vscode.Uri.parse(msg.params.uri), msg.params.diagnostics.map((d) => {
+        const diag = new vscode.Diagnostic(toRange(d.range), d.message, d.severity - 1);
+        diag.source = d.source;
+        return diag;
+      }));
+    }
+  };
+  if (ipc) server.on('message', receive);
   let buf = Buffer.alloc(0);
-  server.stdout.on('data', (chunk) => {
+  if (!ipc) server.stdout.on('data', (chunk) => {
     buf = Buffer.concat([buf, chunk]);
     for (;;) {
       const head = buf.indexOf('\r\n\r\n');
@@ -44,17 +67,7 @@ async function activate(context) {
       if (buf.length < head + 4 + len) return;
       const msg = JSON.parse(buf.slice(head + 4, head + 4 + len).toString());
       buf = buf.slice(head + 4 + len);
-      if (msg.id !== undefined && pending.has(msg.id)) {
-        const p = pending.get(msg.id);
-        pending.delete(msg.id);
-        if (msg.error) p.reject(new Error(msg.error.message)); else p.resolve(msg.result);
-      } else if (msg.method === 'textDocument/publishDiagnostics') {
-        diagnostics.set(vscode.Uri.parse(msg.params.uri), msg.params.diagnostics.map((d) => {
-          const diag = new vscode.Diagnostic(toRange(d.range), d.message, d.severity - 1);
-          diag.source = d.source;
-          return diag;
-        }));
-      }
+      receive(msg);
     }
   });
   const init = await request('initialize', { processId: null, rootUri: null, capabilities: {} });
@@ -77,7 +90,10 @@ async function activate(context) {
         return r ? new vscode.Hover(new vscode.MarkdownString(r.contents.value), toRange(r.range)) : undefined;
       },
     }),
-    vscode.commands.registerCommand('lspDemo.serverInfo', async () => ({ name: init.serverInfo.name, pid: (await request('server/pid', {})).pid, clientPid: server.pid })),
+    vscode.commands.registerCommand('lspDemo.serverInfo', async () => {
+      const s = await request('server/pid', {});
+      return { name: init.serverInfo.name, pid: s.pid, transport: s.transport, clientPid: server.pid };
+    }),
   );
 }
 

@@ -5,10 +5,22 @@
 // occurs, and every line holding "bad" gets an error diagnostic.
 const docs = new Map(); // uri -> text
 
+// With --node-ipc the messages go over node's IPC channel (the client
+// forked this server), else over stdio with Content-Length framing.
+const ipc = process.argv.includes('--node-ipc');
+
 function send(msg) {
-  const body = Buffer.from(JSON.stringify(Object.assign({ jsonrpc: '2.0' }, msg)));
+  msg = Object.assign({ jsonrpc: '2.0' }, msg);
+  if (ipc) { process.send(msg); return; }
+  const body = Buffer.from(JSON.stringify(msg));
   process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`);
   process.stdout.write(body);
+}
+
+function receive(msg) {
+  if (msg.id !== undefined && handlers[msg.method]) send({ id: msg.id, result: handlers[msg.method](msg.params || {}) });
+  else if (msg.id !== undefined) send({ id: msg.id, error: { code: -32601, message: `no method ${msg.method}` } });
+  else if (notifications[msg.method]) notifications[msg.method](msg.params || {});
 }
 
 function diagnose(uri) {
@@ -41,7 +53,7 @@ const handlers = {
     const n = ((docs.get(p.textDocument.uri) || '').match(new RegExp(`\\b${w.word}\\b`, 'g')) || []).length;
     return { contents: { kind: 'markdown', value: `**${w.word}** occurs ${n} time(s)` }, range: w.range };
   },
-  'server/pid': () => ({ pid: process.pid }),
+  'server/pid': () => ({ pid: process.pid, transport: ipc ? 'ipc' : 'stdio' }),
   shutdown: () => null,
 };
 
@@ -52,8 +64,13 @@ const notifications = {
   exit: () => process.exit(0),
 };
 
+if (ipc) {
+  process.on('message', receive);
+  process.on('disconnect', () => process.exit(0));
+}
+
 let buf = Buffer.alloc(0);
-process.stdin.on('data', (chunk) => {
+if (!ipc) process.stdin.on('data', (chunk) => {
   buf = Buffer.concat([buf, chunk]);
   for (;;) {
     const head = buf.indexOf('\r\n\r\n');
@@ -63,9 +80,7 @@ process.stdin.on('data', (chunk) => {
     if (buf.length < head + 4 + len) return;
     const msg = JSON.parse(buf.slice(head + 4, head + 4 + len).toString());
     buf = buf.slice(head + 4 + len);
-    if (msg.id !== undefined && handlers[msg.method]) send({ id: msg.id, result: handlers[msg.method](msg.params || {}) });
-    else if (msg.id !== undefined) send({ id: msg.id, error: { code: -32601, message: `no method ${msg.method}` } });
-    else if (notifications[msg.method]) notifications[msg.method](msg.params || {});
+    receive(msg);
   }
 });
-process.stdin.on('end', () => process.exit(0));
+if (!ipc) process.stdin.on('end', () => process.exit(0));
