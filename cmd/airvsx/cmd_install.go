@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -96,6 +99,13 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 	if opts.registry.place == "" {
 		if opts.anchor.anyGiven() || opts.preRelease {
 			return usagef("install: FILE.vsix takes --extensions, --policy, --allow-partial-activation and --json; --root, --key, --state and --pre-release go with --registry")
+		}
+		// An extension ID (publisher.name[@version]) with no such file:
+		// the user meant a registry.
+		if _, serr := os.Stat(arg); errors.Is(serr, fs.ErrNotExist) && !strings.HasSuffix(strings.ToLower(arg), ".vsix") {
+			if _, _, perr := install.ParseRef(arg); perr == nil {
+				return usagef("install: %s is an extension ID, not a file: give the registry to install it from, --registry PLACE (with --key PREFIX.pub or --root), or a .vsix file's path", arg)
+			}
 		}
 		res, err = install.FromFile(cmd.Context(), arg, o)
 	} else {

@@ -63,7 +63,8 @@ registry from one place to another, verifying it on the way; "keygen" writes the
 key a registry is signed with. "run" starts installed extensions in a
 Node.js extension host and executes one of their commands, inside a kernel
 sandbox that denies network, process spawn and files beyond the workspace
-unless an extension's grant allows them.
+unless an extension's grant allows them; "host" serves the same hosts to an
+editor or a daemon over JSON-RPC (documents, language features, questions).
 
 Only "sync" opens network connections, and only to the upstream it is given,
 except that every command given a docker:// registry connects to that
@@ -83,6 +84,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 	// Cobra checks flags and arguments before it runs the persistent
 	// pre-run hook, so an error before the hook ran is a usage error.
 	root.PersistentPreRun = func(*cobra.Command, []string) { g.started = true }
+	root.SetHelpCommand(newHelpCommand(root))
 	root.AddCommand(
 		newVersionCommand(g),
 		newInspectCommand(g),
@@ -145,3 +147,25 @@ func (l *logLevel) Set(s string) error {
 }
 
 func (l *logLevel) Type() string { return "level" }
+
+// newHelpCommand is "airvsx help [COMMAND]": a topic that is no command is
+// a usage error (exit 2) that suggests the nearest command.
+func newHelpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help shows the help of any command: airvsx help COMMAND (the same as airvsx COMMAND --help).",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				topic := strings.Join(args, " ")
+				hint := "airvsx help lists the commands"
+				if s := root.SuggestionsFor(args[0]); len(s) > 0 {
+					hint = fmt.Sprintf("did you mean %q?", s[0])
+				}
+				return &usageError{fmt.Errorf("help: no command %q; %s", topic, hint)}
+			}
+			return target.Help()
+		},
+	}
+}
