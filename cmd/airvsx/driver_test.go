@@ -462,7 +462,9 @@ func TestDriver(t *testing.T) {
 			t.Errorf("documents/save of a read-only document: %+v", got)
 		}
 		// An untitled document has one name in every host.
-		var u struct{ Document struct{ URI, LanguageID string } }
+		var u struct {
+			Document struct{ URI, LanguageID string }
+		}
 		c.call("documents/open", map[string]any{"languageId": "lspdemo"}, &u)
 		if !strings.HasPrefix(u.Document.URI, "untitled:Untitled-") || u.Document.LanguageID != "lspdemo" {
 			t.Errorf("an untitled document: %+v", u)
