@@ -8,6 +8,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/transfer"
 )
@@ -44,11 +45,25 @@ func exitCode(err error) int {
 	case errors.Is(err, errFailed), errors.Is(err, vsix.ErrRejected),
 		errors.Is(err, install.ErrRefused), errors.Is(err, install.ErrNotInstalled),
 		errors.As(err, new(*host.CommandError)), errors.Is(err, host.ErrExited),
-		errors.Is(err, transfer.ErrSource), errors.Is(err, transfer.ErrRefused), errors.Is(err, errTimedOut):
+		errors.Is(err, transfer.ErrSource), errors.Is(err, transfer.ErrRefused), errors.Is(err, errTimedOut),
+		trustFailure(err):
 		return exitFailed
 	default:
 		return exitError
 	}
+}
+
+// trustFailure says whether err is the trust chain refusing what it read
+// (a signature, an expiry, a rollback, a mismatch, a malformed file, a
+// broken catalog chain): a check that failed, for every command alike.
+func trustFailure(err error) bool {
+	for _, e := range []error{trust.ErrSignature, trust.ErrExpired, trust.ErrRollback, trust.ErrMismatch, trust.ErrMalformed,
+		trust.ErrCatalogRollback, trust.ErrCatalogFork, trust.ErrCatalogChain} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // report prints err to stderr unless it only says that a report already
