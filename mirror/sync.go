@@ -30,6 +30,12 @@ type Options struct {
 	// Store is the registry written to; required.
 	Store store.Store
 	// Signer signs the new catalog's TUF metadata; required unless DryRun.
+	// A Signer whose key is still being made ready has a method
+	// Wait(ctx) (signature.SignerVerifier, error), as trust.PendingSigner
+	// does (it decrypts the key in the background): Sync then plans while
+	// it waits but fetches, stores and quarantines nothing before Wait
+	// returns, and stops with Wait's error (a wrong password stops the
+	// sync before any package is downloaded).
 	Signer signature.Signer
 	// DryRun plans and reports, and writes nothing. Default false.
 	DryRun bool
@@ -159,7 +165,11 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 
 	// Items are fetched as soon as the planner finds them, so downloads
 	// overlap the rest of the planning; planner and fetches share the
-	// request slots. The first hard error cancels the rest.
+	// request slots. The first hard error cancels the rest. No fetch
+	// starts before the signing key is ready (keyReady), so a key that
+	// cannot be used stops the sync before it downloads or writes a
+	// package, however long its decryption takes.
+	keyReady := signerReady(opts.Signer)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
@@ -179,7 +189,11 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e, err := f.fetch(ctx, &it)
+			var e index.Entry
+			err := keyReady(ctx)
+			if err == nil {
+				e, err = f.fetch(ctx, &it)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			var rej *RejectError
@@ -257,6 +271,28 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	rep.Catalog = &CatalogInfo{Serial: cat.Serial, Digest: res.CatalogDigest, Entries: len(cat.Entries), Expires: res.Expires}
 	log.Info("catalog signed", "serial", cat.Serial, "entries", len(cat.Entries), "digest", res.CatalogDigest)
 	return rep, nil
+}
+
+// keyWaiter is a Signer whose key may still be in the making, such as
+// trust.PendingSigner: Wait returns once the key is usable, or why it is
+// not.
+type keyWaiter interface {
+	Wait(ctx context.Context) (signature.SignerVerifier, error)
+}
+
+// signerReady returns a function that blocks until s's key is ready and
+// returns why it cannot be used, if it cannot (s's error as is: it names
+// the key file); for a Signer that is not a keyWaiter it returns nil at
+// once.
+func signerReady(s signature.Signer) func(context.Context) error {
+	w, ok := s.(keyWaiter)
+	if !ok {
+		return func(context.Context) error { return nil }
+	}
+	return func(ctx context.Context) error {
+		_, err := w.Wait(ctx)
+		return err
+	}
 }
 
 // logPlan logs the plan's counts.

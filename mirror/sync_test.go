@@ -3,6 +3,7 @@ package mirror_test
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/mirror"
@@ -514,5 +517,84 @@ func TestSyncUndeclaredDependency(t *testing.T) {
 	}
 	if q := rep.Quarantined[0]; q.Item != "airvsx-demo.uses-git@1.0.0" || !strings.Contains(q.Reason, "extensionDependencies airvsx-demo.git-helper") || !strings.Contains(q.Reason, "upstream's metadata does not list") {
 		t.Errorf("quarantined %+v; want uses-git refused for its undeclared dependency on git-helper", q)
+	}
+}
+
+// slowKey is a signer whose key becomes known to be unusable (a wrong
+// password, as trust.PendingSigner reports it) only when fail is closed:
+// a decryption that takes as long as the test wants.
+type slowKey struct {
+	fail chan struct{}
+}
+
+var errSlowKey = fmt.Errorf("k.key: decrypt ENCRYPTED SIGSTORE PRIVATE KEY: %w", trust.ErrPassword)
+
+func (k *slowKey) Wait(ctx context.Context) (signature.SignerVerifier, error) {
+	select {
+	case <-k.fail:
+		return nil, errSlowKey
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+func (k *slowKey) PublicKey(...signature.PublicKeyOption) (crypto.PublicKey, error) {
+	_, err := k.Wait(context.Background())
+	return nil, err
+}
+
+func (k *slowKey) SignMessage(io.Reader, ...signature.SignOption) ([]byte, error) {
+	_, err := k.Wait(context.Background())
+	return nil, err
+}
+
+// TestSyncWaitsForKey: with a signer whose key is still being decrypted
+// (trust.PendingSigner), Sync plans but downloads and stores nothing
+// before the key is ready, and a wrong password stops it with that
+// error. The key here fails only once the planner has found all of the
+// demo's 7 items, long after the first could have been downloaded: a
+// sync that did not wait would have fetched them.
+func TestSyncWaitsForKey(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+	defer st.Close()
+	key := &slowKey{fail: make(chan struct{})}
+	var once sync.Once
+	rep, err := mirror.Sync(t.Context(), mirror.Options{
+		Client: e.client, Policy: demoreg.Policy(t), Store: st, Signer: key,
+		Now: func() time.Time { return demoreg.SyncNow1 }, TempDir: t.TempDir(),
+		Progress: func(p mirror.Progress) {
+			if p.Planned == 7 {
+				once.Do(func() { close(key.fail) })
+			}
+		},
+	})
+	if !errors.Is(err, trust.ErrPassword) {
+		t.Fatalf("Sync with a wrong password = %v, %v; want an error wrapping trust.ErrPassword", rep, err)
+	}
+	var fetched []string
+	for _, r := range e.srv.Requests() {
+		if strings.Contains(r.Path, "/file/") || strings.HasPrefix(r.Path, "/cdn/") {
+			fetched = append(fetched, r.Path)
+		}
+	}
+	if len(fetched) > 0 {
+		t.Errorf("Sync with a wrong password requested %d files; want none:\n%s", len(fetched), strings.Join(fetched, "\n"))
+	}
+	var written []string
+	err = filepath.WalkDir(e.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && (strings.Contains(p, string(filepath.Separator)+"blobs"+string(filepath.Separator)) || strings.Contains(p, "quarantine"+string(filepath.Separator))) {
+			written = append(written, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(written) > 0 {
+		t.Errorf("Sync with a wrong password wrote %s; want no package in the registry", strings.Join(written, ", "))
 	}
 }

@@ -116,7 +116,10 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	var signer *trust.PendingSigner
 	if !opts.dryRun {
 		// The key is decrypted (scrypt: a few hundred milliseconds) while
-		// the sync plans; a wrong password still stops it at once.
+		// the sync plans. mirror.Sync fetches nothing before the key is
+		// ready (the signer's Wait), and a wrong password cancels the
+		// planning at once: it stops the sync before any download, under
+		// any load.
 		if signer, err = trust.StartSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
 			return err
 		}

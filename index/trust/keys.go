@@ -281,7 +281,9 @@ func keyTypeName(k any) string {
 // PendingSigner is a signer whose key is being decrypted in the background:
 // decrypting a cosign key costs a few hundred milliseconds of scrypt, which
 // a command can spend on its network work instead of before it. Its
-// methods wait for the key.
+// methods wait for the key. A command that must not act before the key is
+// known to be usable (sync downloads nothing with a wrong password) waits
+// for it with Wait first: mirror.Sync does so before its first download.
 type PendingSigner struct {
 	done chan struct{}
 	sv   signature.SignerVerifier
