@@ -47,7 +47,9 @@ func newCopyCommand(g *globals) *cobra.Command {
 repository, git:PATH[#REF], or an OCI registry, docker://HOST[:PORT]/PREFIX;
 a git DST commits the copy as one commit, signed with --sign-key, the
 operator's PREFIX.key, and a docker:// DST gets a cosign signature of each
-entry from --sign-key when it is given). Only what DST lacks moves: blobs
+entry from --sign-key when it is given; a git DST's --sign-key must be a
+key SRC's root trusts, else the copy stops before DST is opened, naming the
+key the root trusts). Only what DST lacks moves: blobs
 by digest, tags, and the metadata, written last, so that DST is at every
 moment either its previous state or the new one. A copy
 that is stopped (or killed) is completed by running it again, which moves
