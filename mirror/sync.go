@@ -172,6 +172,18 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	keyReady := signerReady(opts.Signer)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	// The signer's key must be one the registry's root trusts, or the
+	// catalog could not be signed at the end: it is checked as soon as the
+	// key is decrypted (while the planning starts), and no download
+	// starts before it passed. A wrong key stops the sync at once.
+	keyOK := make(chan struct{})
+	go func() {
+		if err := checkSigner(ctx, opts.Store, opts.Signer); err != nil {
+			cancel(err)
+			return
+		}
+		close(keyOK)
+	}()
 	var (
 		mu      sync.Mutex
 		started = map[string]bool{}
@@ -191,6 +203,9 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 			defer wg.Done()
 			var e index.Entry
 			err := keyReady(ctx)
+			if err == nil {
+				err = waitKey(ctx, keyOK)
+			}
 			if err == nil {
 				e, err = f.fetch(ctx, &it)
 			}
@@ -229,6 +244,9 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		fetch(it) // each was started already; this only makes sure
 	}
 	wg.Wait()
+	if err := waitKey(ctx, keyOK); err != nil {
+		return rep, err // nothing was fetched: the key was wrong
+	}
 	if err := context.Cause(ctx); err != nil {
 		return rep, err
 	}
@@ -321,6 +339,29 @@ func (a limitedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform 
 func (a limitedAPI) Sitemap(ctx context.Context) (ids []index.ID, err error) {
 	err = a.f.request(ctx, func() error { ids, err = a.c.Sitemap(ctx); return err })
 	return ids, err
+}
+
+// checkSigner checks that the registry's newest root trusts the
+// signer's key for what a sync signs (trust.CheckPublisher): before a
+// download, not at the end when Publish would refuse it. Getting the
+// public key waits for a key still being decrypted.
+func checkSigner(ctx context.Context, s store.Store, signer signature.Signer) error {
+	pub, err := signer.PublicKey()
+	if err != nil {
+		return fmt.Errorf("signing key: %w", err)
+	}
+	return trust.CheckPublisher(ctx, "", trust.Metadata(ctx, s), pub)
+}
+
+// waitKey waits until the signing key has been checked (keyOK closed),
+// and returns why it was not when the sync was stopped first.
+func waitKey(ctx context.Context, keyOK <-chan struct{}) error {
+	select {
+	case <-keyOK:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // loadPrevious reads the registry's current catalog through its own TUF

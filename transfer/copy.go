@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -87,6 +88,17 @@ type Options struct {
 	// Logger receives warnings (forced overwrites) and debug records.
 	// Default nil: discard.
 	Logger *slog.Logger
+	// SignKey is the public half of the key that signs the destination's
+	// change (a git destination's commit). The source's newest root,
+	// which the destination carries after the copy, must trust it for
+	// the targets role, the keys verify checks a commit against; else
+	// the copy stops right after the source's trust chain, before
+	// anything is written, with an error wrapping a *trust.KeyError.
+	// Default nil: nothing is signed, nothing checked.
+	SignKey crypto.PublicKey
+	// SignKeyName names SignKey in messages ("--sign-key op.key").
+	// Default "": "the signing key".
+	SignKeyName string
 }
 
 // Progress is how far a copy has come.
@@ -232,6 +244,9 @@ func (c *copier) run(ctx context.Context) error {
 		return err
 	}
 	done("checked the source", "serial", c.rep.Serial)
+	if err := c.checkSignKey(checked.Checked); err != nil {
+		return err
+	}
 	if err := c.checkDest(ctx, checked); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -80,4 +81,46 @@ func (c *copier) checkSource(ctx context.Context) (*checked, error) {
 	c.src.freeze()
 	c.rep.Serial, c.rep.Digest, c.rep.Entries = cat.Serial, ch.CatalogDigest, len(cat.Entries)
 	return &checked{Checked: ch, cat: cat}, nil
+}
+
+// checkSignKey refuses a signing key the source's newest root does not
+// trust for the targets role (Options.SignKey): the destination would
+// carry that root, and verify would reject every commit the key signed.
+func (c *copier) checkSignKey(ch *trust.Checked) error {
+	if c.opts.SignKey == nil {
+		return nil
+	}
+	if err := trust.CheckSigningKey(c.opts.Source, ch.RootJSON, c.opts.SignKey, "targets"); err != nil {
+		name := c.opts.SignKeyName
+		if name == "" {
+			name = "the signing key"
+		}
+		return fmt.Errorf("copy: %s: %w", name, err)
+	}
+	return nil
+}
+
+// CheckSignKey checks the source's trust chain from the anchor, as Copy
+// does first, and that the source's newest root trusts opts.SignKey for
+// the targets role (see Options.SignKey). It writes nothing, not even the
+// state, and needs no destination: a caller that would create the
+// destination runs it first, so that a wrong key leaves no new place
+// behind. Errors are those of Copy's first steps; a key the root does not
+// trust gives an error wrapping a *trust.KeyError.
+func CheckSignKey(ctx context.Context, src store.Store, opts Options) error {
+	if src == nil {
+		return errors.New("copy: no source")
+	}
+	if (opts.Anchor.Root == nil) == (opts.Anchor.Key == nil) {
+		return fmt.Errorf("copy: %w", trust.ErrNoAnchor)
+	}
+	if opts.Source == "" {
+		opts.Source = "source"
+	}
+	c := &copier{opts: opts, src: newMemo(src), rawSrc: src, rep: &Report{}}
+	ch, err := c.checkSource(ctx)
+	if err != nil {
+		return err
+	}
+	return c.checkSignKey(ch.Checked)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -45,7 +47,9 @@ func newCopyCommand(g *globals) *cobra.Command {
 repository, git:PATH[#REF], or an OCI registry, docker://HOST[:PORT]/PREFIX;
 a git DST commits the copy as one commit, signed with --sign-key, the
 operator's PREFIX.key, and a docker:// DST gets a cosign signature of each
-entry from --sign-key when it is given). Only what DST lacks moves: blobs
+entry from --sign-key when it is given; a git DST's --sign-key must be a
+key SRC's root trusts, else the copy stops before DST is opened, naming the
+key the root trusts). Only what DST lacks moves: blobs
 by digest, tags, and the metadata, written last, so that DST is at every
 moment either its previous state or the new one. A copy
 that is stopped (or killed) is completed by running it again, which moves
@@ -106,8 +110,13 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		return fmt.Errorf("copy: %w", err)
 	}
 	defer src.Close()
+	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun, Repair: opts.repair,
+		Source: srcPlace, Dest: dstPlace}
 	var signer signature.Signer
 	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceDocker && opts.signKey != "" && !opts.dryRun {
+		// The cosign signatures of a docker:// DST's entries are for
+		// stock cosign verify; airvsx verify does not read them, so the
+		// key need not be one the registry's root trusts.
 		if signer, err = trust.LoadSigner(opts.signKey, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
 			return fmt.Errorf("copy: --sign-key: %w", err)
 		}
@@ -117,6 +126,16 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		}
 		if signer, err = trust.LoadSigner(opts.signKey, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
 			return fmt.Errorf("copy: --sign-key: %w", err)
+		}
+		// verify checks DST's commits against the root it will carry,
+		// SRC's: a key that root does not trust is refused now, before
+		// DST is opened (a new one would be created).
+		if o.SignKey, err = signer.PublicKey(); err != nil {
+			return fmt.Errorf("copy: --sign-key %s: %w", opts.signKey, err)
+		}
+		o.SignKeyName = "--sign-key " + opts.signKey
+		if err := transfer.CheckSignKey(cmd.Context(), src, o); err != nil {
+			return signKeyHint(err, &opts.anchor)
 		}
 	} else if opts.signKey != "" {
 		return usagef("copy: --sign-key goes with a git or docker:// DST")
@@ -131,8 +150,7 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	}
 	prog := stderrProgress(g, opts.json)
 	logger := g.loggerBeside(prog)
-	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun, Repair: opts.repair,
-		Source: srcPlace, Dest: dstPlace, Logger: logger}
+	o.Logger = logger
 	if prog.On() {
 		var blobsStart time.Time // when the blobs began to move
 		o.Progress = func(p transfer.Progress) {
@@ -149,6 +167,9 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
 	prog.Done()
+	if err != nil {
+		err = signKeyHint(err, &opts.anchor)
+	}
 	if errors.Is(err, store.ErrDamagedLayout) && !opts.repair {
 		return fmt.Errorf("%w\n  %s's layout files are damaged: this repairs them, keeping the damaged files in its quarantine:\n  %s",
 			err, dstPlace, repairHint(srcPlace, dstPlace, &opts.anchor))
@@ -236,4 +257,27 @@ func writeCopyReport(g *globals, rep *transfer.Report) error {
 	_, err := fmt.Fprintf(w, "copied catalog serial %d (%s) from %s to %s: %d files, %s (%d blobs, %d tags, %d metadata files); %d blobs already there\n",
 		rep.Serial, rep.Digest, rep.Source, rep.Dest, rep.Files(), index.FormatBytes(rep.Bytes), rep.Blobs, rep.Tags, len(rep.Metadata), rep.Present)
 	return err
+}
+
+// signKeyHint adds to a refused --sign-key, when the anchor is a key
+// (--key PREFIX.pub) the registry's root trusts, that its private half is
+// the key to sign with.
+func signKeyHint(err error, a *anchorFlags) error {
+	var ke *trust.KeyError
+	if !errors.As(err, &ke) || a.key == "" {
+		return err
+	}
+	v, lerr := trust.LoadVerifier(a.key)
+	if lerr != nil {
+		return err
+	}
+	pub, lerr := v.PublicKey()
+	if lerr != nil {
+		return err
+	}
+	id, lerr := trust.KeyID(pub)
+	if lerr != nil || !slices.Contains(ke.Trusted, id) {
+		return err
+	}
+	return fmt.Errorf("%w\n  --key %s is that key's public half: sign with its private key (%s)", err, a.key, strings.TrimSuffix(a.key, trust.PubSuffix)+trust.KeySuffix)
 }

@@ -177,6 +177,11 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 			err = werr
 		}
 	}
+	if ke := (*trust.KeyError)(nil); errors.As(err, &ke) {
+		// Checked before any download: name the key file and the place.
+		ke.Registry = opts.registry
+		err = fmt.Errorf("--key %s: %w", opts.key, err)
+	}
 	if err != nil {
 		return fmt.Errorf("sync: %w%s", err, syncHint(err))
 	}
