@@ -57,6 +57,11 @@ func exitCode(err error) int {
 // (a signature, an expiry, a rollback, a mismatch, a malformed file, a
 // broken catalog chain): a check that failed, for every command alike.
 func trustFailure(err error) bool {
+	// A signing key the registry does not trust is the operator's
+	// mistake, as a wrong password is: exit 2.
+	if errors.Is(err, trust.ErrUntrustedKey) {
+		return false
+	}
 	for _, e := range []error{trust.ErrSignature, trust.ErrExpired, trust.ErrRollback, trust.ErrMismatch, trust.ErrMalformed,
 		trust.ErrCatalogRollback, trust.ErrCatalogFork, trust.ErrCatalogChain} {
 		if errors.Is(err, e) {
