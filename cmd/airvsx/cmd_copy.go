@@ -123,6 +123,9 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	}
 	opts.net.signer = signer
 	dst, err := openCopyDest(cmd.Context(), dstPlace, opts.dryRun, opts.net)
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("copy: another airvsx process (a copy or a sync) is writing %s; nothing was written: let it finish, then run the copy again (%w)", dstPlace, err)
+	}
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
