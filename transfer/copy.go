@@ -42,8 +42,10 @@ type Options struct {
 	// as verify checks a registry (index/trust.Check). Required.
 	Anchor trust.Anchor
 	// State keeps what earlier runs verified; the source is checked
-	// against it (rollback) and, when it verifies, recorded in it as
-	// verify records it. Default nil: no state is read or written.
+	// against it (rollback) and, once the destination holds the copy
+	// (committed), recorded in it as verify records it: a copy that
+	// stops earlier records nothing. Default nil: no state is read or
+	// written.
 	State *trust.StateDir
 	// Force overwrites a destination that holds another root's registry,
 	// a newer catalog or metadata that does not verify. Each override is
@@ -250,12 +252,6 @@ func (c *copier) run(ctx context.Context) error {
 	if err := c.checkDest(ctx, checked); err != nil {
 		return err
 	}
-	if !c.opts.DryRun {
-		// The chain verified: record it, as verify does.
-		if _, err := checked.Record(checked.cat); err != nil {
-			return fmt.Errorf("copy: %w", err)
-		}
-	}
 	if err := c.makePlan(ctx, checked); err != nil {
 		return err
 	}
@@ -281,12 +277,18 @@ func (c *copier) run(ctx context.Context) error {
 		return err
 	}
 	done("wrote the metadata", "files", len(c.rep.Metadata))
-	if c.rep.Files() == 0 {
-		return nil // no change to commit
+	if c.rep.Files() > 0 { // else no change to commit
+		msg := fmt.Sprintf("airvsx copy: catalog serial %d (%s) from %s", c.rep.Serial, c.rep.Digest, c.opts.Source)
+		if err := store.Commit(ctx, c.dst, msg); err != nil {
+			return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+		}
 	}
-	msg := fmt.Sprintf("airvsx copy: catalog serial %d (%s) from %s", c.rep.Serial, c.rep.Digest, c.opts.Source)
-	if err := store.Commit(ctx, c.dst, msg); err != nil {
-		return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+	// The destination now holds the chain that verified: record it, as
+	// verify does. Not before: the state is what an install or verify of
+	// the destination compares with, and a copy that stopped earlier
+	// (no space, a bad blob, a kill) left the destination as it was.
+	if _, err := checked.Record(checked.cat); err != nil {
+		return fmt.Errorf("copy: %w", err)
 	}
 	return nil
 }

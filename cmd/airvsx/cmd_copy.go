@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -27,6 +28,7 @@ type copyOptions struct {
 	force   bool
 	dryRun  bool
 	repair  bool
+	parents bool
 	json    bool
 }
 
@@ -76,6 +78,11 @@ holding a damaged blob is refused: copy into a new place.
 Before it writes, copy checks that DST's file system has the space the
 copy needs (a directory DST), and stops with nothing written if not.
 
+A new directory or git DST is made in a parent directory that exists:
+when /media/usb is missing (the stick is not mounted), copy to
+/media/usb/registry refuses rather than fill the local disk. --parents
+creates the missing parents.
+
 --dry-run prints what would move (repositories, blobs, bytes, whether it
 fits, and with --repair the damaged blobs) and writes nothing.
 
@@ -92,6 +99,7 @@ I/O errors.`,
 	f.StringVar(&opts.signKey, "sign-key", "", "with a git DST: the key (PREFIX.key, password in COSIGN_PASSWORD) that signs the commit; with a docker:// DST, optional: it signs each entry (cosign)")
 	f.BoolVar(&opts.force, "force", false, "overwrite a DST signed by another root, holding a newer catalog, or whose metadata does not verify")
 	f.BoolVarP(&opts.dryRun, "dry-run", "n", false, "print what would move and write nothing")
+	f.BoolVar(&opts.parents, "parents", false, "create DST's parent directories when they do not exist (default: refuse, as when the USB stick is not mounted)")
 	f.BoolVar(&opts.repair, "repair", false, "also read every blob DST holds, and replace the damaged ones from SRC (kept in DST's quarantine)")
 	f.BoolVar(&opts.json, "json", false, "print the report as JSON")
 	return cmd
@@ -141,7 +149,13 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		return usagef("copy: --sign-key goes with a git or docker:// DST")
 	}
 	opts.net.signer = signer
+	if err := checkDestParent(dstPlace, opts.parents, opts.dryRun); err != nil {
+		return err
+	}
 	dst, err := openCopyDest(cmd.Context(), dstPlace, opts.dryRun, opts.net)
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("copy: another airvsx process (a copy or a sync) is writing %s; nothing was written: let it finish, then run the copy again (%w)", dstPlace, err)
+	}
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
@@ -196,6 +210,38 @@ func openCopyDest(ctx context.Context, place string, dryRun bool, n registryNet)
 		}
 	}
 	return openRegistryNet(ctx, place, false, n)
+}
+
+// checkDestParent refuses a directory or git DST that does not exist in
+// a parent directory that does not exist either: a medium not mounted at
+// its mount point, where the copy would otherwise fill the local disk.
+// With parents, the parent directories are created (not in a dry run,
+// which writes nothing).
+func checkDestParent(place string, parents, dryRun bool) error {
+	p, err := store.ParsePlace(place)
+	if err != nil || (p.Kind != store.PlaceDir && p.Kind != store.PlaceGit) {
+		return nil // a place parsed again, and refused, where it is opened
+	}
+	if _, err := os.Lstat(p.Path); err == nil {
+		return nil // DST exists: opened (or refused) as it is
+	}
+	parent := filepath.Dir(filepath.Clean(p.Path))
+	_, err = os.Stat(parent)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("copy: %s's parent directory %s: %w", place, parent, err)
+	case !parents:
+		return fmt.Errorf("copy: cannot create %s: its parent directory %s does not exist (%w); nothing was written: mount the medium (a USB stick) or check the path, or pass --parents to create it",
+			place, parent, err)
+	case dryRun:
+		return nil
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("copy: create %s's parent directory: %w", place, err)
+	}
+	return nil
 }
 
 // copyProgressLine is the text of the progress line; elapsed is how long

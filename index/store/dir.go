@@ -78,8 +78,10 @@ type DirOptions struct {
 // directory fsynced (for blobs, the file and its directory are made
 // durable together before the first tag or metadata write that can name
 // them, not once per blob); index.json is replaced the same way, so
-// readers see the old file or the new. A writer holds an advisory lock on the marker
-// file (flock, on Unix), so one process writes at a time, and on open it
+// readers see the old file or the new. A writer holds an advisory lock (flock,
+// on Unix) on the directory, taken before the marker is read or written, so
+// that of two writers creating a registry at once one wins, and on the marker
+// file; so one process writes at a time, and on open it
 // removes the ".tmp-*" files a killed run left behind; readers ignore
 // them. All access goes through os.Root, so nothing in the directory
 // (symlinks included) can lead outside it, and only regular files are
@@ -90,9 +92,12 @@ type Dir struct {
 	path string
 	root *os.Root
 	lock *os.File // writers: the marker file, locked
-	opts DirOptions
-	log  *slog.Logger
-	mu   sync.Mutex // serializes the choice of quarantine names
+	// dirLock is, for writers, the registry's directory, locked before
+	// its marker is read or written.
+	dirLock *os.File
+	opts    DirOptions
+	log     *slog.Logger
+	mu      sync.Mutex // serializes the choice of quarantine names
 	// repos serializes the read-modify-write of each repository's
 	// index.json and the making of its layout.
 	repos repoLocks
@@ -154,6 +159,22 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 }
 
 func (d *Dir) open() error {
+	if !d.opts.ReadOnly {
+		// The directory's lock first: it exists before the marker, so of
+		// two writers creating a registry in it at once one gets it and
+		// the other fails, where each could have renamed its own marker
+		// into place and locked that.
+		f, err := d.root.Open(".")
+		if err != nil {
+			return err
+		}
+		d.dirLock = f
+		if err := flock.Try(f); errors.Is(err, flock.ErrHeld) {
+			return fmt.Errorf("%s: %w", d.path, ErrLocked)
+		} else if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			return fmt.Errorf("lock %s: %w", d.path, err)
+		}
+	}
 	data, err := readRegular(d.root, MarkerFile, maxMarker)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && d.opts.Create:
@@ -191,6 +212,8 @@ func (d *Dir) open() error {
 		return err
 	}
 	d.lock = f
+	// The marker's lock too: the lock of writers before the directory's
+	// (an older airvsx).
 	if err := flock.TryLock(f, ErrLocked); err != nil {
 		return err
 	}
@@ -239,6 +262,10 @@ func (d *Dir) Close() error {
 		errs = append(errs, d.syncDirty(""))
 		errs = append(errs, d.lock.Close()) // closing releases the flock
 		d.lock = nil
+	}
+	if d.dirLock != nil {
+		errs = append(errs, d.dirLock.Close())
+		d.dirLock = nil
 	}
 	errs = append(errs, d.root.Close())
 	return errors.Join(errs...)
