@@ -251,7 +251,10 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		if requiredBy != "" {
 			r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "not found upstream", Fatal: true})
 		} else {
-			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Reason: "not found upstream"})
+			// The policy names it and upstream has no such extension: a
+			// typo, or one that was removed. Counted as missing, so the plan
+			// and the summary say so (the run goes on: the others are fine).
+			r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: "the policy", Reason: "not found upstream: check the ID in the policy (a typo, or an extension upstream no longer has)"})
 		}
 		return r, nil
 	}

@@ -66,7 +66,9 @@ func TestScript(t *testing.T) {
 			e.Setenv("XDG_STATE_HOME", state)
 			// Every script gets its own fixture upstream on loopback; a
 			// request it has no answer for fails the test.
-			srv := openvsxtest.New(t, openvsxtest.Options{SlowDelay: 100 * time.Millisecond})
+			// Missing: sync_typo.txtar's policy names an extension upstream
+			// does not have.
+			srv := openvsxtest.New(t, openvsxtest.Options{SlowDelay: 100 * time.Millisecond, Missing: []string{"airvsx-demo.helo-command"}})
 			upstreams.Store(srv.URL, srv)
 			e.Setenv("UPSTREAM", srv.URL)
 			// DEAD_UPSTREAM is a loopback address nothing listens on.
