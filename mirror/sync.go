@@ -383,7 +383,11 @@ func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, e
 // syncMessage describes a sync's change to a store that records changes
 // (a git store's commit message).
 func syncMessage(rep *Report, serial int64) string {
-	msg := fmt.Sprintf("airvsx sync: catalog serial %d, %d entries stored", serial, len(rep.Stored))
+	entries := "entries"
+	if len(rep.Stored) == 1 {
+		entries = "entry"
+	}
+	msg := fmt.Sprintf("airvsx sync: catalog serial %d, %d %s stored", serial, len(rep.Stored), entries)
 	if len(rep.Quarantined) > 0 {
 		msg += fmt.Sprintf(", %d quarantined", len(rep.Quarantined))
 	}

@@ -88,7 +88,7 @@ fits, and with --repair the damaged blobs) and writes nothing.
 
 Exit status: 0 copied, 1 SRC does not verify or DST was refused, 2 usage or
 I/O errors.`,
-		Args: cobra.ExactArgs(2),
+		Args: namedArgs("copy", "SRC", "DST"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCopy(cmd, g, opts, args[0], args[1])
 		},

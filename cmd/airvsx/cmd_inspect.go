@@ -37,7 +37,7 @@ found.
 Exit status 1 when the archive breaks a rule, is not a zip, or its
 manifests disagree; 0 otherwise (warnings are shown); 2 when the file
 cannot be read.`,
-		Args: cobra.ExactArgs(1),
+		Args: namedArgs("inspect", "FILE.vsix"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInspect(cmd, g, opts, args[0])
 		},

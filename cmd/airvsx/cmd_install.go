@@ -61,7 +61,7 @@ policy). A package that fails is kept in DIR/.quarantine with a REASON file,
 and nothing is installed.
 
 Exit status: 0 installed, 1 refused (a check failed), 2 usage or I/O error.`,
-		Args: cobra.ExactArgs(1),
+		Args: namedArgs("install", "ID or FILE.vsix"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInstall(cmd, g, opts, args[0])
 		},

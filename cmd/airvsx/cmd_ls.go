@@ -48,8 +48,8 @@ of every entry, run airvsx verify.`,
 			if opts.json {
 				return g.printJSON(cat)
 			}
-			fmt.Fprintf(g.stdout, "catalog serial %d, %d entries, %s, expires %s, %s\n",
-				cat.Serial, len(cat.Entries), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"), anchored)
+			fmt.Fprintf(g.stdout, "catalog serial %d, %s, %s, expires %s, %s\n",
+				cat.Serial, count(len(cat.Entries), "entry", "entries"), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"), anchored)
 			tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tVERSION\tPLATFORM\tPRE\tSIGNED\tSIZE")
 			for _, e := range cat.Entries {

@@ -265,7 +265,7 @@ func printSyncReport(w io.Writer, rep *mirror.Report, prune bool) {
 		}
 	}
 	if c := rep.Catalog; c != nil {
-		fmt.Fprintf(w, "catalog: serial %d, %d entries, %s, expires %s\n", c.Serial, c.Entries, c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
+		fmt.Fprintf(w, "catalog: serial %d, %s, %s, expires %s\n", c.Serial, count(c.Entries, "entry", "entries"), c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
 	}
 	retries := 0
 	for _, r := range rep.Egress {

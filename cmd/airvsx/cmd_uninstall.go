@@ -29,7 +29,7 @@ it (extensionDependencies), naming it; --force removes it anyway and
 disables the dependents, with the reason recorded.
 
 Exit status: 0 removed, 1 refused or not installed, 2 usage or I/O error.`,
-		Args: cobra.ExactArgs(1),
+		Args: namedArgs("uninstall", "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.extensions == "" {
 				return usagef("uninstall: --extensions DIR is required")

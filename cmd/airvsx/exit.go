@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
@@ -83,4 +86,36 @@ func report(stderr io.Writer, err error) int {
 		}
 	}
 	return code
+}
+
+// namedArgs accepts exactly the positional arguments names names; a
+// wrong count is a usage error that names them: "copy: DST is missing
+// (want SRC and DST)".
+func namedArgs(verb string, names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == len(names) {
+			return nil
+		}
+		want := strings.Join(names, " and ")
+		if len(args) < len(names) {
+			missing := names[len(args):]
+			is := "is"
+			if len(missing) > 1 {
+				is = "are"
+			}
+			if len(names) == 1 {
+				return usagef("%s: %s is missing", verb, want)
+			}
+			return usagef("%s: %s %s missing (want %s)", verb, strings.Join(missing, " and "), is, want)
+		}
+		return usagef("%s: want %s, got %d arguments (%s): quote a path with spaces", verb, want, len(args), strings.Join(args, " "))
+	}
+}
+
+// count is "1 entry", "2 entries": n with the noun in the right number.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
