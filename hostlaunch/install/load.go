@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/termtext"
 )
 
 // Loaded is an extensions directory as the host is to run it: every
@@ -166,8 +168,13 @@ func (l *Loaded) WriteText(w io.Writer) error {
 			capStr = strings.Join(caps, ", ")
 		}
 		eager := "no"
-		if e.Eager {
+		switch {
+		case e.Eager:
 			eager = "yes (*)"
+		case slices.Contains(e.Activation, "onStartupFinished"):
+			eager = "yes (onStartupFinished)"
+		case slices.ContainsFunc(e.Activation, func(a string) bool { return strings.HasPrefix(a, "workspaceContains:") }):
+			eager = "if the workspace matches (workspaceContains)"
 		}
 		last := "never"
 		if !e.LastActivation.IsZero() {
@@ -177,6 +184,23 @@ func (l *Loaded) WriteText(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	// The commands each extension provides (what run --command takes).
+	for _, e := range l.List() {
+		var cmds []string
+		for _, a := range e.Activation {
+			if c, ok := strings.CutPrefix(a, "onCommand:"); ok {
+				cmds = append(cmds, termtext.Escape(c))
+			}
+		}
+		if len(cmds) > 12 {
+			cmds = append(cmds[:12], fmt.Sprintf("… (%d more)", len(cmds)-12))
+		}
+		if len(cmds) > 0 {
+			if _, err := fmt.Fprintf(w, "%s commands: %s\n", e.ID, strings.Join(cmds, ", ")); err != nil {
+				return err
+			}
+		}
 	}
 	for _, e := range l.List() {
 		if e.State == "disabled" {
