@@ -164,8 +164,9 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	}
 	defer closePool()
 	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: append([]string{}, pool.Startup().Activated...)}
-	// fail reports err: with --json the document still goes to stdout,
-	// with the error in it; otherwise the events go to stderr.
+	// fail reports err: the events (results) go to stdout as on success,
+	// with --json in the document, which then holds the error too; the
+	// error goes to stderr.
 	fail := func(err error) error {
 		out.Error = err.Error()
 		if opts.json {
@@ -173,7 +174,7 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 				log.Warn("printing the result", "err", perr)
 			}
 		} else {
-			writeRunEvents(g.stderr, out.Events)
+			writeRunEvents(g.stdout, out.Events)
 		}
 		return fmt.Errorf("run: %w", err)
 	}
