@@ -3,6 +3,7 @@ package trust
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/sigstore/sigstore/pkg/signature"
@@ -37,6 +38,12 @@ func LoadAnchor(rootPath, keyPath string) (Anchor, error) {
 		b, err := readKeyFileCapped(rootPath, MaxRootBytes)
 		if err != nil {
 			return Anchor{}, fmt.Errorf("--root: %w", err)
+		}
+		// The user's file, named as theirs: not the registry's
+		// metadata/root.json, which nothing has read yet.
+		if _, err := RootKeyIDs(b); err != nil {
+			why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "metadata/root.json: "), ": "+ErrMalformed.Error())
+			return Anchor{}, fmt.Errorf("--root %s is not a TUF root.json (%s): give the root the registry's publisher handed over (its metadata/1.root.json), or the publisher's key with --key PREFIX.pub", rootPath, why)
 		}
 		return Anchor{Root: b}, nil
 	}
