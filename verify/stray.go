@@ -1,6 +1,12 @@
 package verify
 
-import "context"
+import (
+	"context"
+	"strings"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/trust"
+)
 
 // maxStrayNamed is how many stray metadata files the report names one by
 // one; the rest are counted in one more problem.
@@ -10,8 +16,9 @@ const maxStrayNamed = 20
 // not name (trust.Trusted.Names), in any store: a directory's metadata/,
 // a git commit's tree under metadata/, an OCI registry's metadata
 // manifest. No signature covers them and nothing reads them, but a copy
-// would otherwise carry them as part of a signed registry. Warnings: the
-// signed registry itself is intact.
+// would otherwise carry them as part of a signed registry. Unless
+// NoReadData, an older catalog whose bytes are not the digest its name
+// says is one too. Warnings: the signed registry itself is intact.
 func (v *registryVerifier) checkStray(ctx context.Context) error {
 	if v.chain == nil {
 		return nil
@@ -26,7 +33,7 @@ func (v *registryVerifier) checkStray(ctx context.Context) error {
 	}
 	n := 0
 	for _, name := range names {
-		if v.chain.Names(name) {
+		if v.chain.Names(name) && v.catalogNamed(ctx, name) {
 			continue
 		}
 		n++
@@ -38,4 +45,16 @@ func (v *registryVerifier) checkStray(ctx context.Context) error {
 		v.add(Warning, RuleStrayFile, "metadata/", "", "%d more files the signed metadata does not name (%d in all)", n-maxStrayNamed, n)
 	}
 	return nil
+}
+
+// catalogNamed reports whether a metadata file the chain names is what
+// its name says: a catalog other than the current one (which the chain
+// checked) must hash to the digest in its name, checked unless
+// NoReadData. A catalog that cannot be read is not.
+func (v *registryVerifier) catalogNamed(ctx context.Context, name string) bool {
+	if !strings.HasPrefix(name, "targets/") || "metadata/"+name == v.catPath || v.opts.NoReadData {
+		return true
+	}
+	data, err := v.st.ReadMetadata(ctx, name, index.MaxCatalogBytes)
+	return err == nil && trust.CatalogPath(index.DigestBytes(data)) == "metadata/"+name
 }
