@@ -156,6 +156,11 @@ type Report struct {
 	Tags int `json:"tags"`
 	// Metadata lists the metadata files written, in the order written.
 	Metadata []string `json:"metadata"`
+	// Stray is how many files of the source's metadata/ were left out
+	// because its signed metadata does not name them (junk, or a file
+	// slipped in after signing), and StrayNames the first few of them.
+	Stray      int      `json:"stray,omitempty"`
+	StrayNames []string `json:"strayNames,omitempty"`
 	// Duration is how long the copy took.
 	Duration time.Duration `json:"durationNs"`
 }

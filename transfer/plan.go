@@ -179,7 +179,7 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 	}
 	slices.SortFunc(c.rep.Repositories, func(a, b RepoMove) int { return strings.Compare(a.Repo, b.Repo) })
 	c.rep.Tags = len(p.tags)
-	return c.planMetadata(ctx)
+	return c.planMetadata(ctx, src.Trusted)
 }
 
 // planWorkers is how many entries the plan reads and asks the
@@ -334,11 +334,16 @@ func (c *copier) planTag(ctx context.Context, p *plan, tags map[string][]store.T
 	return nil
 }
 
-// planMetadata plans every metadata file of the source that the
-// destination lacks or holds with other bytes, in the order they are
-// written: the catalogs, targets and snapshots, then the roots by
-// version, root.json, and timestamp.json last, the commit point.
-func (c *copier) planMetadata(ctx context.Context) error {
+// planMetadata plans every metadata file of the source that the chain t
+// names (trust.Trusted.Names) and the destination lacks or holds with
+// other bytes, in the order they are written: the catalogs, targets and
+// snapshots, then the roots by version, root.json, and timestamp.json
+// last, the commit point. A file the chain does not name, or a catalog
+// whose bytes are not the digest its name says, is left out: no signature
+// covers it, and the destination must not carry it as if one did (a git
+// destination's commit is signed). Those are counted in Report.Stray and
+// logged as a warning.
+func (c *copier) planMetadata(ctx context.Context, t *trust.Trusted) error {
 	names, err := c.src.ListMetadata(ctx)
 	if err != nil {
 		return fmt.Errorf("copy: %s: %w", c.opts.Source, err)
@@ -350,9 +355,17 @@ func (c *copier) planMetadata(ctx context.Context) error {
 		return cmp.Compare(rootVersion(a), rootVersion(b)) // 0 for all but N.root.json
 	})
 	for _, name := range names {
+		if !t.Names(name) {
+			c.stray(name)
+			continue
+		}
 		data, err := c.src.ReadMetadata(ctx, name, index.MaxCatalogBytes)
 		if err != nil {
 			return fmt.Errorf("copy: %s: %w", c.opts.Source, err)
+		}
+		if strings.HasPrefix(name, "targets/") && trust.CatalogPath(index.DigestBytes(data)) != "metadata/"+name {
+			c.stray(name) // not the catalog its name says
+			continue
 		}
 		if c.dst != nil {
 			have, err := c.dst.ReadMetadata(ctx, name, int64(len(data)))
@@ -366,7 +379,21 @@ func (c *copier) planMetadata(ctx context.Context) error {
 		c.plan.meta = append(c.plan.meta, metaItem{name, sha256.Sum256(data), int64(len(data))})
 		c.rep.Metadata = append(c.rep.Metadata, name)
 	}
+	if c.rep.Stray > 0 {
+		c.opts.Logger.Warn("left out metadata files the signed metadata does not name", "source", c.opts.Source, "files", c.rep.Stray, "first", c.rep.StrayNames)
+	}
 	return nil
+}
+
+// maxStrayNames is how many of the stray files a report names.
+const maxStrayNames = 5
+
+// stray counts a metadata file of the source that is left out.
+func (c *copier) stray(name string) {
+	c.rep.Stray++
+	if len(c.rep.StrayNames) < maxStrayNames {
+		c.rep.StrayNames = append(c.rep.StrayNames, name)
+	}
 }
 
 // rootVersion is N of N.root.json, 0 for any other name.

@@ -163,9 +163,14 @@
 // no entry's manifest references), extra-file (a file the layout has no
 // place for, leftover temp files included). The exception is
 // tag-dangling, an error: a tag that points at a missing manifest, which
-// no airvsx operation leaves and OCI tools fail on. metadata/ and
-// quarantine/ are not listed: old TUF files are history, quarantine is
-// never signed.
+// no airvsx operation leaves and OCI tools fail on. stray-file: a file in
+// metadata/ (a directory's, a git commit's tree, an OCI registry's
+// metadata manifest) that the verified chain does not name, each of the
+// first 20 by name and the rest counted in one more warning. The chain
+// names root.json, timestamp.json, every targets/<sha256>.catalog.json,
+// and N.root.json, N.targets.json and N.snapshot.json up to the verified
+// version of the role (older ones are history); airvsx copy leaves every
+// other file out. quarantine/ is not listed: it is never signed.
 //
 // # Package
 //

@@ -98,7 +98,8 @@ type registryVerifier struct {
 	st      store.Store
 	rep     *Report
 	cat     *index.Catalog
-	catPath string // metadata/targets/<hex>.catalog.json
+	catPath string         // metadata/targets/<hex>.catalog.json
+	chain   *trust.Trusted // the verified chain; nil when it did not verify
 	entries []EntryResult
 
 	refsMu sync.Mutex
@@ -154,6 +155,9 @@ func (v *registryVerifier) run(ctx context.Context) error {
 	v.checkClosure()
 	if v.opts.Policy != nil {
 		v.checkPolicy()
+	}
+	if err := v.checkStray(ctx); err != nil {
+		return err
 	}
 	return v.checkExtras(ctx, tags)
 }

@@ -72,6 +72,7 @@ const (
 	RuleOrphanTag  Rule = "orphan-tag"  // a tag no entry uses
 	RuleOrphanBlob Rule = "orphan-blob" // a blob no entry's manifest references
 	RuleExtraFile  Rule = "extra-file"  // a file the registry layout has no place for
+	RuleStrayFile  Rule = "stray-file"  // a file in metadata/ the signed metadata does not name
 )
 
 // The rules of a single package (Package) beyond the vsix rules above.
@@ -144,6 +145,7 @@ var rules = map[Rule]ruleInfo{
 	RuleOrphanTag:  {"Every tag belongs to a catalog entry", fixOrphan},
 	RuleOrphanBlob: {"Every blob belongs to a catalog entry", fixOrphan},
 	RuleExtraFile:  {"The registry holds only files its layout defines", "nothing signed uses it; find out where it came from and remove it"},
+	RuleStrayFile:  {"metadata/ holds only files the signed metadata names", "no signature covers it and nothing reads it: find out where it came from and remove it; airvsx copy leaves it out"},
 
 	RulePackageUnreadable: {"The package file can be read", "check the path and the medium"},
 }

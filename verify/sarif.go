@@ -100,7 +100,7 @@ func (r *Report) WriteSARIF(w io.Writer, toolVersion string) error {
 	for i, id := range ids {
 		info := rules[Rule(id)]
 		level := "error"
-		if strings.HasPrefix(id, "orphan-") || id == string(RuleExtraFile) || id == string(RulePolicyDependencyOnly) {
+		if strings.HasPrefix(id, "orphan-") || id == string(RuleExtraFile) || id == string(RuleStrayFile) || id == string(RulePolicyDependencyOnly) {
 			level = "warning"
 		}
 		help := info.fix

@@ -45,6 +45,7 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 		return nil, nil
 	}
 	ts.FirstUse, ts.Previous, ts.Verified = c.FirstUse, c.Previous.Trust, c.State()
+	v.chain = c.Trusted
 	if v.opts.State != nil {
 		ts.StateDir = v.opts.State.RegistryPath(c.ID)
 	}

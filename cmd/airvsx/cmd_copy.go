@@ -272,6 +272,13 @@ func writeCopyReport(g *globals, rep *transfer.Report) error {
 	for _, f := range rep.Forced {
 		fmt.Fprintf(w, "forced: %s\n", f)
 	}
+	if rep.Stray > 0 {
+		more := ""
+		if rep.Stray > len(rep.StrayNames) {
+			more = ", …"
+		}
+		fmt.Fprintf(w, "left out: %d files in %s's metadata/ that its signed metadata does not name (%s%s)\n", rep.Stray, rep.Source, strings.Join(rep.StrayNames, ", "), more)
+	}
 	for _, d := range rep.Damaged {
 		switch {
 		case rep.DryRun:
