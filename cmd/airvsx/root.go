@@ -112,6 +112,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil && !g.started {
 		err = &usageError{err}
 	}
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) && cmd != nil {
+		// Stopped by a signal: say so, and how to finish.
+		err = fmt.Errorf("%s: interrupted before it finished (%w): what it wrote went through temporary files and renames, so nothing is half-written; run %q again to finish", cmd.Name(), err, cmd.CommandPath())
+	}
 	code := report(stderr, err)
 	if errors.As(err, new(*usageError)) && cmd != nil {
 		// Say where the right usage is written down.

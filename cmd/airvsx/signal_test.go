@@ -89,6 +89,10 @@ func TestSignalStops(t *testing.T) {
 			if left := temps(t, tt.dir); len(left) > 0 {
 				t.Errorf("left behind: %s", strings.Join(left, ", "))
 			}
+			// It says it was interrupted, and how to finish.
+			if want := "airvsx: " + tt.name + ": interrupted before it finished"; !strings.Contains(buf.String(), want) || !strings.Contains(buf.String(), "again to finish") {
+				t.Errorf("output lacks %q and how to finish:\n%s", want, buf.String())
+			}
 		})
 	}
 }
