@@ -10,11 +10,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // Document is a document to open: URI (any scheme) or Path (a file),
@@ -207,7 +207,9 @@ const maxDocument = 50 << 20
 // readText sets d.Text, when nil, to the contents of the file d.Path
 // (made absolute): the launcher reads what its caller names, which may
 // lie outside the workspace (saving it back is the workspace broker's,
-// and is refused there).
+// and is refused there). safefile refuses what is not a regular file (a
+// FIFO would block the open, a device never end) and what is over
+// maxDocument, before reading.
 func readText(d *Document) error {
 	if d.Text != nil || d.Path == "" {
 		return nil
@@ -217,17 +219,9 @@ func readText(d *Document) error {
 		return fmt.Errorf("open %s: %w", d.Path, err)
 	}
 	d.Path = abs
-	f, err := os.Open(abs)
+	b, err := safefile.ReadFile(abs, maxDocument)
 	if err != nil {
 		return fmt.Errorf("open document: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxDocument+1))
-	if err != nil {
-		return fmt.Errorf("open document %s: %w", abs, err)
-	}
-	if len(b) > maxDocument {
-		return fmt.Errorf("open document %s: larger than %d bytes", abs, maxDocument)
 	}
 	t := strings.TrimPrefix(string(b), "\uFEFF")
 	d.Text = &t
