@@ -389,21 +389,9 @@ class TextEditor {
 
   // edit collects the edits callback makes and applies them at once.
   async edit(callback, _options) {
-    const edits = [];
-    let eol;
-    const builder = {
-      replace: (loc, value) => edits.push({ range: loc instanceof Position ? new Range(loc, loc) : loc, newText: String(value) }),
-      insert: (pos, value) => edits.push({ range: new Range(pos, pos), newText: String(value) }),
-      delete: (loc) => edits.push({ range: loc, newText: '' }),
-      setEndOfLine: (e) => { eol = e; },
-    };
-    callback(builder);
-    if (eol !== undefined) {
-      const want = eol === EndOfLine.CRLF ? '\r\n' : '\n';
-      const text = this.document.getText().replace(/\r\n|\r|\n/g, want);
-      if (text !== this.document.getText()) edits.push(TextEdit.replace(new Range(new Position(0, 0), this.document.positionAt(1e15)), text));
-    }
-    return this._reg.apply(this.document, edits, 'editor');
+    const b = editBuilder(this.document);
+    callback(b.builder);
+    return this._reg.apply(this.document, b.done(), 'editor');
   }
 
   // insertSnippet inserts the snippet's text with its placeholders'
@@ -422,6 +410,29 @@ class TextEditor {
   revealRange() {}
   show(column) { this._reg.show(this.document, { viewColumn: column }); }
   hide() {}
+}
+
+// editBuilder is a TextEditorEdit for doc (TextEditor.edit and
+// registerTextEditorCommand give one): builder collects the edits; done
+// returns them, setEndOfLine's rewrite of the whole text last.
+function editBuilder(doc) {
+  const edits = [];
+  let eol;
+  const builder = {
+    replace: (loc, value) => edits.push({ range: loc instanceof Position ? new Range(loc, loc) : loc, newText: String(value) }),
+    insert: (pos, value) => edits.push({ range: new Range(pos, pos), newText: String(value) }),
+    delete: (loc) => edits.push({ range: loc, newText: '' }),
+    setEndOfLine: (e) => { eol = e; },
+  };
+  const done = () => {
+    if (eol !== undefined) {
+      const want = eol === EndOfLine.CRLF ? '\r\n' : '\n';
+      const text = doc.getText().replace(/\r\n|\r|\n/g, want);
+      if (text !== doc.getText()) edits.push(TextEdit.replace(new Range(new Position(0, 0), doc.positionAt(1e15)), text));
+    }
+    return edits;
+  };
+  return { builder, done };
 }
 
 // expandSnippet turns snippet syntax into the text it inserts: tabstops
@@ -462,3 +473,4 @@ module.exports.toRange = toRange;
 module.exports.rangeJSON = rangeJSON;
 module.exports.posJSON = posJSON;
 module.exports.expandSnippet = expandSnippet;
+module.exports.editBuilder = editBuilder;

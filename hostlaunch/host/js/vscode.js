@@ -9,7 +9,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const types = require('./types.js');
-const { never, token, Shared } = require('./shared.js');
+const { never, token } = require('./shared.js');
+const { editBuilder } = require('./documents.js');
 
 const { Disposable, EventEmitter, Uri } = types;
 
@@ -123,14 +124,9 @@ module.exports = function createApi(ext, reg) {
         return registerCommand(id, async (...args) => {
           const ed = docs.active;
           if (!ed) { emit('message', { level: 'warning', text: `command ${id} needs an active editor (open a document: --open, or documents/open and documents/show through the driver)` }); return undefined; }
-          const edits = [];
-          const builder = {
-            replace: (loc, v) => edits.push({ range: loc instanceof types.Position ? new types.Range(loc, loc) : loc, newText: String(v) }),
-            insert: (p, v) => edits.push({ range: new types.Range(p, p), newText: String(v) }),
-            delete: (loc) => edits.push({ range: loc, newText: '' }),
-            setEndOfLine: () => {},
-          };
-          const r = await fn.call(thisArg, ed, builder, ...args);
+          const b = editBuilder(ed.document);
+          const r = await fn.call(thisArg, ed, b.builder, ...args);
+          const edits = b.done();
           if (edits.length) docs.apply(ed.document, edits, 'editor');
           return r;
         });
