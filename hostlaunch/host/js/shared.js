@@ -4,6 +4,7 @@
 // whose listeners run as the extension that subscribed (attribution for
 // the seat belt and for events), and whose throwing listener is reported
 // without stopping the others.
+const { CancellationTokenSource } = require('./event.js');
 
 // Shared is one host-wide event.
 class Shared {
@@ -51,29 +52,14 @@ function never() {
   return () => ({ dispose() {} });
 }
 
-// asCancellation returns a token that is never cancelled, or one
-// cancelled after ms.
+// token returns a CancellationTokenSource's token that is cancelled
+// after ms (never when ms is 0), with cancel, and dispose that stops the
+// timer.
 function token(ms) {
-  const listeners = new Set();
-  const t = {
-    isCancellationRequested: false,
-    onCancellationRequested: (fn, thisArg, ds) => {
-      const l = { fn, thisArg };
-      listeners.add(l);
-      if (t.isCancellationRequested) setImmediate(() => fn.call(thisArg));
-      const d = { dispose: () => listeners.delete(l) };
-      if (Array.isArray(ds)) ds.push(d);
-      return d;
-    },
-  };
+  const src = new CancellationTokenSource();
   let timer;
-  const cancel = () => {
-    if (t.isCancellationRequested) return;
-    t.isCancellationRequested = true;
-    for (const l of [...listeners]) try { l.fn.call(l.thisArg); } catch { /* a listener's own problem */ }
-  };
-  if (ms > 0) { timer = setTimeout(cancel, ms); timer.unref(); }
-  return { token: t, cancel, dispose: () => clearTimeout(timer) };
+  if (ms > 0) { timer = setTimeout(() => src.cancel(), ms); timer.unref(); }
+  return { token: src.token, cancel: () => src.cancel(), dispose: () => clearTimeout(timer) };
 }
 
 module.exports = { Shared, never, token };
