@@ -457,6 +457,15 @@ func TestDriver(t *testing.T) {
 		if got.Text != "notes for /later\nline two\n" {
 			t.Errorf("documents/get of a provider's document: %+v", got)
 		}
+		// Providers are asked in the hosts that have it (none hovers plain text).
+		var ph struct {
+			Items     []any
+			Providers int
+		}
+		c.call("provide", map[string]any{"kind": "hover", "uri": "demo-notes:/later", "position": map[string]int{"line": 0, "character": 1}}, &ph)
+		if len(ph.Items) != 0 || ph.Providers != 0 {
+			t.Errorf("hover in a provider's document: %+v", ph)
+		}
 		c.call("documents/save", map[string]any{"uri": "demo-notes:/later"}, &got)
 		if got.Saved == nil || *got.Saved {
 			t.Errorf("documents/save of a read-only document: %+v", got)

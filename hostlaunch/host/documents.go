@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,11 +66,9 @@ var Requests = map[string]string{
 // documents/open activates the extensions waiting for the document's
 // language first.
 func (h *Host) Request(ctx context.Context, method string, params json.RawMessage, v any) ([]Event, error) {
-	if _, ok := Requests[method]; !ok {
-		return nil, fmt.Errorf("%s: not a request the host answers (want one of %s)", method, strings.Join(requestNames(), ", "))
-	}
-	if len(params) == 0 {
-		params = json.RawMessage("{}")
+	params, err := checkRequest(method, params)
+	if err != nil {
+		return nil, err
 	}
 	var events []Event
 	var lang string
@@ -79,7 +78,6 @@ func (h *Host) Request(ctx context.Context, method string, params json.RawMessag
 		if err := json.Unmarshal(params, &d); err != nil {
 			return nil, fmt.Errorf("documents/open: %w", err)
 		}
-		var err error
 		if lang, err = h.Language(ctx, d); err != nil {
 			return nil, err
 		}
@@ -120,7 +118,6 @@ func (h *Host) Request(ctx context.Context, method string, params json.RawMessag
 				}
 			}
 		}
-		var err error
 		if events, err = h.activateAll(ctx, waiting, nil); err != nil {
 			return events, fmt.Errorf("%s: %w", method, err)
 		}
@@ -228,11 +225,14 @@ func readText(d *Document) error {
 	return nil
 }
 
-func requestNames() []string {
-	var n []string
-	for k := range Requests {
-		n = append(n, k)
+// checkRequest refuses a method that is none of Requests, and gives
+// absent params as {}.
+func checkRequest(method string, params json.RawMessage) (json.RawMessage, error) {
+	if _, ok := Requests[method]; !ok {
+		return nil, fmt.Errorf("%s: not a request the host answers (want one of %s)", method, strings.Join(slices.Sorted(maps.Keys(Requests)), ", "))
 	}
-	slices.Sort(n)
-	return n
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	return params, nil
 }

@@ -7,6 +7,7 @@ package host
 // host is copied to the others (Sync).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,11 +23,9 @@ import (
 // get, list and language to the first; provide and diagnostics to every
 // host, their items merged; tree/children to the host of the view.
 func (p *Pool) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, []Event, error) {
-	if _, ok := Requests[method]; !ok {
-		return nil, nil, fmt.Errorf("%s: not a request the host answers (want one of %s)", method, strings.Join(requestNames(), ", "))
-	}
-	if len(params) == 0 {
-		params = json.RawMessage("{}")
+	params, err := checkRequest(method, params)
+	if err != nil {
+		return nil, nil, err
 	}
 	switch method {
 	case "documents/open":
@@ -92,24 +91,20 @@ func (p *Pool) Request(ctx context.Context, method string, params json.RawMessag
 	case "provide", "diagnostics", "tree/views":
 		return p.merged(ctx, method, params)
 	case "tree/children":
-		var q struct {
+		// A tree view, as tree/children names it and tree/views lists it.
+		type view struct {
 			View string `json:"view"`
 		}
+		var q view
 		json.Unmarshal(params, &q)
 		for _, s := range p.hosts {
 			var r struct {
-				Views []struct {
-					View string `json:"view"`
-				} `json:"views"`
+				Views []view `json:"views"`
 			}
 			if _, err := s.Host().Request(ctx, "tree/views", nil, &r); err != nil {
 				return nil, nil, err
 			}
-			if slices.ContainsFunc(r.Views, func(v struct {
-				View string `json:"view"`
-			}) bool {
-				return v.View == q.View
-			}) {
+			if slices.Contains(r.Views, q) {
 				return p.one(ctx, s.Host(), method, params)
 			}
 		}
@@ -146,9 +141,7 @@ func (p *Pool) every(ctx context.Context, method string, params json.RawMessage,
 			if !some || (method != "documents/open" && !notOpen(err)) {
 				return nil, events, err
 			}
-			if firstErr == nil {
-				firstErr = err
-			}
+			firstErr = cmp.Or(firstErr, err)
 			continue
 		}
 		if !answered {
@@ -170,17 +163,26 @@ func notOpen(err error) bool {
 
 // merged sends the request to every host and concatenates the arrays of
 // their answers (items, errors, diagnostics, views); providers is summed.
+// A host that does not have the document open (a provider's document
+// only some hosts can read) is passed over, as long as one answers.
 func (p *Pool) merged(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, []Event, error) {
 	out := map[string]any{}
 	var events []Event
+	var firstErr error
+	answered := false
 	providers := 0
 	for _, s := range p.hosts {
 		var r map[string]json.RawMessage
 		ev, err := s.Host().Request(ctx, method, params, &r)
 		events = append(events, ev...)
+		if notOpen(err) {
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
 		if err != nil {
 			return nil, events, err
 		}
+		answered = true
 		for k, v := range r {
 			if k == "providers" {
 				var n int
@@ -196,6 +198,9 @@ func (p *Pool) merged(ctx context.Context, method string, params json.RawMessage
 			prev, _ := out[k].([]json.RawMessage)
 			out[k] = append(append([]json.RawMessage{}, prev...), list...)
 		}
+	}
+	if !answered {
+		return nil, events, firstErr
 	}
 	if method == "provide" {
 		out["providers"] = providers

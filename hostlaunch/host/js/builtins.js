@@ -3,20 +3,20 @@
 // commands.executeCommand: setContext, vscode.open, the
 // vscode.execute*Provider family (the same providers the launcher asks,
 // answered with vscode objects), and formatting the active document.
-const { Uri, Range, CompletionList } = require('./types.js');
+const { Uri, Range, CompletionList, CancellationToken } = require('./types.js');
 
 module.exports = function builtins(host, reg) {
   const context = new Map(); // setContext keys
 
-  // ask runs the providers of kind for uri, returning their raw answers
-  // (vscode objects), as the vscode.execute*Provider commands do.
+  // ask runs the providers of kind for uri, best match first, returning
+  // their raw answers (vscode objects), as the vscode.execute*Provider
+  // commands do.
   async function ask(kind, uri, extra) {
     const doc = await reg.documents.openTextDocument(null, uri);
     const k = reg.languages.KINDS[kind];
-    const list = reg.languages.providers.filter((x) => x.kind === kind && reg.languages.score(x.selector, doc) > 0);
     const out = [];
-    for (const x of list) {
-      const tok = { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) };
+    for (const x of reg.languages.matching(kind, doc)) {
+      const tok = CancellationToken.None;
       const store = host.als.getStore();
       const v = await host.als.run({ ext: x.ext, cause: store && store.cause }, () => x.provider[k.method](doc, ...k.args(doc, extra, reg.languages), tok));
       if (v === undefined || v === null) continue;

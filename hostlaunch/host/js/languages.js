@@ -188,17 +188,23 @@ module.exports = function languages(host, reg) {
     KINDS, REGISTER, score, providers,
     diagnosticsIn(uri, r) { return (diagnosticsOf(uri).get(uri.toString()) || []).filter((d) => !r || !d.range || d.range.intersection(r)); },
 
+    // matching lists the providers of kind whose selector matches doc,
+    // best match first (registration order among equals).
+    matching(kind, doc) {
+      return providers.filter((x) => x.kind === kind).map((x) => ({ x, s: score(x.selector, doc) }))
+        .filter((m) => m.s > 0).sort((a, b) => b.s - a.s).map((m) => m.x);
+    },
+
     // provide asks every provider of kind matching the document, best
     // match first, and merges their answers.
     async provide(p) {
       const kind = KINDS[p.kind];
       if (!kind) throw new Error(`unknown provider kind ${p.kind} (want one of ${Object.keys(KINDS).join(', ')})`);
-      const doc = reg.documents.get(p.uri);
-      if (!doc) throw new Error(`${p.uri} is not open (open it with documents/open first)`);
-      const list = providers.filter((x) => x.kind === p.kind).map((x) => ({ x, s: score(x.selector, doc) })).filter((m) => m.s > 0).sort((a, b) => b.s - a.s);
+      const doc = reg.documentOf(p);
+      const list = self.matching(p.kind, doc);
       const items = [];
       const errors = [];
-      for (const { x } of list) {
+      for (const x of list) {
         const t = token(PROVIDE_MS);
         try {
           const store = host.als.getStore();
