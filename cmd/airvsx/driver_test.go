@@ -208,24 +208,7 @@ func (c *driverClient) waitEvent(what string, match func(e map[string]any) bool)
 // client, a content provider, and a workspace edit saved to disk.
 func TestDriver(t *testing.T) {
 	work := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(work, "state"))
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
-	node, err = filepath.EvalSymlinks(node)
-	if err != nil {
-		t.Fatal(err)
-	}
-	policy := filepath.Join(work, "policy.yaml")
-	writeFile(t, policy, fmt.Sprintf("version: 1\nextensions:\n  - id: airvsx-demo.*\ncapabilities:\n  - id: airvsx-demo.lsp-demo\n    grant: [spawn]\n    programs: [%s]\n", node))
-	ext := filepath.Join(work, "ext")
-	for _, v := range []string{"airvsx-demo.lang-tools-1.0.0.vsix", "airvsx-demo.lsp-demo-1.0.0.vsix"} {
-		out, err := airvsxCmd(t.Context(), t, "install", filepath.Join("..", "..", "testdata", "vsix", "host", v), "--extensions", ext, "--policy", policy).CombinedOutput()
-		if err != nil {
-			t.Fatalf("install %s: %v\n%s", v, err, out)
-		}
-	}
+	ext := installHostFixtures(t, work, "airvsx-demo.lang-tools-1.0.0.vsix", "airvsx-demo.lsp-demo-1.0.0.vsix")
 	ws := filepath.Join(work, "ws")
 	lsp := filepath.Join(ws, "a.lspdemo")
 	demo := filepath.Join(ws, "b.demo")
@@ -528,21 +511,7 @@ func TestDriver(t *testing.T) {
 // brokered program's stdio.
 func TestDriverForkedServer(t *testing.T) {
 	work := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", filepath.Join(work, "state"))
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
-	if node, err = filepath.EvalSymlinks(node); err != nil {
-		t.Fatal(err)
-	}
-	policy := filepath.Join(work, "policy.yaml")
-	writeFile(t, policy, fmt.Sprintf("version: 1\nextensions:\n  - id: airvsx-demo.*\ncapabilities:\n  - id: airvsx-demo.lsp-demo\n    grant: [spawn]\n    programs: [%s]\n", node))
-	ext := filepath.Join(work, "ext")
-	out, err := airvsxCmd(t.Context(), t, "install", filepath.Join("..", "..", "testdata", "vsix", "host", "airvsx-demo.lsp-demo-1.0.0.vsix"), "--extensions", ext, "--policy", policy).CombinedOutput()
-	if err != nil {
-		t.Fatalf("install: %v\n%s", err, out)
-	}
+	ext := installHostFixtures(t, work, "airvsx-demo.lsp-demo-1.0.0.vsix")
 	settings := filepath.Join(work, "settings.json")
 	writeFile(t, settings, `{"lspDemo.transport": "ipc"}`)
 	ws := filepath.Join(work, "ws")
@@ -575,6 +544,32 @@ func TestDriverForkedServer(t *testing.T) {
 	if err := wait(); err != nil {
 		t.Fatalf("host --stdio: %v", err)
 	}
+}
+
+// installHostFixtures installs the packages of testdata/vsix/host into
+// work/ext, with a state directory in work and a policy that grants
+// lsp-demo spawn with node (its real path, as the host's process.execPath
+// names it), and returns the extensions directory.
+func installHostFixtures(t *testing.T, work string, vsix ...string) string {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(work, "state"))
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	if node, err = filepath.EvalSymlinks(node); err != nil {
+		t.Fatal(err)
+	}
+	policy := filepath.Join(work, "policy.yaml")
+	writeFile(t, policy, fmt.Sprintf("version: 1\nextensions:\n  - id: airvsx-demo.*\ncapabilities:\n  - id: airvsx-demo.lsp-demo\n    grant: [spawn]\n    programs: [%s]\n", node))
+	ext := filepath.Join(work, "ext")
+	for _, v := range vsix {
+		out, err := airvsxCmd(t.Context(), t, "install", filepath.Join("..", "..", "testdata", "vsix", "host", v), "--extensions", ext, "--policy", policy).CombinedOutput()
+		if err != nil {
+			t.Fatalf("install %s: %v\n%s", v, err, out)
+		}
+	}
+	return ext
 }
 
 // diagnosticsOfLocked is diagnosticsOf for one event, with c.mu held by
