@@ -61,6 +61,12 @@ type Options struct {
 	// hold up the sync while they run, so keep them short. Default nil:
 	// no calls.
 	Progress func(Progress)
+	// OnPlan, when set, is called once with the plan as soon as it is
+	// made (and the signing key checked), before any package is
+	// downloaded (dry runs too), so that the caller can show what the sync
+	// is about to do. It holds up the downloads while it runs. Default
+	// nil.
+	OnPlan func(*Plan)
 }
 
 // Report is what a sync did, for people and machines.
@@ -134,6 +140,9 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		rep.Plan = plan
 		prog.planned(len(plan.New), plan.FetchBytes)
 		logPlan(log, plan)
+		if opts.OnPlan != nil {
+			opts.OnPlan(plan)
+		}
 		return rep, nil
 	}
 
@@ -163,12 +172,13 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		f.tmpDir = td.Path
 	}
 
-	// Items are fetched as soon as the planner finds them, so downloads
-	// overlap the rest of the planning; planner and fetches share the
-	// request slots. The first hard error cancels the rest. No fetch
-	// starts before the signing key is ready (keyReady), so a key that
-	// cannot be used stops the sync before it downloads or writes a
-	// package, however long its decryption takes.
+	// The plan is made (and shown, OnPlan) before any package is
+	// fetched, so that what a long sync is about to do is known at once;
+	// the planner's requests and the fetches use the same request slots.
+	// The first hard error cancels the rest. No fetch starts before the
+	// signing key is ready (keyReady), so a key that cannot be used stops
+	// the sync before it downloads or writes a package, however long its
+	// decryption takes.
 	keyReady := signerReady(opts.Signer)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -186,18 +196,21 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	}()
 	var (
 		mu      sync.Mutex
-		started = map[string]bool{}
+		found   = map[string]bool{}
 		entries []index.Entry
 		wg      sync.WaitGroup
 	)
-	fetch := func(it Item) {
+	// Each item the planner finds is counted at once (Progress.Planned
+	// grows while the planning goes on) and fetched once the plan is made.
+	onNew := func(it Item) {
 		mu.Lock()
 		defer mu.Unlock()
-		if started[it.key()] {
-			return
+		if !found[it.key()] {
+			found[it.key()] = true
+			prog.found(max(it.Size, 0))
 		}
-		started[it.key()] = true
-		prog.found(max(it.Size, 0))
+	}
+	fetch := func(it Item) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -228,20 +241,27 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 			}
 		}()
 	}
-	plan, err := MakePlan(ctx, limitedAPI{opts.Client, f}, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log, OnNew: fetch})
+	plan, err := MakePlan(ctx, limitedAPI{opts.Client, f}, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log, OnNew: onNew})
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil && cause != nil {
-			err = cause // a fetch failed first, and stopped the planning
+			err = cause // the key was refused first, and stopped the planning
 		}
 		cancel(err)
-		wg.Wait()
 		return nil, err
 	}
 	rep.Plan = plan
 	prog.planned(len(plan.New), plan.FetchBytes)
 	logPlan(log, plan)
+	// The plan is shown once the key is known to be usable: a sync that
+	// cannot sign stops with why, not with a plan it will not carry out.
+	if err := waitKey(ctx, keyOK); err != nil {
+		return rep, err
+	}
+	if opts.OnPlan != nil {
+		opts.OnPlan(plan)
+	}
 	for _, it := range plan.New {
-		fetch(it) // each was started already; this only makes sure
+		fetch(it)
 	}
 	wg.Wait()
 	if err := waitKey(ctx, keyOK); err != nil {

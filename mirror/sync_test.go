@@ -397,18 +397,29 @@ func TestSyncResumes(t *testing.T) {
 	}
 }
 
-// TestSyncOverlapsPlanning: downloads start as soon as the planner finds an
-// item, while it still plans the dependencies; planner and downloads
-// together never have more than Concurrency requests in flight.
-func TestSyncOverlapsPlanning(t *testing.T) {
+// TestSyncPlansBeforeDownloads: the plan is made, and passed to OnPlan,
+// before any package is requested, so that a long sync says at once what
+// it is about to do; planner and downloads together never have more than
+// Concurrency requests in flight.
+func TestSyncPlansBeforeDownloads(t *testing.T) {
 	for _, conc := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("concurrency %d", conc), func(t *testing.T) {
 			e := newEnv(t, openvsxtest.Options{Latency: 15 * time.Millisecond})
 			st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
 			defer st.Close()
+			var (
+				plans        int
+				atPlan       []openvsxtest.RequestLog
+				plannedItems int
+			)
 			rep, err := mirror.Sync(t.Context(), mirror.Options{
 				Client: e.client, Policy: demoreg.Policy(t), Store: st, Signer: e.signer, Concurrency: conc,
 				Now: func() time.Time { return demoreg.SyncNow1 },
+				OnPlan: func(p *mirror.Plan) {
+					plans++
+					atPlan = e.srv.Requests()
+					plannedItems = len(p.New)
+				},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -416,22 +427,30 @@ func TestSyncOverlapsPlanning(t *testing.T) {
 			if len(rep.Stored) != 7 {
 				t.Fatalf("stored %v; want the demo's 7", rep.Stored)
 			}
+			if plans != 1 || plannedItems != 7 {
+				t.Errorf("OnPlan called %d times with %d new items; want once with 7", plans, plannedItems)
+			}
+			for _, r := range atPlan {
+				if strings.HasPrefix(r.Path, "/cdn/") || strings.Contains(r.Path, "/file/") {
+					t.Errorf("%s was requested before the plan was shown; want no file before it", r.Path)
+				}
+			}
 			if peak := e.srv.PeakInFlight(); peak > conc || conc > 1 && peak < 2 {
 				t.Errorf("at most %d requests in flight at once; want %d (and more than one when allowed)", peak, conc)
 			}
-			// The dependencies (night-theme, git-helper) are planned in a
-			// second wave, after the first wave's packages are on their way.
+			// Every planning request (the dependencies are planned in a
+			// second wave) comes before the first package request.
 			firstVsix, lastPlan := -1, -1
 			for i, r := range rep.Egress {
 				switch {
-				case strings.Contains(r.URL, "/api/") && !strings.Contains(r.URL, "/file/"):
+				case strings.Contains(r.URL, "/api/") && !strings.Contains(r.URL, "/file/") && !strings.Contains(r.URL, "/public-key/"):
 					lastPlan = i
 				case firstVsix < 0 && strings.HasSuffix(r.URL, ".vsix"):
 					firstVsix = i
 				}
 			}
-			if firstVsix < 0 || lastPlan < 0 || firstVsix > lastPlan {
-				t.Errorf("first package request #%d, last planning request #%d: want downloads to start while planning goes on", firstVsix, lastPlan)
+			if firstVsix < 0 || lastPlan < 0 || firstVsix < lastPlan {
+				t.Errorf("first package request #%d, last planning request #%d: want every download after the planning", firstVsix, lastPlan)
 			}
 		})
 	}

@@ -164,6 +164,14 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	if prog.On() {
 		so.Progress = showSyncProgress(prog)
 	}
+	if !opts.json {
+		// The plan is the first part of the result, on stdout before any
+		// download starts; the rest follows when the sync is done.
+		so.OnPlan = func(plan *mirror.Plan) {
+			prog.Done()
+			printSyncPlan(g.stdout, client.BaseURL(), plan, opts.prune)
+		}
+	}
 
 	rep, err := mirror.Sync(ctx, so)
 	prog.Finish()
@@ -190,7 +198,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 			return err
 		}
 	} else {
-		printSyncReport(g.stdout, rep, opts.prune)
+		printSyncResult(g.stdout, rep)
 	}
 	if rep.Failed() {
 		return errFailed
@@ -218,12 +226,12 @@ func syncHint(err error) string {
 	return ""
 }
 
-// printSyncReport prints the summary of a sync: complete on its own, as
-// the log (stderr) may show nothing below warnings.
-func printSyncReport(w io.Writer, rep *mirror.Report, prune bool) {
+// printSyncPlan prints the first part of a sync's summary, its plan, as
+// soon as it is made: complete on its own, as the log (stderr) may show
+// nothing below warnings. printSyncResult prints the rest.
+func printSyncPlan(w io.Writer, upstream string, p *mirror.Plan, prune bool) {
 	esc := termtext.Escape // names, versions and reasons can carry upstream's text
-	p := rep.Plan
-	fmt.Fprintf(w, "upstream: %s\n", rep.Upstream)
+	fmt.Fprintf(w, "upstream: %s\n", upstream)
 	fmt.Fprintf(w, "plan: %d new, %d unchanged, %d leaving, %d skipped, %d missing; %s to fetch\n",
 		len(p.New), len(p.Unchanged), len(p.Leaving), len(p.Skipped), len(p.Missing), index.FormatBytes(p.FetchBytes))
 	for _, it := range p.New {
@@ -253,6 +261,11 @@ func printSyncReport(w io.Writer, rep *mirror.Report, prune bool) {
 		}
 		fmt.Fprintf(w, "  missing    %s, required by %s: %s (%s)\n", m.ID, esc(m.RequiredBy), esc(m.Reason), sev)
 	}
+}
+
+// printSyncResult prints what a sync did, below its plan (printSyncPlan).
+func printSyncResult(w io.Writer, rep *mirror.Report) {
+	esc := termtext.Escape
 	if rep.DryRun {
 		fmt.Fprintln(w, "dry run: nothing written")
 		return
