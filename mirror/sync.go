@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,6 +40,12 @@ type Options struct {
 	Signer signature.Signer
 	// DryRun plans and reports, and writes nothing. Default false.
 	DryRun bool
+	// Renew signs a new catalog (serial + 1) even when nothing changed,
+	// to renew the metadata's expiry early. Default false: a sync that
+	// finds nothing new leaves the registry as it is, unless its
+	// metadata expires within half of the policy's catalog.expires (see
+	// Sync).
+	Renew bool
 	// Prune drops from the catalog what the policy no longer wants.
 	// Default false: leaving entries are listed and kept.
 	Prune bool
@@ -81,12 +88,23 @@ type Report struct {
 	Egress       []EgressRecord `json:"egress"`
 }
 
-// CatalogInfo describes the catalog a sync signed.
+// CatalogInfo describes the catalog a sync signed, or the registry's
+// current one when the sync left it unchanged.
 type CatalogInfo struct {
 	Serial  int64     `json:"serial"`
 	Digest  string    `json:"digest"`
 	Entries int       `json:"entries"`
 	Expires time.Time `json:"expires"`
+	// Unchanged is set when there was nothing new: the registry was left
+	// as it was (no new serial, no file written) and this is its current
+	// catalog.
+	Unchanged bool `json:"unchanged,omitempty"`
+	// Renewed is set when there was nothing new but the catalog was
+	// signed again, as a new serial, because the current metadata
+	// expired (or would soon), or because Options.Renew asked for it;
+	// RenewReason says which.
+	Renewed     bool   `json:"renewed,omitempty"`
+	RenewReason string `json:"renewReason,omitempty"`
 }
 
 // Failed reports whether the sync should exit 1: something was
@@ -101,6 +119,14 @@ func (r *Report) Failed() bool {
 // the registry's TUF metadata. The catalog is written last, so a sync that
 // stops anywhere leaves the previous catalog valid, and the next run
 // reuses what was stored without downloading it again.
+//
+// When the new catalog would say what the current one says (the same
+// entries, upstream keys, upstream and policy), nothing is signed: the
+// registry is left byte for byte as it was and Report.Catalog describes
+// the current catalog (Unchanged). Its metadata is signed again all the
+// same, as a new serial (Renewed), when it expires within half of the
+// policy's catalog.expires (or has expired), so that a registry synced
+// regularly never expires, and when Options.Renew asks for it.
 //
 // Rejected downloads are quarantined and the run goes on; Report.Failed
 // says whether any was. Errors are for failures to run: the network after
@@ -127,7 +153,7 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{Upstream: opts.Client.BaseURL(), PolicyDigest: opts.Policy.Digest(), DryRun: opts.DryRun, Stored: []string{}, Quarantined: []RejectError{}}
 	defer func() { rep.Egress = opts.Client.Egress() }()
 
-	prev, prevDigest, err := loadPrevious(ctx, opts.Store)
+	prev, prevDigest, prevExpires, err := loadPrevious(ctx, opts.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +318,22 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if !opts.Prune {
 		cat.Entries = append(cat.Entries, plan.Leaving...)
 	}
+	var renewReason string
+	if prev != nil {
+		same, err := sameContent(prev, cat)
+		if err != nil {
+			return rep, err
+		}
+		if same {
+			renewReason = renewal(opts.Renew, prevExpires, now(), opts.Policy.CatalogExpires)
+			if renewReason == "" {
+				rep.Catalog = &CatalogInfo{Serial: prev.Serial, Digest: prevDigest, Entries: len(prev.Entries), Expires: prevExpires, Unchanged: true}
+				log.Info("nothing new: registry unchanged", "serial", prev.Serial, "expires", prevExpires.Format(time.RFC3339))
+				return rep, nil
+			}
+			log.Info("nothing new, signing the catalog again", "reason", renewReason)
+		}
+	}
 	data, err := cat.Encode()
 	if err != nil {
 		return rep, err
@@ -306,7 +348,8 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if err := store.Commit(ctx, opts.Store, syncMessage(rep, cat.Serial)); err != nil {
 		return rep, err
 	}
-	rep.Catalog = &CatalogInfo{Serial: cat.Serial, Digest: res.CatalogDigest, Entries: len(cat.Entries), Expires: res.Expires}
+	rep.Catalog = &CatalogInfo{Serial: cat.Serial, Digest: res.CatalogDigest, Entries: len(cat.Entries), Expires: res.Expires,
+		Renewed: renewReason != "", RenewReason: renewReason}
 	log.Info("catalog signed", "serial", cat.Serial, "entries", len(cat.Entries), "digest", res.CatalogDigest)
 	return rep, nil
 }
@@ -386,18 +429,62 @@ func waitKey(ctx context.Context, keyOK <-chan struct{}) error {
 
 // loadPrevious reads the registry's current catalog through its own TUF
 // metadata (signatures and hashes checked from the registry's first root;
-// expiry is not: an expired registry can be synced again). It returns nil
-// for a registry that has no catalog yet.
-func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, error) {
+// expiry is not: an expired registry can be synced again). It returns the
+// catalog, its digest and when the metadata vouching for it expires (the
+// earliest of the four roles), or nil for a registry that has no catalog
+// yet.
+func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, time.Time, error) {
 	longAgo := func() time.Time { return time.Unix(1, 0) }
 	cat, tr, err := trust.ReadCatalog(ctx, s, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
 	if errors.Is(err, trust.ErrNoCatalog) {
-		return nil, "", nil
+		return nil, "", time.Time{}, nil
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("the registry's current catalog does not verify: %w", err)
+		return nil, "", time.Time{}, fmt.Errorf("the registry's current catalog does not verify: %w", err)
 	}
-	return cat, tr.CatalogDigest, nil
+	expires := tr.Timestamp.Expires
+	for _, r := range []trust.RoleInfo{tr.Snapshot, tr.Targets, tr.Root} {
+		if r.Expires.Before(expires) {
+			expires = r.Expires
+		}
+	}
+	return cat, tr.CatalogDigest, expires.UTC(), nil
+}
+
+// sameContent reports whether next says what prev says: the same
+// entries, upstream keys, upstream and policy, whatever its serial,
+// creation time and chain link.
+func sameContent(prev, next *index.Catalog) (bool, error) {
+	c := *next
+	c.Serial, c.Created, c.Previous = prev.Serial, prev.Created, prev.Previous
+	a, err := prev.Encode()
+	if err != nil {
+		return false, err
+	}
+	b, err := c.Encode()
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(a, b), nil
+}
+
+// renewal says why a catalog with nothing new is signed again, or "" to
+// leave the registry unchanged: asked to (force), or its metadata expires
+// at expires, within half of the policy's catalog.expires (0: the
+// default) from now, or already has.
+func renewal(force bool, expires, now time.Time, catalogExpires time.Duration) string {
+	if catalogExpires <= 0 {
+		catalogExpires = policies.DefaultCatalogExpires
+	}
+	switch {
+	case force:
+		return "asked to renew"
+	case !expires.After(now):
+		return "the registry's metadata expired " + expires.Format(time.RFC3339)
+	case expires.Sub(now) < catalogExpires/2:
+		return fmt.Sprintf("the registry's metadata expires %s, within half of catalog.expires (%s)", expires.Format(time.RFC3339), policies.FormatExpiry(catalogExpires))
+	}
+	return ""
 }
 
 // syncMessage describes a sync's change to a store that records changes

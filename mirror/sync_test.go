@@ -617,3 +617,72 @@ func TestSyncWaitsForKey(t *testing.T) {
 		t.Errorf("Sync with a wrong password wrote %s; want no package in the registry", strings.Join(written, ", "))
 	}
 }
+
+// TestSyncNothingNew: a sync that finds nothing new upstream leaves the
+// registry byte for byte as it was (no new serial) and reports its current
+// catalog; it signs again, as a new serial, once the metadata expires
+// within half of catalog.expires, and when asked to (Renew).
+func TestSyncNothingNew(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	pol := demoreg.Policy(t) // catalog.expires: 90d
+	sync := func(now time.Time, renew bool) *mirror.Report {
+		t.Helper()
+		st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+		defer st.Close()
+		rep, err := mirror.Sync(t.Context(), mirror.Options{
+			Client: e.client, Policy: pol, Store: st, Signer: e.signer, Renew: renew,
+			Now: func() time.Time { return now }, TempDir: t.TempDir(),
+		})
+		if err != nil {
+			t.Fatalf("Sync: %v", err)
+		}
+		return rep
+	}
+	first := sync(demoreg.SyncNow1, false)
+	if c := first.Catalog; c == nil || c.Serial != 1 || c.Unchanged || c.Renewed {
+		t.Fatalf("first sync: catalog %+v; want serial 1 signed", c)
+	}
+	before := filetest.Files(t, e.dir)
+
+	tests := []struct {
+		name    string
+		now     time.Time
+		renew   bool
+		serial  int64
+		reason  string // the RenewReason wanted; "" for an unchanged registry
+		changed bool
+	}{
+		{"an hour later", demoreg.SyncNow1.Add(time.Hour), false, 1, "", false},
+		{"44 days later", demoreg.SyncNow1.Add(44 * 24 * time.Hour), false, 1, "", false},
+		{"asked to renew", demoreg.SyncNow1.Add(2 * time.Hour), true, 2, "asked to renew", true},
+		// Serial 2 expires 90 days after SyncNow1 + 2h.
+		{"within half of catalog.expires", demoreg.SyncNow1.Add(46 * 24 * time.Hour), false, 3, "within half of catalog.expires (90d)", true},
+		{"after the expiry", demoreg.SyncNow1.Add(200 * 24 * time.Hour), false, 4, "expired", true},
+		{"just renewed", demoreg.SyncNow1.Add(201 * 24 * time.Hour), false, 4, "", false},
+	}
+	for _, tt := range tests {
+		rep := sync(tt.now, tt.renew)
+		after := filetest.Files(t, e.dir)
+		c := rep.Catalog
+		switch {
+		case c == nil:
+			t.Fatalf("%s: no catalog in the report", tt.name)
+		case c.Serial != tt.serial || c.Entries != 7:
+			t.Errorf("%s: catalog serial %d, %d entries; want serial %d, 7 entries", tt.name, c.Serial, c.Entries, tt.serial)
+		case tt.reason == "" && (!c.Unchanged || c.Renewed):
+			t.Errorf("%s: catalog %+v; want it unchanged", tt.name, c)
+		case tt.reason != "" && (c.Unchanged || !c.Renewed || !strings.Contains(c.RenewReason, tt.reason)):
+			t.Errorf("%s: catalog %+v; want it renewed: %q", tt.name, c, tt.reason)
+		}
+		if len(rep.Stored) != 0 || len(rep.Plan.New) != 0 {
+			t.Errorf("%s: stored %v; want nothing new", tt.name, rep.Stored)
+		}
+		if diff := cmp.Diff(before, after); (diff != "") != tt.changed {
+			t.Errorf("%s: registry changed: %v, want %v:\n%s", tt.name, diff != "", tt.changed, diff)
+		}
+		if got := catalogOf(t, e.dir).Serial; tt.reason == "" && got != tt.serial {
+			t.Errorf("%s: the registry's catalog is serial %d; want %d", tt.name, got, tt.serial)
+		}
+		before = after
+	}
+}

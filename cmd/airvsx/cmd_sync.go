@@ -28,6 +28,7 @@ type syncOptions struct {
 	key         string
 	dryRun      bool
 	prune       bool
+	renew       bool
 	json        bool
 	report      string
 	concurrency int
@@ -55,7 +56,12 @@ what was asked for), stores it, and signs a new catalog with the key
 The upstream is never implicit: --upstream or the policy's upstream: must
 name it. --dry-run prints the plan (new, unchanged, leaving, bytes to
 fetch) and writes nothing. Rejected downloads are quarantined with the
-reason, the run goes on, and the exit status is 1.`,
+reason, the run goes on, and the exit status is 1.
+
+With nothing new upstream, sync leaves the registry as it is (no new
+serial) and says "nothing new: registry unchanged"; it signs the same
+catalog again, as a new serial, only when the registry's metadata expires
+within half of the policy's catalog.expires, or with --renew.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSync(cmd, g, opts)
@@ -69,6 +75,7 @@ reason, the run goes on, and the exit status is 1.`,
 	f.StringVar(&opts.key, "key", "", "the signing key, PREFIX.key from airvsx keygen or a cosign.key (required unless --dry-run)")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the plan and write nothing")
 	f.BoolVar(&opts.prune, "prune", false, "drop from the catalog what the policy no longer wants")
+	f.BoolVar(&opts.renew, "renew", false, "sign a new catalog serial even when nothing is new, to renew the metadata's expiry early")
 	f.BoolVar(&opts.json, "json", false, "print the run's report (plan, results, egress log) as JSON")
 	f.StringVar(&opts.report, "report", "", "also write the JSON report to this file")
 	f.IntVar(&opts.concurrency, "concurrency", 4, "parallel downloads")
@@ -109,7 +116,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		return &usageError{err}
 	}
 	so := mirror.Options{
-		Client: client, Policy: pol, DryRun: opts.dryRun, Prune: opts.prune,
+		Client: client, Policy: pol, DryRun: opts.dryRun, Prune: opts.prune, Renew: opts.renew,
 		Concurrency: opts.concurrency, Logger: logger,
 	}
 	ctx := cmd.Context()
@@ -277,7 +284,14 @@ func printSyncResult(w io.Writer, rep *mirror.Report) {
 			fmt.Fprintf(w, "  %s: %s\n    in %s\n", esc(q.Item), esc(q.Reason), esc(q.Path))
 		}
 	}
-	if c := rep.Catalog; c != nil {
+	switch c := rep.Catalog; {
+	case c == nil:
+	case c.Unchanged:
+		fmt.Fprintf(w, "nothing new: registry unchanged (serial %d, %s, %s, expires %s)\n", c.Serial, count(c.Entries, "entry", "entries"), c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
+	default:
+		if c.Renewed {
+			fmt.Fprintf(w, "nothing new, signed again: %s\n", c.RenewReason)
+		}
 		fmt.Fprintf(w, "catalog: serial %d, %s, %s, expires %s\n", c.Serial, count(c.Entries, "entry", "entries"), c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
 	}
 	retries := 0

@@ -2,7 +2,8 @@
 // share: the demo registry, that is the demo policy
 // (policies/examples/demo.yaml) synced by mirror.Sync from the fixture
 // Open VSX (mirror/openvsxtest), built once per test binary. It syncs
-// twice, at SyncNow1 and SyncNow2, signing with an in-process ECDSA key
+// twice, at SyncNow1 and SyncNow2 (the second finds nothing new and
+// renews: mirror.Options.Renew), signing with an in-process ECDSA key
 // (no scrypt), and keeps a copy of the registry after the first sync, a
 // second key that signed nothing, and both public keys as files.
 //
@@ -145,8 +146,10 @@ func build(tb testing.TB) (*Registry, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The second sync finds nothing new: it renews (Renew), so that
+		// the registry has a second serial chained to the first.
 		r.Reports[i], err = mirror.Sync(context.Background(), mirror.Options{Client: c, Policy: pol, Store: st, Signer: r.Signer,
-			Now: func() time.Time { return now }, TempDir: dir})
+			Now: func() time.Time { return now }, TempDir: dir, Renew: i == 1})
 		st.Close()
 		if err != nil {
 			return nil, fmt.Errorf("sync %d: %w", i+1, err)
