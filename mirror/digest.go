@@ -32,6 +32,8 @@ type digestFile struct {
 	// gate, when set, is called before the first byte is written (to
 	// wait for a transfer slot); an error fails the write.
 	gate func() error
+	// flight, when set, counts the bytes written for the progress.
+	flight *flight
 }
 
 // newDigestFile hashes what is written to f, which must be empty, and
@@ -45,6 +47,7 @@ func newDigestFile(f *os.File, pub ed25519.PublicKey, sig []byte) *digestFile {
 func (d *digestFile) reset() {
 	d.sha.Reset()
 	d.n = 0
+	d.flight.restart()
 	if d.sig != nil {
 		d.ver = vsix.NewUpstreamVerifier(d.pub, d.sig)
 	}
@@ -64,6 +67,7 @@ func (d *digestFile) Write(p []byte) (int, error) {
 		d.ver.Write(p[:n])
 	}
 	d.n += int64(n)
+	d.flight.received(n)
 	return n, err
 }
 

@@ -63,14 +63,23 @@ func acquire(ctx context.Context, sem chan struct{}) (release func(), err error)
 }
 
 // request runs do, which sends one request upstream (a pinned or known
-// key sends none), in a request slot.
-func (f *fetcher) request(ctx context.Context, do func() error) error {
+// key sends none), in a request slot; what names it while it is in
+// flight (Progress.InFlight).
+func (f *fetcher) request(ctx context.Context, what string, do func() error) error {
+	return f.requestCounted(ctx, what, false, func(*flight) error { return do() })
+}
+
+// requestCounted is request for a download whose bytes are counted on
+// the flight do is given (when counted).
+func (f *fetcher) requestCounted(ctx context.Context, what string, counted bool, do func(*flight) error) error {
 	release, err := acquire(ctx, f.req)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return do()
+	fl, end := f.progress.begin(what, counted)
+	defer end()
+	return do(fl)
 }
 
 // files of one item, as fetched (or recovered from the store).
@@ -160,7 +169,7 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 	if sumURL != "" {
 		wg.Go(func() {
 			var sumText []byte
-			sumErr = f.request(ctx, func() (err error) {
+			sumErr = f.request(ctx, "sha256 of "+it.String(), func() (err error) {
 				sumText, err = f.client.Fetch(ctx, sumURL, 1024)
 				return err
 			})
@@ -172,7 +181,7 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 	}
 	if sumURL != "" && m.Files["signature"] != "" {
 		wg.Go(func() {
-			sigErr = f.request(ctx, func() (err error) {
+			sigErr = f.request(ctx, "signature of "+it.String(), func() (err error) {
 				files.sigzip, err = f.client.Fetch(ctx, m.Files["signature"], vsix.MaxSigzipBytes)
 				return err
 			})
@@ -202,7 +211,8 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 		release, err = acquire(ctx, f.transfer)
 		return err
 	}
-	err = f.request(ctx, func() error {
+	err = f.requestCounted(ctx, it.String(), true, func(fl *flight) error {
+		df.flight = fl
 		_, err := f.client.Download(ctx, m.Files["download"], f.pol.MaxVsixBytes, df)
 		return err
 	})
@@ -236,7 +246,7 @@ func (f *fetcher) signature(ctx context.Context, files *itemFiles, keyURL string
 	}
 	files.keyID = keyIDFromURL(keyURL)
 	var pub ed25519.PublicKey
-	err := f.request(ctx, func() (err error) {
+	err := f.request(ctx, "upstream key "+files.keyID, func() (err error) {
 		pub, err = f.keys.get(ctx, f.client, files.keyID, keyURL)
 		return err
 	})

@@ -14,8 +14,8 @@ import (
 )
 
 // TestSyncProgress: the Progress option sees each item as the planner finds
-// it (downloads start at once), the plan once it is made, then counts that
-// never go down and end at the totals of the run.
+// it, the plan once it is made (PlanDone), then counts that never go down
+// and end at the totals of the run.
 func TestSyncProgress(t *testing.T) {
 	const theme = "version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"
 	tests := []struct {
@@ -28,14 +28,14 @@ func TestSyncProgress(t *testing.T) {
 		wantLast  mirror.Progress
 		wantCalls int
 	}{
-		{name: "demo", wantLast: mirror.Progress{Planned: 7, Downloaded: 7, Stored: 7}, wantCalls: 7 + 1 + 7 + 7},
-		{name: "dry run", dryRun: true, wantLast: mirror.Progress{Planned: 7}, wantCalls: 1},
+		{name: "demo", wantLast: mirror.Progress{Planned: 7, Downloaded: 7, Stored: 7, PlanDone: true}, wantCalls: 7 + 1 + 7 + 7},
+		{name: "dry run", dryRun: true, wantLast: mirror.Progress{Planned: 7, PlanDone: true}, wantCalls: 1},
 		{name: "retried download", policy: theme,
 			fault:    func(s *openvsxtest.Server) { s.Fault(vsixPattern, openvsxtest.Truncated, 1) },
-			wantLast: mirror.Progress{Planned: 1, Downloaded: 1, Stored: 1}, wantCalls: 4},
+			wantLast: mirror.Progress{Planned: 1, Downloaded: 1, Stored: 1, PlanDone: true}, wantCalls: 4},
 		{name: "rejected", policy: theme,
 			fault:    func(s *openvsxtest.Server) { s.Fault("*.sha256", openvsxtest.WrongSHA256, openvsxtest.Always) },
-			wantLast: mirror.Progress{Planned: 1, Downloaded: 1, Rejected: 1}, wantCalls: 4},
+			wantLast: mirror.Progress{Planned: 1, Downloaded: 1, Rejected: 1, PlanDone: true}, wantCalls: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,5 +97,45 @@ func TestSyncProgress(t *testing.T) {
 				t.Errorf("report: %d stored, %d quarantined; progress says %d and %d", len(rep.Stored), len(rep.Quarantined), last.Stored, last.Rejected)
 			}
 		})
+	}
+}
+
+// TestSyncProgressNamesStall: with ProgressEvery, Progress is called
+// while a download is stalled (the fixture holds its answer back), and
+// those heartbeats name the item in flight, counted, with nothing
+// received yet.
+func TestSyncProgressNamesStall(t *testing.T) {
+	const stall = 2 * time.Second
+	e := newEnv(t, openvsxtest.Options{SlowDelay: stall})
+	e.srv.Fault("*night-theme-2.1.0.vsix", openvsxtest.Slow, 1)
+	st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+	defer st.Close()
+	var beats []mirror.Progress
+	rep, err := mirror.Sync(t.Context(), mirror.Options{
+		Client: e.client, Policy: demoreg.ParsePolicy(t, "version: 1\nextensions:\n  - id: airvsx-demo.night-theme\n"),
+		Store: st, Signer: e.signer, TempDir: t.TempDir(),
+		ProgressEvery: 20 * time.Millisecond,
+		Progress: func(p mirror.Progress) {
+			if p.Heartbeat {
+				beats = append(beats, p)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	if len(rep.Stored) != 1 {
+		t.Fatalf("stored %v; want night-theme", rep.Stored)
+	}
+	var named bool
+	for _, p := range beats {
+		for _, f := range p.InFlight {
+			if f.What == "airvsx-demo.night-theme@2.1.0" && f.Counted && f.Bytes == 0 && p.PlanDone && p.Done() == 0 {
+				named = true
+			}
+		}
+	}
+	if !named {
+		t.Errorf("%d heartbeats during a %s stall; want one naming airvsx-demo.night-theme@2.1.0 in flight, no bytes yet: %+v", len(beats), stall, beats)
 	}
 }

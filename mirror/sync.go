@@ -68,6 +68,11 @@ type Options struct {
 	// hold up the sync while they run, so keep them short. Default nil:
 	// no calls.
 	Progress func(Progress)
+	// ProgressEvery, when positive, has Progress also called every
+	// ProgressEvery while the sync runs (Progress.Heartbeat set), with
+	// what is in flight, so that a caller can show how it goes, and what
+	// it waits on, when nothing changes. Default 0: only on changes.
+	ProgressEvery time.Duration
 	// OnPlan, when set, is called once with the plan as soon as it is
 	// made (and the signing key checked), before any package is
 	// downloaded (dry runs too), so that the caller can show what the sync
@@ -158,8 +163,9 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	prog := newProgress(opts.Progress)
+	defer prog.heartbeat(opts.ProgressEvery)()
 	if opts.DryRun {
-		plan, err := MakePlan(ctx, opts.Client, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log})
+		plan, err := MakePlan(ctx, trackedAPI{opts.Client, prog}, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log})
 		if err != nil {
 			return nil, err
 		}
@@ -390,18 +396,44 @@ type limitedAPI struct {
 }
 
 func (a limitedAPI) VersionReferences(ctx context.Context, id index.ID) (refs []VersionReference, err error) {
-	err = a.f.request(ctx, func() error { refs, err = a.c.VersionReferences(ctx, id); return err })
+	err = a.f.request(ctx, "versions of "+id.String(), func() error { refs, err = a.c.VersionReferences(ctx, id); return err })
 	return refs, err
 }
 
 func (a limitedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (e *Extension, err error) {
-	err = a.f.request(ctx, func() error { e, err = a.c.ExtensionVersion(ctx, id, platform, version); return err })
+	err = a.f.request(ctx, "metadata of "+index.EntryName(id, version, platform), func() error { e, err = a.c.ExtensionVersion(ctx, id, platform, version); return err })
 	return e, err
 }
 
 func (a limitedAPI) Sitemap(ctx context.Context) (ids []index.ID, err error) {
-	err = a.f.request(ctx, func() error { ids, err = a.c.Sitemap(ctx); return err })
+	err = a.f.request(ctx, "the sitemap", func() error { ids, err = a.c.Sitemap(ctx); return err })
 	return ids, err
+}
+
+// trackedAPI is the planner's view of the client in a dry run: each call
+// is in flight for the progress (a dry run fetches nothing else, so it
+// needs no request slots).
+type trackedAPI struct {
+	c    *Client
+	prog *progress
+}
+
+func (a trackedAPI) VersionReferences(ctx context.Context, id index.ID) ([]VersionReference, error) {
+	_, end := a.prog.begin("versions of "+id.String(), false)
+	defer end()
+	return a.c.VersionReferences(ctx, id)
+}
+
+func (a trackedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (*Extension, error) {
+	_, end := a.prog.begin("metadata of "+index.EntryName(id, version, platform), false)
+	defer end()
+	return a.c.ExtensionVersion(ctx, id, platform, version)
+}
+
+func (a trackedAPI) Sitemap(ctx context.Context) ([]index.ID, error) {
+	_, end := a.prog.begin("the sitemap", false)
+	defer end()
+	return a.c.Sitemap(ctx)
 }
 
 // checkSigner checks that the registry's newest root trusts the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,9 @@ type syncOptions struct {
 	concurrency int
 	rate        float64
 	caFile      string
+	// progressEvery is how often a sync without a terminal prints a
+	// progress line on stderr; 0: never.
+	progressEvery time.Duration
 }
 
 func newSyncCommand(g *globals) *cobra.Command {
@@ -58,6 +62,11 @@ name it. --dry-run prints the plan (new, unchanged, leaving, bytes to
 fetch) and writes nothing. Rejected downloads are quarantined with the
 reason, the run goes on, and the exit status is 1.
 
+The plan is printed on stdout as soon as it is made, before any download;
+the results follow when the sync is done. On a terminal a progress line
+on stderr shows how the downloads go; without one, a line is printed on
+stderr every --progress-every (5s), naming what a stalled sync waits on.
+
 With nothing new upstream, sync leaves the registry as it is (no new
 serial) and says "nothing new: registry unchanged"; it signs the same
 catalog again, as a new serial, only when the registry's metadata expires
@@ -81,6 +90,7 @@ within half of the policy's catalog.expires, or with --renew.`,
 	f.IntVar(&opts.concurrency, "concurrency", 4, "parallel downloads")
 	f.Float64Var(&opts.rate, "rate", 2, "requests per second to the upstream (Open VSX's free tier allows under 3)")
 	f.StringVar(&opts.caFile, "ca-file", "", "extra PEM CA bundle to trust for the upstream and a docker:// registry")
+	f.DurationVar(&opts.progressEvery, "progress-every", defaultSyncPlainEvery, "when stderr is no terminal, print a progress line there this often, naming what has received nothing for as long (0: never; not with --json)")
 	return cmd
 }
 
@@ -93,6 +103,9 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	if opts.concurrency < 1 || opts.rate <= 0 {
 		return usagef("sync: --concurrency must be at least 1 and --rate positive")
+	}
+	if opts.progressEvery < 0 {
+		return usagef("sync: --progress-every must not be negative (0: no progress lines)")
 	}
 	pol, err := policies.Load(opts.policy)
 	if err != nil {
@@ -168,8 +181,16 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	defer st.Close()
 	so.Store = st
-	if prog.On() {
-		so.Progress = showSyncProgress(prog)
+	stallAfter := opts.progressEvery
+	if stallAfter <= 0 {
+		stallAfter = defaultSyncPlainEvery
+	}
+	switch {
+	case prog.On():
+		so.Progress, so.ProgressEvery = showSyncProgress(prog, stallAfter), syncTerminalBeat
+	case !opts.json && opts.progressEvery > 0:
+		// No terminal: a plain line every --progress-every.
+		so.Progress, so.ProgressEvery = plainSyncProgress(g.stderr, opts.progressEvery), opts.progressEvery
 	}
 	if !opts.json {
 		// The plan is the first part of the result, on stdout before any
