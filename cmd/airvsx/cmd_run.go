@@ -168,6 +168,11 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	// with --json in the document, which then holds the error too; the
 	// error goes to stderr.
 	fail := func(err error) error {
+		// A refusal of the seat belt: one line naming the capability and
+		// how to grant it, not the host's error (which may carry a stack).
+		if derr := deniedError(ctx, opts.extensions, out.Events, err); derr != nil {
+			err = derr
+		}
 		out.Error = err.Error()
 		if opts.json {
 			if perr := g.printJSON(out); perr != nil {
