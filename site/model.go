@@ -34,9 +34,11 @@ type siteData struct {
 	Expires  string
 	BaseURL  string
 	Registry string
-	// InstallTrust and ExtensionsDir complete the install command.
+	// InstallTrust, ExtensionsDir and InstallPolicy complete the install
+	// command.
 	InstallTrust  string
 	ExtensionsDir string
+	InstallPolicy string
 	Extensions    int
 	Entries       int
 	TotalSize     string
@@ -176,7 +178,7 @@ func buildModel(tr *trusted, opts *Options) *model {
 		Title: opts.Title, Verified: tr.verified, Reason: tr.reason,
 		Serial: cat.Serial, Digest: tr.digest,
 		Created: formatTime(cat.Created), Expires: formatTime(tr.expires),
-		BaseURL: opts.BaseURL, Registry: opts.Registry, InstallTrust: opts.InstallTrust, ExtensionsDir: opts.Extensions,
+		BaseURL: opts.BaseURL, Registry: opts.Registry, InstallTrust: opts.InstallTrust, ExtensionsDir: opts.Extensions, InstallPolicy: opts.InstallPolicy,
 		Extensions: len(m.exts), Entries: len(cat.Entries), TotalSize: index.FormatBytes(total),
 	}
 	m.site = s

@@ -388,10 +388,20 @@ func outboundURL(s string) (href, text string) {
 
 // installCommands are the commands an extension page shows for getting
 // its latest package installed: airvsx install from the registry (checked
-// against the operator's trust anchor), and the plain download for VS Code.
+// against the operator's trust anchor, with the policy that grants
+// capabilities when the site names one; when it does not and the
+// extension declares capabilities, a comment says none is granted without
+// one), and the plain download for VS Code.
 func installCommands(s *siteData, x *extView) []string {
 	l := x.Latest
-	cmds := []string{fmt.Sprintf("airvsx install %s@%s --registry %s %s --extensions %s", l.ID, l.Version, s.Registry, s.InstallTrust, s.ExtensionsDir)}
+	cmd := fmt.Sprintf("airvsx install %s@%s --registry %s %s --extensions %s", l.ID, l.Version, s.Registry, s.InstallTrust, s.ExtensionsDir)
+	if s.InstallPolicy != "" {
+		cmd += " " + s.InstallPolicy
+	}
+	cmds := []string{cmd}
+	if s.InstallPolicy == "" && len(x.Declared) > 0 {
+		cmds = append(cmds, fmt.Sprintf("# it declares %s: granted only by a policy, add --policy POLICY.yaml (one whose capabilities grant it)", strings.Join(x.Declared, ", ")))
+	}
 	file := vsixFileName(l)
 	if s.BaseURL != "" {
 		cmds = append(cmds, fmt.Sprintf("curl -fLO %s/dl/%s", s.BaseURL, file))

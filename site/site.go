@@ -38,6 +38,12 @@ type Options struct {
 	// Extensions is the extensions directory the install command names.
 	// Default "~/.airvsx/extensions".
 	Extensions string
+	// InstallPolicy is the policy flag of that command, shell-quoted
+	// ("--policy /srv/airvsx/policy.yaml"): the policy whose capabilities
+	// rules grant what extensions declare. Default "": the command has
+	// none, and for an extension that declares capabilities the page says
+	// that without --policy none is granted.
+	InstallPolicy string
 
 	// Anchor is what the operator trusts: a pinned root or the signer's
 	// public key, checked on every render (index/trust.Check). Default

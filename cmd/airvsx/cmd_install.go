@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/policies"
 )
 
@@ -57,7 +59,12 @@ accept the host's API version (` + install.APIVersion + `), and every activation
 one the host honours (onCommand, onLanguage, workspaceContains,
 onStartupFinished, *), unless --allow-partial-activation. The capabilities an
 extension gets are those it declares that --policy grants (none without a
-policy). A package that fails is kept in DIR/.quarantine with a REASON file,
+policy). Below each extension install prints what it declares and is
+granted, by which rule, and what it declares and is not, with the
+capabilities item to add to the policy to grant it. Installing again what is
+installed, same version, with --policy re-applies that policy's grants
+("grants updated: ..."), without unpacking; with the same grants it says
+"kept"; without --policy the recorded grants stay. A package that fails is kept in DIR/.quarantine with a REASON file,
 and nothing is installed.
 
 Exit status: 0 installed, 1 refused (a check failed), 2 usage or I/O error.`,
@@ -139,9 +146,74 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 	}
 	for _, r := range res.Installed {
 		fmt.Fprintf(g.stdout, "installed %s in %s\n", r.String(), filepath.Join(opts.extensions, r.Dir))
+		writeGrants(g.stdout, &r, opts.policy)
+	}
+	for _, r := range res.Updated {
+		fmt.Fprintf(g.stdout, "grants updated: %s (already installed) now gets %s\n", r.String(), grantsText(&r))
+		writeGrants(g.stdout, &r, opts.policy)
 	}
 	for _, r := range res.Kept {
 		fmt.Fprintf(g.stdout, "kept %s (already installed)\n", r.String())
+		writeGrants(g.stdout, &r, opts.policy)
 	}
 	return nil
+}
+
+// writeGrants prints, below an install's line for r, what r declares and
+// is granted, each with its rule, and what it declares and is not, with
+// the policy line that would grant it. Nothing for an extension that
+// declares nothing and is granted nothing.
+func writeGrants(w io.Writer, r *install.Record, policy string) {
+	for _, gr := range r.Capabilities {
+		how := "declared"
+		if gr.DeclaredByPolicy {
+			how = "declared by the policy"
+		}
+		fmt.Fprintf(w, "  %s: %s, granted by %s%s\n", gr.Capability, how, gr.Rule, brokerList(r, gr.Capability))
+	}
+	missing := r.NotGranted()
+	if len(missing) == 0 {
+		return
+	}
+	by := "no --policy given"
+	if policy != "" {
+		by = "no rule of " + policy + " grants it"
+	}
+	fmt.Fprintf(w, "  %s: declared, NOT granted (%s); using it fails at run. To grant it, add under the policy's capabilities:\n", joinCaps(missing), by)
+	fmt.Fprintf(w, "    %s\n", policies.RuleLine(r.ID, missing, nil, nil, nil))
+	fmt.Fprintf(w, "  and install again with --policy POLICY.yaml\n")
+}
+
+// grantsText is r's effective capabilities, with the brokers' lists:
+// "spawn [/usr/bin/git]", or "no capabilities".
+func grantsText(r *install.Record) string {
+	var parts []string
+	for _, gr := range r.Capabilities {
+		parts = append(parts, string(gr.Capability)+brokerList(r, gr.Capability))
+	}
+	if len(parts) == 0 {
+		return "no capabilities"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// brokerList is " [programs]" for spawn and " [hosts]" for network, as
+// the policy lists them for r; "" for other capabilities.
+func brokerList(r *install.Record, c index.Capability) string {
+	switch c {
+	case index.Spawn:
+		return " [" + strings.Join(r.Programs, " ") + "]"
+	case index.Network:
+		return " [" + strings.Join(r.AllowedHosts, " ") + "]"
+	}
+	return ""
+}
+
+// joinCaps is "spawn" or "network, spawn".
+func joinCaps(cs index.CapabilitySet) string {
+	var s []string
+	for _, c := range cs {
+		s = append(s, string(c))
+	}
+	return strings.Join(s, ", ")
 }

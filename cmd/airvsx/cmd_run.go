@@ -90,6 +90,11 @@ network: fetch is the way. Every brokered request and every refusal is an
 "audit" event and an INFO log line, and with --audit-log a JSON line
 (time, extension, kind, allowed, details).
 
+When an extension is refused a capability it is not granted, run names the
+extension, the capability and what it tried, the policy's capabilities
+item that would grant it and the install command that applies the policy:
+as the error when the run fails, as a warning on stderr when it does not.
+
 Events an extension reports after its command has returned (from a timer or
 a child process it started) are printed only with --wait.
 
@@ -168,6 +173,11 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 	// with --json in the document, which then holds the error too; the
 	// error goes to stderr.
 	fail := func(err error) error {
+		// A refusal of the seat belt: one line naming the capability and
+		// how to grant it, not the host's error (which may carry a stack).
+		if derr := deniedError(ctx, opts.extensions, out.Events, err); derr != nil {
+			err = derr
+		}
 		out.Error = err.Error()
 		if opts.json {
 			if perr := g.printJSON(out); perr != nil {
@@ -262,6 +272,12 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		if err != nil {
 			return fail(timedOut(err, "saving the documents", opts.timeout))
 		}
+	}
+	// An extension refused a capability did not make the run fail (it
+	// caught the refusal, or it was refused at start-up): say how to grant
+	// it all the same.
+	if derr := deniedError(ctx, opts.extensions, out.Events, nil); derr != nil {
+		fmt.Fprintf(g.stderr, "airvsx: run: warning: %v\n", derr)
 	}
 	if opts.json {
 		return g.printJSON(out)

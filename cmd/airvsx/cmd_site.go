@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/site"
 )
 
@@ -17,6 +19,7 @@ type siteOptions struct {
 	title      string
 	anchor     anchorFlags
 	unverified bool
+	policy     string
 	json       bool
 }
 
@@ -40,7 +43,14 @@ check fails, site refuses, unless --unverified is given: then every page
 carries a banner saying the catalog is not verified.
 
 The site is rendered into a temporary directory and swapped into --out in
-one step. --out must be absent, empty, or a site airvsx rendered before.`,
+one step. --out must be absent, empty, or a site airvsx rendered before.
+
+Each extension page shows the airvsx install command that installs it: the
+registry, the trust anchor and --policy as given here, by absolute paths, so
+that it works as printed from any directory on this machine (on another
+machine, only where the registry, the key and the policy are at the same
+paths). Without --policy, the page of an extension that declares
+capabilities says that none is granted without one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSite(cmd, g, opts)
@@ -52,6 +62,7 @@ one step. --out must be absent, empty, or a site airvsx rendered before.`,
 	f.StringVar(&opts.baseURL, "base-url", "", "the http(s) URL the site will be served from (shown in download commands)")
 	f.StringVar(&opts.title, "title", "", `the site's title (default "airvsx registry")`)
 	opts.anchor.add(cmd, true)
+	f.StringVar(&opts.policy, "policy", "", "the policy the pages' install commands give install (--policy), which grants the capabilities extensions declare (default: none, and pages say so)")
 	f.BoolVar(&opts.unverified, "unverified", false, "render even when the catalog cannot be verified; every page then says so")
 	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
 	return cmd
@@ -72,16 +83,25 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 		return err
 	}
 	so := site.Options{
-		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: shellQuote(opts.registry.place),
+		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: shellQuote(absPlace(opts.registry.place)),
 		Unverified: opts.unverified, Logger: g.logger(),
 	}
-	// Pages show the install command with the anchor given here, so it
-	// works as printed from this directory.
+	// Pages show the install command with the registry, the anchor and
+	// the policy given here, by absolute paths: it works as printed from
+	// any directory (a page opened from file:// says nothing of where the
+	// shell is), wherever they are on this machine's file system.
 	switch {
 	case opts.anchor.key != "":
-		so.InstallTrust = "--key " + shellQuote(opts.anchor.key)
+		so.InstallTrust = "--key " + shellQuote(absPath(opts.anchor.key))
 	case opts.anchor.root != "":
-		so.InstallTrust = "--root " + shellQuote(opts.anchor.root)
+		so.InstallTrust = "--root " + shellQuote(absPath(opts.anchor.root))
+	}
+	if opts.policy != "" {
+		// Checked now: a page must not name a policy install refuses.
+		if _, err := policies.Load(opts.policy); err != nil {
+			return fmt.Errorf("site: --policy: %w", err)
+		}
+		so.InstallPolicy = "--policy " + shellQuote(absPath(opts.policy))
 	}
 	if opts.anchor.given() {
 		var err error
@@ -126,4 +146,23 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 	fmt.Fprintf(g.stdout, "rendered: %d extensions, %d packages, %d pages, %d files, %d bytes\n",
 		res.Extensions, res.Entries, res.Pages, res.Files, res.Bytes)
 	return nil
+}
+
+// absPath is path made absolute; path itself when that fails.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// absPlace is a registry place with its path made absolute (a directory
+// or a git repository); other places as they are.
+func absPlace(place string) string {
+	p, err := store.ParsePlace(place)
+	if err != nil || p.Kind != store.PlaceDir && p.Kind != store.PlaceGit {
+		return place
+	}
+	p.Path = absPath(p.Path)
+	return p.String()
 }

@@ -210,9 +210,24 @@ const ops = {
 	}
 	t.Run("no spawn capability", func(t *testing.T) {
 		// require('child_process') loads; spawn is what is denied.
-		_, err := hNo.ExecuteCommand(t.Context(), "a.nospawn.cmd")
-		if err == nil || !strings.Contains(err.Error(), `may not call child_process.spawn: it needs the "spawn" capability`) || !strings.Contains(err.Error(), "a.nospawn") {
-			t.Errorf("err %v; want a refusal naming spawn", err)
+		r, err := hNo.ExecuteCommand(t.Context(), "a.nospawn.cmd")
+		if err == nil || !strings.Contains(err.Error(), `may not call child_process.spawn("/bin/echo"): it needs the "spawn" capability`) || !strings.Contains(err.Error(), "a.nospawn") {
+			t.Errorf("err %v; want a refusal naming spawn and the program", err)
+		}
+		// The denied event says what was refused: the operation and the
+		// program it named.
+		var events []Event
+		if r != nil {
+			events = r.Events
+		}
+		var d DeniedData
+		for _, e := range events {
+			if e.Kind == KindDenied && e.Capability == "spawn" {
+				json.Unmarshal(e.Data, &d)
+			}
+		}
+		if d != (DeniedData{Operation: "call child_process.spawn", Target: "/bin/echo"}) {
+			t.Errorf("denied data %+v among %+v; want the operation and the program", d, events)
 		}
 	})
 	if n := len(got.All()); n < 8 {
@@ -426,7 +441,7 @@ func TestFetchBroker(t *testing.T) {
 	t.Run("no network capability", func(t *testing.T) {
 		_, err := hNo.ExecuteCommand(t.Context(), "a.nonet.cmd")
 		var ce *CommandError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), `use fetch: it needs the "network" capability`) {
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), `use fetch("http://127.0.0.1:8080/"): it needs the "network" capability`) {
 			t.Errorf("err %v; want a refusal naming network", err)
 		}
 	})

@@ -22,7 +22,8 @@ const (
 	KindActivated        = "activated"
 	KindActivationFailed = "activationFailed"
 	// KindDenied: the seat belt refused something; Capability names what
-	// would have allowed it ("" when nothing would).
+	// would have allowed it ("" when nothing would), Data what was refused
+	// (DeniedData).
 	KindDenied = "denied"
 	// KindError: an uncaught exception or rejection in the host.
 	KindError = "error"
@@ -79,6 +80,15 @@ type Event struct {
 	Time    time.Time `json:"time"`
 	// Audit is the record of a KindAudit event.
 	Audit *Audit `json:"audit,omitempty"`
+}
+
+// DeniedData is the Data of a KindDenied event: the operation refused
+// ("call child_process.execFile") and, when the call named one, its first
+// argument (the program, the URL or the path asked for; at most 512
+// bytes).
+type DeniedData struct {
+	Operation string `json:"operation"`
+	Target    string `json:"target,omitempty"`
 }
 
 // maxEvents bounds the events buffered for Events, and those kept with

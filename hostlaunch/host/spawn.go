@@ -132,6 +132,19 @@ func (h *Host) serveSpawn(raw json.RawMessage, _ *ticket) (any, error) {
 	return res, nil
 }
 
+// LookupProgram returns the program a bare name (no "/") given to spawn
+// runs: the first executable file of that name on the spawn broker's
+// PATH, /usr/local/bin:/usr/bin:/bin; "" when there is none.
+func LookupProgram(name string) string {
+	for _, d := range filepath.SplitList(safePath) {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
 // resolveProgram finds file (a bare name on the host's PATH, else an
 // absolute path) and allows it when it is, symbolic links resolved, one
 // of e's Programs, resolved the same way. A refused program found on
@@ -144,14 +157,7 @@ func resolveProgram(e *Extension, file string) (string, error) {
 	case file == "":
 		return "", denyf("spawn: no program named")
 	case !strings.Contains(file, "/"):
-		for _, d := range filepath.SplitList(safePath) {
-			p := filepath.Join(d, file)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-				prog = p
-				break
-			}
-		}
-		if prog == "" {
+		if prog = LookupProgram(file); prog == "" {
 			return "", denyf("spawn: %s may not run %s: no such program on %s; the programs it may run are %s", e.ID, file, safePath, listed)
 		}
 	case !filepath.IsAbs(file):

@@ -184,18 +184,7 @@ func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []st
 			}
 		}
 	}
-	if o.policy != nil {
-		for _, g := range o.policy.GrantedBy(c.id, pkg.Version, c.declared) {
-			c.grants = append(c.grants, Grant{Capability: g.Capability, Rule: g.Describe, DeclaredByPolicy: g.DeclaredByPolicy})
-		}
-		g := o.policy.Capabilities(c.id, pkg.Version, c.declared)
-		if g.Effective.Has(index.Network) {
-			c.hosts = g.Hosts
-		}
-		if g.Effective.Has(index.Spawn) {
-			c.programs = g.Programs
-		}
-	}
+	c.grants, c.hosts, c.programs = decideGrants(o.policy, c.id, pkg.Version, c.declared)
 	if u := vscodeapi.Unsupported(pkg.APIMembers); len(u) > 0 {
 		for i, n := range u {
 			u[i] = "vscode." + n
@@ -208,6 +197,27 @@ func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []st
 		o.log.Info("capabilities denied", "ext", c.id.String(), "capabilities", denied)
 	}
 	return c, problems
+}
+
+// decideGrants is what policy p gives version v of id, which declares
+// declared: each effective capability with the rule that grants it, and
+// the brokers' lists (hosts with network effective, programs with spawn).
+// A nil policy grants nothing.
+func decideGrants(p *policies.Policy, id index.ID, v *semver.Version, declared index.CapabilitySet) (grants []Grant, hosts, programs []string) {
+	if p == nil {
+		return nil, nil, nil
+	}
+	for _, g := range p.GrantedBy(id, v, declared) {
+		grants = append(grants, Grant{Capability: g.Capability, Rule: g.Describe, DeclaredByPolicy: g.DeclaredByPolicy})
+	}
+	g := p.Capabilities(id, v, declared)
+	if g.Effective.Has(index.Network) {
+		hosts = g.Hosts
+	}
+	if g.Effective.Has(index.Spawn) {
+		programs = g.Programs
+	}
+	return grants, hosts, programs
 }
 
 // contributionFiles lists contribution points whose entries name a file

@@ -40,7 +40,10 @@ func (in *installer) commit() (res *Result, err error) {
 		}
 	}()
 	next := &Index{Format: IndexFormat, Extensions: slices.Clone(in.d.idx.Extensions)}
-	res = &Result{Kept: in.kept}
+	res = &Result{Kept: in.kept, Updated: in.regranted}
+	for _, r := range in.regranted {
+		next.put(r)
+	}
 	now := in.opts.Now().UTC().Truncate(time.Second)
 	for i, p := range in.planned {
 		c := p.c

@@ -39,6 +39,9 @@ type installer struct {
 	visiting map[string]bool
 	done     map[string]bool
 	kept     []Record
+	// regranted are installed records kept with the grants of the policy
+	// given, which differ from those recorded.
+	regranted []Record
 	// unpacked counts the packages unpacked into staging.
 	unpacked int
 	// keepStaging is set when a failed commit could not move everything
@@ -192,7 +195,7 @@ func (in *installer) visit(ctx context.Context, id index.ID, version, requiredBy
 	}
 	if old := in.d.idx.Find(id); old != nil && requiredBy != "" {
 		in.done[key] = true
-		in.kept = append(in.kept, *old)
+		in.keep(*old)
 		return nil
 	}
 	what := "install " + id.String()
@@ -209,7 +212,7 @@ func (in *installer) visit(ctx context.Context, id index.ID, version, requiredBy
 	if old := in.d.idx.Find(id); old != nil && old.Version == e.Version && old.Platform == e.Platform && old.VsixSHA256 == e.VsixSHA256 {
 		if ch, err := treeChange(filepath.Join(in.d.path, old.Dir), old.Files); err == nil && ch == "" && old.Enabled {
 			in.done[key] = true
-			in.kept = append(in.kept, *old)
+			in.keep(*old)
 			// Its dependencies may have gone since (uninstall --force).
 			for _, dep := range append(slices.Clone(old.Dependencies), old.ExtensionPack...) {
 				if err := in.visit(ctx, dep, "", old.ID.String()); err != nil {
@@ -233,6 +236,25 @@ func (in *installer) visit(ctx context.Context, id index.ID, version, requiredBy
 	in.done[key] = true
 	in.planned = append(in.planned, p)
 	return nil
+}
+
+// keep leaves the installed record old as it is (Result.Kept), unless a
+// policy is given whose grants for it differ from those recorded: then
+// its grants are decided again (Result.Updated), its files and the rest
+// of its record untouched. Without a policy the recorded grants stay. A
+// disabled record keeps its state: install it again to enable it.
+func (in *installer) keep(old Record) {
+	if in.opts.Policy != nil && old.Enabled {
+		if v, err := index.ParseVersion(old.Version); err == nil {
+			g, hosts, programs := decideGrants(in.opts.Policy, old.ID, v, old.Declared)
+			if !slices.Equal(g, old.Capabilities) || !slices.Equal(hosts, old.AllowedHosts) || !slices.Equal(programs, old.Programs) {
+				old.Capabilities, old.AllowedHosts, old.Programs = g, hosts, programs
+				in.regranted = append(in.regranted, old)
+				return
+			}
+		}
+	}
+	in.kept = append(in.kept, old)
 }
 
 // fetch reads and checks one catalog entry and unpacks it into staging.

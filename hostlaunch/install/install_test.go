@@ -16,6 +16,8 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/policies"
 )
 
 func ids(rs []install.Record) []string {
@@ -274,5 +276,54 @@ func TestRegistryDamaged(t *testing.T) {
 				t.Errorf("Damaged = %v; want %v (%v)", r.Damaged, tc.damaged, err)
 			}
 		})
+	}
+}
+
+// TestRegrant installs uses-git (and its dependency git-helper, which
+// declares spawn) again and again into one directory: with a policy
+// whose grants differ from those recorded, what is installed gets them
+// (Result.Updated) and nothing is unpacked; with the same grants, or no
+// policy, it is kept as it is.
+func TestRegrant(t *testing.T) {
+	other := demoreg.ParsePolicy(t, "version: 1\nextensions: [{id: airvsx-demo.*}]\ncapabilities:\n  - {id: airvsx-demo.git-helper, grant: [spawn], programs: [/bin/true]}\n")
+	spawn := func(programs ...string) []string { return programs }
+	steps := []struct {
+		name                     string
+		policy                   *policies.Policy
+		installed, updated, kept []string
+		grants                   []install.Grant
+		programs                 []string
+	}{
+		{"no policy", nil, []string{"airvsx-demo.git-helper@0.3.0", "airvsx-demo.uses-git@1.0.0"}, nil, nil, nil, nil},
+		{"a policy where there was none", base(t).policy, nil, []string{"airvsx-demo.git-helper@0.3.0"}, []string{"airvsx-demo.uses-git@1.0.0"},
+			[]install.Grant{{Capability: index.Spawn, Rule: "capabilities[0] (airvsx-demo.git-helper)"}}, spawn("/usr/bin/git")},
+		{"the same policy", base(t).policy, nil, nil, []string{"airvsx-demo.uses-git@1.0.0", "airvsx-demo.git-helper@0.3.0"},
+			[]install.Grant{{Capability: index.Spawn, Rule: "capabilities[0] (airvsx-demo.git-helper)"}}, spawn("/usr/bin/git")},
+		{"no policy keeps the grants", nil, nil, nil, []string{"airvsx-demo.uses-git@1.0.0", "airvsx-demo.git-helper@0.3.0"},
+			[]install.Grant{{Capability: index.Spawn, Rule: "capabilities[0] (airvsx-demo.git-helper)"}}, spawn("/usr/bin/git")},
+		{"another program", other, nil, []string{"airvsx-demo.git-helper@0.3.0"}, []string{"airvsx-demo.uses-git@1.0.0"},
+			[]install.Grant{{Capability: index.Spawn, Rule: "capabilities[0] (airvsx-demo.git-helper)"}}, spawn("/bin/true")},
+	}
+	opts := options(t)
+	id := index.MustParseID("airvsx-demo.git-helper")
+	for i, s := range steps {
+		o := opts
+		o.Policy = s.policy
+		o.Now = func() time.Time { return testNow.Add(time.Duration(i) * time.Hour) }
+		res, err := install.FromRegistry(t.Context(), registry(t), "airvsx-demo.uses-git", o)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if diff := cmp.Diff([][]string{s.installed, s.updated, s.kept}, [][]string{ids(res.Installed), ids(res.Updated), ids(res.Kept)}); diff != "" {
+			t.Errorf("%s: installed, updated, kept (-want +got):\n%s", s.name, diff)
+		}
+		r := loaded(t, o).Find(id)
+		if diff := cmp.Diff(s.grants, r.Capabilities); diff != "" || !slices.Equal(r.Programs, s.programs) {
+			t.Errorf("%s: capabilities (-want +got):\n%s programs %q; want %q", s.name, diff, r.Programs, s.programs)
+		}
+		// Sealed, enabled, and installed once: at the first step.
+		if !r.Enabled || !r.Installed.Equal(testNow) {
+			t.Errorf("%s: enabled %v (%s), installed %v; want enabled, installed %v", s.name, r.Enabled, r.Reason, r.Installed, testNow)
+		}
 	}
 }

@@ -134,4 +134,9 @@ type Result struct {
 	// were (a dependency present in any version, or the same package
 	// again).
 	Kept []Record `json:"kept"`
+	// Updated lists extensions that were already installed and kept, whose
+	// grants the policy given changed (its capabilities rules grant them
+	// other capabilities, programs or hosts than recorded): their records
+	// now hold the new grants.
+	Updated []Record `json:"grantsUpdated"`
 }

@@ -144,6 +144,19 @@ func (r *Record) Effective() index.CapabilitySet {
 	return index.NewCapabilitySet(cs...)
 }
 
+// NotGranted returns what the extension declares in package.json and
+// does not get: no rule of the policy it was installed with grants it.
+func (r *Record) NotGranted() index.CapabilitySet {
+	eff := r.Effective()
+	var out index.CapabilitySet
+	for _, c := range r.Declared {
+		if !eff.Has(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // String returns "ns.name@version" plus "@platform" when not universal.
 func (r *Record) String() string {
 	s := r.ID.String() + "@" + r.Version

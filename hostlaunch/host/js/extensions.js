@@ -142,7 +142,9 @@ module.exports = function (host) {
       return ext.exports;
     } catch (err) {
       ext.state = 'failed';
-      const msg = err.rpcData ? err.message : `${ext.id} failed to activate: ${err && err.stack || err}`;
+      // A refusal's stack holds the host's own files: its message says it all.
+      const why = err && err.code === 'ERR_AIRVSX_DENIED' ? `Error: ${err.message}` : err && err.stack || err;
+      const msg = err.rpcData ? err.message : `${ext.id} failed to activate: ${why}`;
       host.emit(ext, 'activationFailed', { text: msg });
       throw err.rpcData ? err : fail('activationFailed', ext, msg);
     }

@@ -11,12 +11,15 @@ const { SAFE, NEEDS, BROKERED, message, brokeredMessage } = require('./policy.js
 const spawnModule = require('./spawn.js');
 const fetchBroker = require('./fetch.js');
 
-// denied is the error an extension gets; the launcher hears of it too.
-function denied(host, ext, what, cap) {
-  const err = new Error(message(ext && ext.id, what, cap));
+// denied is the error an extension gets; the launcher hears of it too,
+// with what was refused (operation) and, when the call named one, its
+// first argument (target: the program, the URL, the file).
+function denied(host, ext, what, cap, target) {
+  const t = typeof target === 'string' ? target.slice(0, 512) : undefined;
+  const err = new Error(message(ext && ext.id, t === undefined ? what : `${what}(${JSON.stringify(t)})`, cap));
   err.code = 'ERR_AIRVSX_DENIED';
   err.capability = cap;
-  host.emit(ext, 'denied', { text: err.message, capability: cap });
+  host.emit(ext, 'denied', { text: err.message, capability: cap, data: { operation: what, target: t } });
   return err;
 }
 
@@ -68,7 +71,7 @@ exports.install = function (host, reg, belted) {
         // requires it, or uses its constants, works); its operations throw.
         const refuse = BROKERED[name] && ext.caps.has(cap)
           ? (what) => brokered(host, ext, what, cap, BROKERED[name])
-          : (what) => denied(host, ext, what, cap);
+          : (what, target) => denied(host, ext, what, cap, target);
         ext.facades = ext.facades || new Map();
         if (!ext.facades.has(name)) ext.facades.set(name, facade(load.apply(this, arguments), name, refuse));
         return ext.facades.get(name);
@@ -131,7 +134,7 @@ exports.install = function (host, reg, belted) {
   const brokeredFetch = fetchBroker(host);
   globalThis.fetch = function fetch(input, init) {
     const ext = current();
-    if (!ext || !ext.caps.has('network')) return Promise.reject(denied(host, ext, 'use fetch', 'network'));
+    if (!ext || !ext.caps.has('network')) return Promise.reject(denied(host, ext, 'use fetch', 'network', typeof input === 'string' ? input : input && String(input.href || input.url || '')));
     return brokeredFetch(input, init);
   };
   for (const g of ['WebSocket', 'EventSource', 'XMLHttpRequest']) {
@@ -183,7 +186,7 @@ function facade(real, name, refuse, seen = new WeakMap()) {
   const wrap = (v, where) => {
     if (typeof v === 'function') {
       if (PURE.has(where)) return v;
-      const f = function () { throw refuse(`${new.target ? 'construct' : 'call'} ${where}`); };
+      const f = function () { throw refuse(`${new.target ? 'construct' : 'call'} ${where}`, arguments[0]); };
       Object.defineProperty(f, 'name', { value: v.name });
       return f;
     }

@@ -179,7 +179,10 @@ process.on('message', (msg) => {
 // The launcher closing the channel ends the host.
 process.on('disconnect', () => reallyExit(0));
 // An extension's stray exception or rejection is reported, never fatal.
-process.on('uncaughtException', (err) => emit(null, 'error', { text: `uncaught exception: ${err && err.stack || err}` }));
-process.on('unhandledRejection', (err) => emit(null, 'error', { text: `unhandled rejection: ${err && err.stack || err}` }));
+// A refusal (ERR_AIRVSX_DENIED) is told by its message: its stack holds
+// the host's own files.
+const described = (err) => err && err.code === 'ERR_AIRVSX_DENIED' ? `Error: ${err.message}` : err && err.stack || err;
+process.on('uncaughtException', (err) => emit(null, 'error', { text: `uncaught exception: ${described(err)}` }));
+process.on('unhandledRejection', (err) => emit(null, 'error', { text: `unhandled rejection: ${described(err)}` }));
 
 send({ method: 'ready', params: { node: process.version, pid: process.pid } });
