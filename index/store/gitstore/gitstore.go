@@ -86,9 +86,15 @@ type Store struct {
 	idxMu sync.Mutex // serializes read-modify-write of index.json and quarantine names
 
 	trees treeCache
+
+	// created is the outermost directory this open made for a new
+	// repository (its own, or a missing parent): "" when the repository
+	// existed (Discard).
+	created string
 }
 
 var (
+	_ store.Discarder = (*Store)(nil)
 	_ store.Store     = (*Store)(nil)
 	_ store.Committer = (*Store)(nil)
 	_ store.History   = (*Store)(nil)
@@ -117,6 +123,7 @@ func Open(path string, opts Options) (*Store, error) {
 func (s *Store) open() error {
 	gitDir, workTree, err := findRepo(s.path)
 	if errors.Is(err, fs.ErrNotExist) && s.opts.Create {
+		s.created = outermostMissing(s.path)
 		gitDir, workTree, err = initRepo(s.path)
 	}
 	if err != nil {
@@ -343,6 +350,52 @@ func (s *Store) Close() error {
 		s.lock = nil
 	}
 	return errors.Join(errs...)
+}
+
+// Discard removes a repository this open created (Create, on a path
+// that did not exist) while it holds no commit and nothing written but
+// its marker: for a writer whose first sync or copy failed before it
+// stored anything, so that the failure leaves nothing behind. The
+// repository's directory and the missing parents made for it go, never a
+// directory that existed before; the writer lock (a file in the
+// repository) is held until the repository is gone. It reports whether
+// it removed the repository; the Store must still be closed.
+func (s *Store) Discard() (bool, error) {
+	s.mu.Lock()
+	empty := s.created != "" && s.lock != nil && s.head.IsZero() && len(s.pending) <= 1
+	if _, marker := s.pending[store.MarkerFile]; len(s.pending) == 1 && !marker {
+		empty = false
+	}
+	s.mu.Unlock()
+	if !empty {
+		return false, nil
+	}
+	if err := os.RemoveAll(s.path); err != nil {
+		return false, fmt.Errorf("discard git registry %s: %w", s.path, err)
+	}
+	for p := filepath.Dir(filepath.Clean(s.path)); s.created != filepath.Clean(s.path); p = filepath.Dir(p) {
+		if err := os.Remove(p); err != nil || p == s.created || filepath.Dir(p) == p {
+			break // a parent that is not empty (or not ours) stays
+		}
+	}
+	s.created = ""
+	return true, nil
+}
+
+// outermostMissing returns the outermost directory of path that does not
+// exist: the first that MkdirAll(path) makes.
+func outermostMissing(path string) string {
+	p := filepath.Clean(path)
+	for {
+		parent := filepath.Dir(p)
+		if parent == p {
+			return p
+		}
+		if _, err := os.Lstat(parent); err == nil {
+			return p
+		}
+		p = parent
+	}
 }
 
 // Path returns the path the store was opened at.
