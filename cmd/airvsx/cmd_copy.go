@@ -181,6 +181,9 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
 	prog.Done()
+	if !opts.dryRun {
+		err = abandon(cmd.Context(), dst, dstPlace, "copy", err)
+	}
 	if err != nil {
 		err = signKeyHint(err, &opts.anchor)
 	}

@@ -172,6 +172,9 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 			err = kerr // the key was unusable: that stopped the sync, or its signing
 		}
 	}
+	if !opts.dryRun {
+		err = abandon(ctx, st, opts.registry, "sync", err)
+	}
 	if rep != nil && opts.report != "" {
 		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
 			err = werr
