@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/flock"
+	"github.com/airvsx/airvsx/internal/madedir"
 	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/airvsx/airvsx/internal/strictjson"
 )
@@ -143,7 +144,7 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	var created string
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && opts.Create:
-		created = outermostMissing(path)
+		created = madedir.Missing(path)
 		if err := os.MkdirAll(path, 0o755); err != nil {
 			return nil, fmt.Errorf("create registry: %w", err)
 		}
@@ -292,22 +293,12 @@ func (d *Dir) Discard() (bool, error) {
 		}
 	}
 	d.made = false
-	if d.created == "" {
-		return true, nil // the directory was there before: it stays, empty
+	// The directory and the parents made for it (none when it existed),
+	// innermost first, while the lock is held.
+	if err := madedir.Remove(d.path, d.created); err != nil {
+		return true, fmt.Errorf("discard registry %s: %w", d.path, err)
 	}
-	// The directory and the parents made for it, innermost first; one
-	// that is not empty (another process wrote there) stays.
-	for p := filepath.Clean(d.path); ; p = filepath.Dir(p) {
-		if err := os.Remove(p); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return true, nil
-			}
-			return true, fmt.Errorf("discard registry %s: %w", d.path, err)
-		}
-		if p == d.created || filepath.Dir(p) == p {
-			return true, nil
-		}
-	}
+	return true, nil
 }
 
 // skeleton reports whether the registry holds nothing but what OpenDir
@@ -336,22 +327,6 @@ func (d *Dir) skeleton() bool {
 		}
 	}
 	return true
-}
-
-// outermostMissing returns the outermost directory of path that does not
-// exist: the first that MkdirAll(path) would make.
-func outermostMissing(path string) string {
-	p := filepath.Clean(path)
-	for {
-		parent := filepath.Dir(p)
-		if parent == p {
-			return p
-		}
-		if _, err := os.Lstat(parent); err == nil {
-			return p
-		}
-		p = parent
-	}
 }
 
 // Close makes every blob written durable and releases the directory and

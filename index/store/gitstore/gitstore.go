@@ -20,6 +20,7 @@ import (
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/flock"
+	"github.com/airvsx/airvsx/internal/madedir"
 )
 
 // largeObject is the size above which an object is streamed from disk
@@ -123,7 +124,7 @@ func Open(path string, opts Options) (*Store, error) {
 func (s *Store) open() error {
 	gitDir, workTree, err := findRepo(s.path)
 	if errors.Is(err, fs.ErrNotExist) && s.opts.Create {
-		s.created = outermostMissing(s.path)
+		s.created = madedir.Missing(s.path)
 		gitDir, workTree, err = initRepo(s.path)
 	}
 	if err != nil {
@@ -373,29 +374,11 @@ func (s *Store) Discard() (bool, error) {
 	if err := os.RemoveAll(s.path); err != nil {
 		return false, fmt.Errorf("discard git registry %s: %w", s.path, err)
 	}
-	for p := filepath.Dir(filepath.Clean(s.path)); s.created != filepath.Clean(s.path); p = filepath.Dir(p) {
-		if err := os.Remove(p); err != nil || p == s.created || filepath.Dir(p) == p {
-			break // a parent that is not empty (or not ours) stays
-		}
+	if err := madedir.Remove(s.path, s.created); err != nil { // the parents made for it
+		return true, fmt.Errorf("discard git registry %s: %w", s.path, err)
 	}
 	s.created = ""
 	return true, nil
-}
-
-// outermostMissing returns the outermost directory of path that does not
-// exist: the first that MkdirAll(path) makes.
-func outermostMissing(path string) string {
-	p := filepath.Clean(path)
-	for {
-		parent := filepath.Dir(p)
-		if parent == p {
-			return p
-		}
-		if _, err := os.Lstat(parent); err == nil {
-			return p
-		}
-		p = parent
-	}
 }
 
 // Path returns the path the store was opened at.
