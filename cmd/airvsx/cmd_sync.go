@@ -89,7 +89,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	pol, err := policies.Load(opts.policy)
 	if err != nil {
-		return &usageError{err}
+		return &usageError{fmt.Errorf("--policy: %w", err)}
 	}
 	upstream := opts.upstream
 	if upstream == "" {
@@ -121,7 +121,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		// planning at once: it stops the sync before any download, under
 		// any load.
 		if signer, err = trust.StartSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
-			return err
+			return fmt.Errorf("--key: %w", err)
 		}
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
