@@ -140,6 +140,12 @@ type Report struct {
 	Bytes        int64 `json:"bytes"`
 	Present      int   `json:"present"`
 	PresentBytes int64 `json:"presentBytes"`
+	// CatalogBlobs and CatalogBytes are every blob the catalog's entries
+	// hold (manifests, configs, layers), each counted once however many
+	// entries share it: Blobs plus Present. verify's summary counts the
+	// same blobs, so the two can be compared.
+	CatalogBlobs int   `json:"catalogBlobs"`
+	CatalogBytes int64 `json:"catalogBytes"`
 	// Damaged lists what the destination held damaged (found only with
 	// Options.Repair), in the order found: blobs with other bytes than
 	// their digests say, each counted in Blobs too since it is copied

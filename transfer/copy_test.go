@@ -444,3 +444,41 @@ func TestCopyDestUnreadable(t *testing.T) {
 		t.Fatalf("copy to an unreachable destination: %v; want ErrUnreachable, not a refusal", err)
 	}
 }
+
+// TestCopyCountsWhatVerifyCounts: the blobs a copy reports the catalog
+// holds (moved plus already there) are the blobs verify's summary counts
+// and the blob files of the registry, each once however many entries
+// share it, bytes too: an admin can compare the two reports. Fresh and
+// incremental.
+func TestCopyCountsWhatVerifyCounts(t *testing.T) {
+	reg := demoreg.Get(t)
+	files, size := 0, int64(0)
+	for p, data := range blobFiles(t, reg.Dir) {
+		if strings.Contains(p, "/blobs/sha256/") {
+			files++
+			size += int64(len(data))
+		}
+	}
+	partialDir, _ := partial(t, reg)
+	for name, dir := range map[string]string{"fresh": filepath.Join(t.TempDir(), "dst"), "incremental": partialDir} {
+		t.Run(name, func(t *testing.T) {
+			rep, err := transfer.Copy(t.Context(), readOnly(t, reg.Dir), openDir(t, dir), options(reg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.CatalogBlobs != rep.Blobs+rep.Present || rep.CatalogBlobs != files || rep.CatalogBytes != size {
+				t.Errorf("copy: the catalog holds %d blobs (%d bytes): %d moved, %d present; the registry has %d blob files (%d bytes)",
+					rep.CatalogBlobs, rep.CatalogBytes, rep.Blobs, rep.Present, files, size)
+			}
+			for _, noRead := range []bool{false, true} {
+				vrep, err := verify.Registry(t.Context(), verify.RegistryOptions{Store: readOnly(t, reg.Dir), Anchor: trust.Anchor{Key: reg.Signer}, Now: now, NoReadData: noRead})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if vrep.Summary.Blobs != rep.CatalogBlobs || !noRead && vrep.Summary.Bytes != rep.CatalogBytes {
+					t.Errorf("verify (no-read-data %v) counts %d blobs, %d bytes; copy %d blobs, %d bytes", noRead, vrep.Summary.Blobs, vrep.Summary.Bytes, rep.CatalogBlobs, rep.CatalogBytes)
+				}
+			}
+		})
+	}
+}

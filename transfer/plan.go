@@ -158,6 +158,7 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 			return err
 		}
 	}
+	c.rep.CatalogBlobs, c.rep.CatalogBytes = c.rep.Blobs+c.rep.Present, c.rep.Bytes+c.rep.PresentBytes
 	c.progress(Progress{Step: "plan", Entries: n, PlannedEntries: n, PlannedBlobs: c.rep.Blobs, PlannedBytes: c.rep.Bytes})
 	if len(bad) > 0 {
 		return fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, errors.Join(bad...))

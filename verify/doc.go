@@ -35,7 +35,10 @@
 //     the role above pins (an edited catalog, a snapshot from another
 //     publish: mix-and-match);
 //   - trust-missing, trust-malformed: a file the chain needs is absent or
-//     is not valid TUF metadata.
+//     is not valid TUF metadata;
+//   - registry-incomplete: the registry never published a catalog (no
+//     metadata/timestamp.json): the first sync or copy that made it
+//     stopped before it signed one. It is the one problem reported then.
 //
 // When the chain does not verify, nothing the catalog says can be trusted
 // and no entry is checked.

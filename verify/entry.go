@@ -74,9 +74,16 @@ func (v *registryVerifier) checkEntries(ctx context.Context) error {
 }
 
 // run checks the entry and returns how many blobs it checked and how many
-// bytes it hashed.
+// bytes it hashed, counting only blobs no other entry counted before
+// (firstCount).
 func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int64) {
 	e, st := c.e, c.v.st
+	count := func(digest string, n int64) {
+		if c.v.firstCount(c.repo, digest) {
+			blobs++
+			hashed += n
+		}
+	}
 	mpath := store.BlobName(c.repo, e.ManifestDigest)
 	c.v.ref(c.repo, e.ManifestDigest)
 	if e.ManifestSize > store.MaxManifestBytes {
@@ -89,12 +96,11 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 		raw, err = io.ReadAll(rc)
 		rc.Close()
 	}
-	blobs++
+	count(e.ManifestDigest, int64(len(raw)))
 	if err != nil {
 		c.blobProblem(mpath, "manifest", err, true)
-		return blobs, 0
+		return blobs, hashed
 	}
-	hashed += int64(len(raw))
 	m, err := store.ParseManifest(raw)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
@@ -129,13 +135,13 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 	}
 	for _, b := range list {
 		path := store.BlobName(c.repo, b.digest)
-		blobs++
 		if c.v.opts.NoReadData {
+			count(b.digest, 0)
 			c.statBlob(ctx, b.what, path, b.digest, b.size)
 			continue
 		}
 		n, err := h.blob(ctx, st, c.repo, b.digest, b.size)
-		hashed += n
+		count(b.digest, n)
 		if err != nil {
 			c.blobProblem(path, b.what, err, false)
 		}
@@ -153,13 +159,13 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 			c.add(RuleSignatureMissing, mpath, "the catalog says upstream did not sign it, but the manifest has a %s layer", store.RoleUpstreamSignature)
 		}
 	}
-	blobs++
 	if c.v.opts.NoReadData {
+		count(vsixLayer.Digest, 0)
 		c.statBlob(ctx, "layer vsix", vpath, vsixLayer.Digest, vsixLayer.Size)
 		return blobs, hashed
 	}
 	n, err := c.checkVsix(ctx, h, *vsixLayer, sigLayer, vpath)
-	hashed += n
+	count(vsixLayer.Digest, n)
 	if err != nil {
 		c.blobProblem(vpath, "layer vsix ("+vsixLayer.Title+")", err, false)
 	}

@@ -104,10 +104,31 @@ type registryVerifier struct {
 
 	refsMu sync.Mutex
 	refs   map[string]map[string]bool // repo → blob digests entries reference
+	// counted holds the blobs (repo "@" digest) counted in the summary.
+	countedMu sync.Mutex
+	counted   map[string]bool
 
 	sigs         *sigCache // nil: no cache
 	sigsVerified atomic.Int64
 	sigsCached   atomic.Int64
+}
+
+// firstCount reports whether the blob digest of repo is counted in the
+// summary for the first time: a blob several entries share (the empty
+// config, the README of two platforms' builds) is one blob, as copy and
+// the registry's files count it, however many entries check it.
+func (v *registryVerifier) firstCount(repo, digest string) bool {
+	v.countedMu.Lock()
+	defer v.countedMu.Unlock()
+	if v.counted == nil {
+		v.counted = map[string]bool{}
+	}
+	key := repo + "@" + digest
+	if v.counted[key] {
+		return false
+	}
+	v.counted[key] = true
+	return true
 }
 
 // ref records that an entry of repo references the blob digest.

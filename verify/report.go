@@ -77,8 +77,8 @@ type Summary struct {
 	OK       bool  `json:"ok"` // no errors
 	Entries  int   `json:"entries"`
 	EntryOK  int   `json:"entriesOk"` // entries without an error
-	Blobs    int   `json:"blobs"`     // blobs checked (by hash, or by size with NoReadData)
-	Bytes    int64 `json:"bytes"`     // bytes hashed
+	Blobs    int   `json:"blobs"`     // blobs checked (by hash, or by size with NoReadData), each once however many entries share it
+	Bytes    int64 `json:"bytes"`     // their bytes, hashed (0 with NoReadData)
 	ReadData bool  `json:"readData"`  // every blob was hashed
 	Errors   int   `json:"errors"`
 	Warnings int   `json:"warnings"`

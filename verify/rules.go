@@ -13,6 +13,10 @@ const (
 	RuleTrustMismatch  Rule = "trust-mismatch"  // a file's length, hash or version differs from what the role above says (mix-and-match)
 	RuleTrustMissing   Rule = "trust-missing"   // a metadata file the chain needs is absent
 	RuleTrustMalformed Rule = "trust-malformed" // a metadata file is not valid TUF metadata
+	// RuleIncomplete is a registry that never published a catalog (no
+	// metadata/timestamp.json): the sync or copy that made it stopped
+	// first.
+	RuleIncomplete Rule = "registry-incomplete"
 )
 
 // The rules of a registry kept as a signed history (a git store).
@@ -103,6 +107,7 @@ var rules = map[Rule]ruleInfo{
 	RuleTrustMismatch:  {"Every metadata file matches the length, hash and version the role above pins (mix-and-match)", fixMetadata},
 	RuleTrustMissing:   {"Every metadata file the chain needs is present", fixMetadata},
 	RuleTrustMalformed: {"Every metadata file is valid TUF metadata", fixMetadata},
+	RuleIncomplete:     {"The registry has published a signed catalog (metadata/timestamp.json)", "run the sync (or the copy) that made this registry again: it finishes the registry, reusing what it stored; if the registry came from elsewhere, copy it again from its publisher"},
 
 	RuleHistorySignature: {"The commit read is signed by the trusted key (SSH signature, namespace git)", "this history was not signed by the key you trust, or a commit was added on top by someone else: fetch the registry again from its publisher"},
 	RuleHistoryRewound:   {"The commit read descends from the commit verified before", "this copy's branch was rewound or rewritten (a force push, an old copy): get the current registry; to go back on purpose, delete the recorded state (see trust.stateDir)"},

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/verify"
@@ -70,6 +72,47 @@ func TestRegistryCannotRun(t *testing.T) {
 	} {
 		if _, err := verify.Registry(t.Context(), o); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// TestNeverCompleted: a registry whose first sync or copy stopped before
+// it signed a catalog (its skeleton alone, or with the root written) is
+// one problem, registry-incomplete, saying to run it again; not one per
+// file the chain misses.
+func TestNeverCompleted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keep []string // metadata files kept from a finished registry
+	}{
+		{"skeleton", nil},
+		{"root written", []string{"1.root.json"}},
+	} {
+		for _, mode := range []string{"root", "key"} {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				src := fresh(t)
+				dir := filepath.Join(t.TempDir(), "new")
+				st := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
+				if err := st.Close(); err != nil {
+					t.Fatal(err)
+				}
+				for _, name := range tc.keep {
+					filetest.CopyFile(t, filepath.Join(src, "metadata", name), filepath.Join(dir, "metadata", name))
+				}
+				rep := check(t, dir, func(o *verify.RegistryOptions) {
+					if mode == "key" {
+						useKey(t, o, base(t).PubPath)
+					}
+				})
+				if len(rep.Problems) != 1 {
+					t.Fatalf("%d problems; want 1:\n%s", len(rep.Problems), verifytest.ProblemList(rep))
+				}
+				p := rep.Problems[0]
+				if p.Rule != verify.RuleIncomplete || p.Severity != verify.Error || p.Path != "metadata/timestamp.json" ||
+					!strings.Contains(p.Message, "never completed") || !strings.Contains(p.Fix, "run the sync (or the copy) that made this registry again") {
+					t.Errorf("problem %+v; want registry-incomplete at metadata/timestamp.json saying to run the sync again", p)
+				}
+			})
 		}
 	}
 }

@@ -82,6 +82,12 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 // trustProblems turns an error of the trust chain into one problem per
 // underlying error, each naming its metadata file.
 func (v *registryVerifier) trustProblems(err error) {
+	if errors.Is(err, trust.ErrNoCatalog) {
+		// One cause, one problem: the registry never published, so every
+		// file the chain needs is missing.
+		v.add(Error, RuleIncomplete, "metadata/"+trust.TimestampFile, "", "the registry was never completed: it has no signed catalog (the sync or copy that made it stopped before it signed one)")
+		return
+	}
 	for _, e := range leaves(err) {
 		rule := ruleFor(e, RuleTrustMalformed, trustRules)
 		msg := e.Error()

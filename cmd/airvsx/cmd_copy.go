@@ -181,6 +181,9 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
 	prog.Done()
+	if !opts.dryRun {
+		err = abandon(cmd.Context(), dst, dstPlace, "copy", err)
+	}
 	if err != nil {
 		err = signKeyHint(err, &opts.anchor)
 	}
@@ -290,6 +293,7 @@ func writeCopyReport(g *globals, rep *transfer.Report) error {
 	if rep.DryRun {
 		fmt.Fprintf(w, "dry run: would copy catalog serial %d (%s) from %s to %s: %d files, %s (%d blobs, %d tags, %d metadata files); %d blobs already there\n",
 			rep.Serial, rep.Digest, rep.Source, rep.Dest, rep.Files(), index.FormatBytes(rep.Bytes), rep.Blobs, rep.Tags, len(rep.Metadata), rep.Present)
+		fmt.Fprintf(w, "%s: %d to copy, %d already there\n", catalogHolds(rep), rep.Blobs, rep.Present)
 		if rep.Needs > rep.DestFree {
 			fmt.Fprintf(w, "it does not fit: %s has %s free; the copy needs about %s\n", rep.Dest, index.FormatBytes(rep.DestFree), index.FormatBytes(rep.Needs))
 		}
@@ -307,9 +311,18 @@ func writeCopyReport(g *globals, rep *transfer.Report) error {
 		_, err := fmt.Fprintf(w, "%s already holds catalog serial %d (%s): nothing to copy (%d blobs present)\n", rep.Dest, rep.Serial, rep.Digest, rep.Present)
 		return err
 	}
-	_, err := fmt.Fprintf(w, "copied catalog serial %d (%s) from %s to %s: %d files, %s (%d blobs, %d tags, %d metadata files); %d blobs already there\n",
+	fmt.Fprintf(w, "copied catalog serial %d (%s) from %s to %s: %d files, %s (%d blobs, %d tags, %d metadata files); %d blobs already there\n",
 		rep.Serial, rep.Digest, rep.Source, rep.Dest, rep.Files(), index.FormatBytes(rep.Bytes), rep.Blobs, rep.Tags, len(rep.Metadata), rep.Present)
+	_, err := fmt.Fprintf(w, "%s: %d copied, %d already there\n", catalogHolds(rep), rep.Blobs, rep.Present)
 	return err
+}
+
+// catalogHolds is what the copied catalog's entries hold, counted as
+// verify's summary counts it ("7 entries, 60 blobs hashed (77.0 KiB)"):
+// every blob once, however many entries share it.
+func catalogHolds(rep *transfer.Report) string {
+	return fmt.Sprintf("catalog serial %d holds %s, %s (%s)", rep.Serial, count(rep.Entries, "entry", "entries"),
+		count(rep.CatalogBlobs, "blob", "blobs"), index.FormatBytes(rep.CatalogBytes))
 }
 
 // signKeyHint adds to a refused --sign-key, when the anchor is a key

@@ -113,8 +113,8 @@ refuses them, naming both.
 
 Exit status: 0 success, 1 the command is unknown, an activation failed, the
 command threw, timed out or the host died, 2 usage or I/O error (no node,
-a damaged installed.json, a workspace that overlaps what no extension may
-write).`,
+nothing installed, a damaged installed.json, a workspace that overlaps what
+no extension may write).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.extensions == "" {
 				return usagef("run: --extensions DIR is required")

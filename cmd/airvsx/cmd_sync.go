@@ -109,7 +109,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	pol, err := policies.Load(opts.policy)
 	if err != nil {
-		return &usageError{err}
+		return &usageError{fmt.Errorf("--policy: %w", err)}
 	}
 	upstream := opts.upstream
 	if upstream == "" {
@@ -141,7 +141,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		// planning at once: it stops the sync before any download, under
 		// any load.
 		if signer, err = trust.StartSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
-			return err
+			return fmt.Errorf("--key: %w", err)
 		}
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
@@ -207,6 +207,9 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		if kerr := signer.Failed(); kerr != nil {
 			err = kerr // the key was unusable: that stopped the sync, or its signing
 		}
+	}
+	if !opts.dryRun {
+		err = abandon(ctx, st, opts.registry, "sync", err)
 	}
 	if rep != nil && opts.report != "" {
 		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {

@@ -32,11 +32,15 @@ type poolOptions struct {
 	heartbeat  time.Duration
 	auditLog   string
 	degraded   bool
+	// needInstalled refuses an extensions directory with nothing
+	// installed (run: it has nothing to run), before anything is written
+	// in it.
+	needInstalled bool
 }
 
 func (o runOptions) poolOptions() poolOptions {
 	return poolOptions{extensions: o.extensions, workspace: o.workspace, settings: o.settings, storage: o.storage,
-		node: o.node, heartbeat: o.heartbeat, auditLog: o.auditLog, degraded: o.degraded}
+		node: o.node, heartbeat: o.heartbeat, auditLog: o.auditLog, degraded: o.degraded, needInstalled: true}
 }
 
 // startPool loads the installed extensions, checks the sandbox, and
@@ -63,6 +67,10 @@ func startPool(ctx context.Context, g *globals, opts poolOptions, ui host.UI) (p
 	}
 	for _, w := range l.Warnings {
 		log.Warn(w)
+	}
+	if opts.needInstalled && len(l.Extensions) == 0 {
+		return nil, hopts, nil, nil, fmt.Errorf("nothing installed in %s: %s", opts.extensions,
+			commandLine("airvsx", "install", "ID", "--registry", "PLACE", "--key", "PREFIX.pub", "--extensions", opts.extensions))
 	}
 	sb, err := sandbox.New(sandbox.Options{AllowDegraded: opts.degraded, Logger: log})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -138,6 +139,45 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 		return nil, &usageError{fmt.Errorf("place %s: airvsx cannot open %s registries; use a directory (DIR), a git repository (git:PATH[#REF]) or an OCI registry (docker://HOST[:PORT]/PREFIX)", place, p.Kind)}
 	}
 }
+
+// abandon is what a writer (sync, copy) whose run failed with err does
+// with the registry st at place it opened: one this run created that
+// still holds nothing is removed (store.Discarder), so a failed first sync
+// or copy leaves nothing; one that holds what was stored but no signed
+// catalog yet is kept, and the error says to run the command again to
+// finish it. verb is the command ("sync", "copy").
+func abandon(ctx context.Context, st store.Store, place, verb string, err error) error {
+	if err == nil || st == nil {
+		return err
+	}
+	if d, ok := st.(store.Discarder); ok {
+		removed, derr := d.Discard()
+		if derr != nil {
+			return fmt.Errorf("%w; removing the new registry %s, which holds nothing, failed too: %w", err, place, derr)
+		}
+		if removed {
+			return err
+		}
+	}
+	ictx := context.WithoutCancel(ctx) // also after an interrupt
+	if _, rerr := st.ReadMetadata(ictx, trust.TimestampFile, trust.MaxTimestampBytes); errors.Is(rerr, fs.ErrNotExist) {
+		return &incompleteError{err: err, place: place, verb: verb}
+	}
+	return err
+}
+
+// incompleteError is a writer's failure that left a registry with no
+// signed catalog yet.
+type incompleteError struct {
+	err         error
+	place, verb string
+}
+
+func (e *incompleteError) Error() string {
+	return fmt.Sprintf("%v\n  %s has no signed catalog yet, so nothing can use it: run the %s again to finish it (what this run stored is kept, and not moved again)", e.err, e.place, e.verb)
+}
+
+func (e *incompleteError) Unwrap() error { return e.err }
 
 // anchorFlags are the trust flags of every command that checks a
 // registry's signatures: --root or --key, and the state directory.

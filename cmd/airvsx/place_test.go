@@ -1,9 +1,18 @@
 package main
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 )
 
 // TestDistinctPlaces: copy refuses SRC and DST that are one registry, or
@@ -68,5 +77,56 @@ func TestOutsideRegistry(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("outsideRegistry(%q, %q) = %v; want ok %v", tc.out, tc.place, err, tc.ok)
 		}
+	}
+}
+
+// TestAbandon: a writer's failure removes the new registry it opened
+// while that holds nothing, and keeps one holding what the run stored
+// with an error that says to run the command again to finish it; a
+// registry with a signed catalog, or no failure, is left as it is.
+func TestAbandon(t *testing.T) {
+	failed := errors.New("the upstream went away")
+	for _, tc := range []struct {
+		name     string
+		fill     func(t *testing.T, st store.Store)
+		err      error
+		wantGone bool
+		wantMsg  string // in the error; "" for err unchanged
+	}{
+		{name: "nothing stored", err: failed, wantGone: true},
+		{name: "a blob stored", err: failed, fill: func(t *testing.T, st store.Store) {
+			b := []byte("stored")
+			if err := st.PutBlob(t.Context(), "pub/ext", index.DigestBytes(b), int64(len(b)), store.BytesContent(b)); err != nil {
+				t.Fatal(err)
+			}
+		}, wantMsg: "has no signed catalog yet, so nothing can use it: run the sync again to finish it"},
+		{name: "catalog signed", err: failed, fill: func(t *testing.T, st store.Store) {
+			if err := st.WriteMetadata(t.Context(), trust.TimestampFile, []byte("{}")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "no failure"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "reg")
+			st, err := openRegistry(path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if tc.fill != nil {
+				tc.fill(t, st)
+			}
+			got := abandon(t.Context(), st, path, "sync", tc.err)
+			if !errors.Is(got, tc.err) {
+				t.Errorf("abandon returned %v; want it to wrap %v", got, tc.err)
+			}
+			if msg := fmt.Sprint(got); tc.wantMsg == "" && got != tc.err || tc.wantMsg != "" && !strings.Contains(msg, tc.wantMsg) {
+				t.Errorf("abandon returned %q; want %q", msg, cmp.Or(tc.wantMsg, fmt.Sprint(tc.err)))
+			}
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) != tc.wantGone {
+				t.Errorf("the registry is gone: %v; want %v", errors.Is(err, fs.ErrNotExist), tc.wantGone)
+			}
+		})
 	}
 }

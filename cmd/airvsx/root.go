@@ -112,6 +112,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil && !g.started {
 		err = &usageError{err}
 	}
+	if err != nil && cmd != nil && cmd != root {
+		err = withVerb(cmd.Name(), err)
+	}
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) && cmd != nil {
 		// Stopped by a signal: say so, and how to finish.
 		err = fmt.Errorf("%s: interrupted before it finished (%w): what it wrote went through temporary files and renames, so nothing is half-written; run %q again to finish", cmd.Name(), err, cmd.CommandPath())
@@ -122,6 +125,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "airvsx: see '%s --help' for its usage\n", cmd.CommandPath())
 	}
 	return code
+}
+
+// withVerb makes err, a failure of the command verb, begin with the
+// verb as every command's errors do ("sync: ..."), so that an error
+// passed up as it came (a file, a flag, a place) still names the command
+// it stopped. Errors that already begin with the verb ("install FILE:
+// ...") are returned as they are.
+func withVerb(verb string, err error) error {
+	if msg := err.Error(); strings.HasPrefix(msg, verb+":") || strings.HasPrefix(msg, verb+" ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", verb, err)
 }
 
 // logLevel is the value of --log-level: one of slog's four level names.

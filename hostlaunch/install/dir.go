@@ -14,6 +14,7 @@ import (
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/airvsx/airvsx/internal/flock"
+	"github.com/airvsx/airvsx/internal/madedir"
 )
 
 // ErrLocked is wrapped when another install or uninstall holds the
@@ -33,6 +34,9 @@ type extDir struct {
 	lock *os.File
 	key  *sealKey
 	idx  *Index
+	// created is the outermost directory openForWrite made for path
+	// (madedir.Missing): "" when it existed.
+	created string
 }
 
 // openForWrite creates the extensions directory if create is set and it
@@ -44,7 +48,9 @@ func openForWrite(ctx context.Context, dir string, create bool, o DirOptions) (*
 	if dir == "" {
 		return nil, errors.New("no extensions directory")
 	}
+	var created string
 	if create {
+		created = madedir.Missing(dir)
 		if err := os.MkdirAll(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("extensions directory: %w", err)
 		}
@@ -71,9 +77,10 @@ func openForWrite(ctx context.Context, dir string, create bool, o DirOptions) (*
 		if _, err := tidy(ctx, dir, x, log); err != nil {
 			log.Warn("tidying the extensions directory", "dir", dir, "err", err)
 		}
-		return &extDir{path: dir, lock: f, key: key, idx: x}, nil
+		return &extDir{path: dir, lock: f, key: key, idx: x, created: created}, nil
 	}()
 	if err != nil {
+		madedir.Remove(dir, created)
 		f.Close()
 		return nil, err
 	}
@@ -99,7 +106,14 @@ func lockDir(dir string) (*os.File, error) {
 	return f, nil
 }
 
-func (d *extDir) close() error { return d.lock.Close() }
+// close unlocks the directory. One that openForWrite made and that is
+// still empty (an install refused before it wrote anything: no
+// installed.json, no quarantine) is removed first, with the parents made
+// for it, so that a refused install leaves nothing behind.
+func (d *extDir) close() error {
+	err := madedir.Remove(d.path, d.created)
+	return errors.Join(err, d.lock.Close())
+}
 
 // readIndex reads DIR/installed.json (decodeIndex) and distrusts every
 // record whose seal does not verify under key: disabled, without grants.

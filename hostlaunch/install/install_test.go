@@ -2,6 +2,7 @@ package install_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,7 +180,34 @@ func TestRegistryRefusals(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(opts.Dir, install.IndexFile)); err == nil {
 				t.Errorf("installed.json written after a refusal")
 			}
+			// The extensions directory did not exist: the refusal
+			// leaves none.
+			if _, err := os.Lstat(opts.Dir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the new extensions directory %s is left after a refusal (%v)", opts.Dir, err)
+			}
 		})
+	}
+}
+
+// TestRefusalKeepsExistingDir: a refused install into an extensions
+// directory that existed (empty) leaves it there.
+func TestRefusalKeepsExistingDir(t *testing.T) {
+	f := base(t)
+	other, err := trust.LoadAnchor("", f.otherPub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry(t)
+	reg.Anchor = other
+	opts := options(t)
+	if err := os.Mkdir(opts.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := install.FromRegistry(t.Context(), reg, "airvsx-demo.night-theme", opts); !errors.Is(err, install.ErrRefused) {
+		t.Fatalf("FromRegistry with another key = %v; want a refusal", err)
+	}
+	if fi, err := os.Stat(opts.Dir); err != nil || !fi.IsDir() {
+		t.Errorf("the extensions directory that existed is gone: %v", err)
 	}
 }
 

@@ -100,6 +100,18 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
+// Discarder is implemented by stores that can remove a registry their
+// opening created while it is still empty (Dir.Discard): a writer whose
+// first sync or copy failed before it stored anything leaves nothing.
+type Discarder interface {
+	// Discard removes the registry if this store created it and it
+	// holds nothing yet, and reports whether it did. The store must
+	// still be closed.
+	Discard() (bool, error)
+}
+
+var _ Discarder = (*Dir)(nil)
+
 // History is implemented by stores whose content is a signed history of
 // changes (a git store: commits). Readers that keep state between runs
 // (verify) check the signature of the revision they read and that it

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/flock"
+	"github.com/airvsx/airvsx/internal/madedir"
 	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/airvsx/airvsx/internal/strictjson"
 )
@@ -116,6 +117,13 @@ type Dir struct {
 	// returns finds its blobs durable even while another goroutine's
 	// syncfs is making them so.
 	syncMu sync.Mutex
+
+	// made says that this open wrote the marker: the registry is new
+	// (Discard). created is the outermost directory OpenDir made for it
+	// (the registry's own, or a missing parent): "" when the directory
+	// existed.
+	made    bool
+	created string
 }
 
 var _ Store = (*Dir)(nil)
@@ -133,8 +141,10 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 		return nil, fmt.Errorf("open registry %s: Create and ReadOnly exclude each other", path)
 	}
 	fi, err := os.Stat(path)
+	var created string
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && opts.Create:
+		created = madedir.Missing(path)
 		if err := os.MkdirAll(path, 0o755); err != nil {
 			return nil, fmt.Errorf("create registry: %w", err)
 		}
@@ -147,11 +157,12 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open registry: %w", err)
 	}
-	d := &Dir{path: path, root: root, opts: opts, log: opts.Logger}
+	d := &Dir{path: path, root: root, opts: opts, log: opts.Logger, created: created}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
 	if err := d.open(); err != nil {
+		d.Discard() // a registry this open began is not left half made
 		d.Close()
 		return nil, fmt.Errorf("open registry %s: %w", path, err)
 	}
@@ -191,6 +202,7 @@ func (d *Dir) open() error {
 		if err := d.writeBytes(context.Background(), ".", MarkerFile, append(b, '\n')); err != nil {
 			return err
 		}
+		d.made = true
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("no %s file: %w", MarkerFile, ErrNotRegistry)
 	case err != nil:
@@ -252,6 +264,69 @@ func (d *Dir) removeTemps() error {
 		return fmt.Errorf("remove stale temp files: %w", err)
 	}
 	return nil
+}
+
+// Discard removes a registry this Dir created (OpenDir with Create, on a
+// path that did not exist or was an empty directory) while it is still
+// the skeleton OpenDir made: nothing in metadata/, extensions/ or
+// quarantine/ but temp files. It is for a writer whose first sync or
+// copy failed before it stored anything, so that the failure leaves
+// nothing behind. Only what OpenDir made is removed: the marker, the
+// empty directories, the registry's directory and the missing parents it
+// created, never a directory that existed before. The writer lock is
+// held throughout (the directories go while it is held), so no other
+// writer sees the registry half removed. It reports whether it removed
+// the registry; the Dir must still be closed.
+func (d *Dir) Discard() (bool, error) {
+	if !d.made || d.opts.ReadOnly || d.lock == nil || !d.skeleton() {
+		return false, nil
+	}
+	d.dirtyMu.Lock()
+	d.dirty = nil // what was written is being removed
+	d.dirtyMu.Unlock()
+	if err := d.removeTemps(); err != nil {
+		return false, fmt.Errorf("discard registry %s: %w", d.path, err)
+	}
+	for _, name := range []string{metadataDir, extensionsDir, quarantineDir, MarkerFile} {
+		if err := d.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("discard registry %s: %w", d.path, err)
+		}
+	}
+	d.made = false
+	// The directory and the parents made for it (none when it existed),
+	// innermost first, while the lock is held.
+	if err := madedir.Remove(d.path, d.created); err != nil {
+		return true, fmt.Errorf("discard registry %s: %w", d.path, err)
+	}
+	return true, nil
+}
+
+// skeleton reports whether the registry holds nothing but what OpenDir
+// made: the marker and the empty metadata/, extensions/ and quarantine/
+// (temp files aside).
+func (d *Dir) skeleton() bool {
+	want := map[string]bool{MarkerFile: true, metadataDir: true, extensionsDir: true, quarantineDir: true}
+	entries, err := fs.ReadDir(d.root.FS(), ".")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !want[e.Name()] && !strings.HasPrefix(e.Name(), tempPrefix) {
+			return false
+		}
+	}
+	for _, dir := range []string{metadataDir, extensionsDir, quarantineDir} {
+		entries, err := fs.ReadDir(d.root.FS(), dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), tempPrefix) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Close makes every blob written durable and releases the directory and

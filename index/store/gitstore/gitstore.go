@@ -20,6 +20,7 @@ import (
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/flock"
+	"github.com/airvsx/airvsx/internal/madedir"
 )
 
 // largeObject is the size above which an object is streamed from disk
@@ -86,9 +87,15 @@ type Store struct {
 	idxMu sync.Mutex // serializes read-modify-write of index.json and quarantine names
 
 	trees treeCache
+
+	// created is the outermost directory this open made for a new
+	// repository (its own, or a missing parent): "" when the repository
+	// existed (Discard).
+	created string
 }
 
 var (
+	_ store.Discarder = (*Store)(nil)
 	_ store.Store     = (*Store)(nil)
 	_ store.Committer = (*Store)(nil)
 	_ store.History   = (*Store)(nil)
@@ -117,6 +124,7 @@ func Open(path string, opts Options) (*Store, error) {
 func (s *Store) open() error {
 	gitDir, workTree, err := findRepo(s.path)
 	if errors.Is(err, fs.ErrNotExist) && s.opts.Create {
+		s.created = madedir.Missing(s.path)
 		gitDir, workTree, err = initRepo(s.path)
 	}
 	if err != nil {
@@ -343,6 +351,34 @@ func (s *Store) Close() error {
 		s.lock = nil
 	}
 	return errors.Join(errs...)
+}
+
+// Discard removes a repository this open created (Create, on a path
+// that did not exist) while it holds no commit and nothing written but
+// its marker: for a writer whose first sync or copy failed before it
+// stored anything, so that the failure leaves nothing behind. The
+// repository's directory and the missing parents made for it go, never a
+// directory that existed before; the writer lock (a file in the
+// repository) is held until the repository is gone. It reports whether
+// it removed the repository; the Store must still be closed.
+func (s *Store) Discard() (bool, error) {
+	s.mu.Lock()
+	empty := s.created != "" && s.lock != nil && s.head.IsZero() && len(s.pending) <= 1
+	if _, marker := s.pending[store.MarkerFile]; len(s.pending) == 1 && !marker {
+		empty = false
+	}
+	s.mu.Unlock()
+	if !empty {
+		return false, nil
+	}
+	if err := os.RemoveAll(s.path); err != nil {
+		return false, fmt.Errorf("discard git registry %s: %w", s.path, err)
+	}
+	if err := madedir.Remove(s.path, s.created); err != nil { // the parents made for it
+		return true, fmt.Errorf("discard git registry %s: %w", s.path, err)
+	}
+	s.created = ""
+	return true, nil
 }
 
 // Path returns the path the store was opened at.
