@@ -54,7 +54,10 @@ DIR/installed.json (their records' seals and their files checked as list
 checks them: an extension whose record airvsx did not write gets no grant
 and does not run), one process per distinct set of effective capabilities
 (extensions linked by dependencies share one), activates those that start
-eagerly ("*", workspaceContains, onStartupFinished) and, with --command,
+eagerly ("*", workspaceContains, onStartupFinished; a dependency first,
+also in another host), waits (within --timeout) for them to finish and
+prints each, in an order that does not depend on their timing, a
+dependency before its dependents, and, with --command,
 executes command ID with ARGs (each read as JSON when it parses, else as a
 string), activating the extensions that wait for it (onCommand, dependencies
 first); --open first opens a document of a language, activating the
@@ -103,7 +106,8 @@ workspaceState) goes to --storage, or to a temporary directory removed at
 exit. Results go to stdout, logs to stderr.
 
 A command (and each --open) has --timeout to finish (2m by default); past
-it run exits 1, naming it.
+it run exits 1, naming it. The activations at start have --timeout too;
+past it run warns and goes on.
 
 The workspace folders and the storage directory may not contain, or lie
 in, the extensions directory or airvsx's state directory (an extension
@@ -168,7 +172,19 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		return fmt.Errorf("run: %w", err)
 	}
 	defer closePool()
-	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: append([]string{}, pool.Startup().Activated...)}
+	// The activations at start, onStartupFinished ones included, settle
+	// first (within --timeout): what run prints of them does not depend
+	// on how fast they were.
+	sctx, cancel := context.WithTimeout(ctx, opts.timeout)
+	startup, serr := pool.Settle(sctx)
+	cancel()
+	if serr != nil && ctx.Err() != nil {
+		return fmt.Errorf("run: %w", ctx.Err())
+	}
+	if serr != nil {
+		log.Warn("the activations at start did not finish within --timeout; run goes on without waiting for the rest", "timeout", opts.timeout)
+	}
+	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: append([]string{}, startup.Activated...)}
 	// fail reports err: the events (results) go to stdout as on success,
 	// with --json in the document, which then holds the error too; the
 	// error goes to stderr.
@@ -192,16 +208,7 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		h := s.Host()
 		log.Info("extension host ready", "node", h.Info().Node, "pid", h.Info().PID)
 	}
-	for _, f := range pool.Startup().Failed {
-		log.Warn("activation failed", "extension", f.Extension, "err", f.Error)
-	}
-	for _, e := range pool.Drain() {
-		log.Info("event at start", "extension", e.Extension, "kind", e.Kind, "text", e.Text)
-		// What went wrong at start is part of the run's record.
-		if e.Kind == host.KindActivationFailed || e.Kind == host.KindError || e.Kind == host.KindDenied {
-			out.Events = append(out.Events, e)
-		}
-	}
+	out.Events = append(out.Events, startEvents(log, startup, pool.Drain())...)
 	var opened []string
 	for _, doc := range opts.open {
 		lang, file, ok := strings.Cut(doc, ":")
@@ -290,6 +297,47 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		_, err = fmt.Fprintf(g.stdout, "result: %s\n", termtext.Escape(string(out.Result)))
 	}
 	return err
+}
+
+// startEvents are the events of the activations at start that go with
+// run's results: one activated event per extension, in startup's order
+// (the events the hosts reported, drained; one made up when the host's
+// was dropped), then what went wrong (failed activations, errors,
+// refusals). The rest is logged. A failure the events do not tell is
+// logged as a warning: each is told once.
+func startEvents(log *slog.Logger, startup host.Startup, drained []host.Event) []host.Event {
+	var out, wrong []host.Event
+	activated := map[string]host.Event{}
+	for _, e := range drained {
+		switch e.Kind {
+		case host.KindActivated:
+			activated[strings.ToLower(e.Extension)] = e
+		case host.KindActivationFailed, host.KindError, host.KindDenied:
+			wrong = append(wrong, e)
+		default:
+			log.Info("event at start", "extension", e.Extension, "kind", e.Kind, "text", e.Text)
+		}
+	}
+	for _, id := range startup.Activated {
+		e, ok := activated[strings.ToLower(id)]
+		if !ok {
+			e = host.Event{Kind: host.KindActivated, Extension: id, Time: time.Now()}
+		}
+		delete(activated, strings.ToLower(id))
+		out = append(out, e)
+	}
+	for _, e := range activated {
+		// Activated after Settle gave up waiting: not among startup's.
+		log.Info("event at start", "extension", e.Extension, "kind", e.Kind)
+	}
+	for _, f := range startup.Failed {
+		if !slices.ContainsFunc(wrong, func(e host.Event) bool {
+			return e.Kind == host.KindActivationFailed && strings.EqualFold(e.Extension, f.Extension)
+		}) {
+			log.Warn("activation failed", "extension", f.Extension, "err", f.Error)
+		}
+	}
+	return append(out, wrong...)
 }
 
 // formatDocument asks the formatters for the document uri and applies

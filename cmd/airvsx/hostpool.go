@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,11 +37,16 @@ type poolOptions struct {
 	// installed (run: it has nothing to run), before anything is written
 	// in it.
 	needInstalled bool
+	// command is run's --command: when only a disabled extension
+	// declares it, Load's warning about that extension is left to run's
+	// error, which names it and why (so it is told once).
+	command string
 }
 
 func (o runOptions) poolOptions() poolOptions {
 	return poolOptions{extensions: o.extensions, workspace: o.workspace, settings: o.settings, storage: o.storage,
-		node: o.node, heartbeat: o.heartbeat, auditLog: o.auditLog, degraded: o.degraded, needInstalled: true}
+		node: o.node, heartbeat: o.heartbeat, auditLog: o.auditLog, degraded: o.degraded, needInstalled: true,
+		command: o.command}
 }
 
 // startPool loads the installed extensions, checks the sandbox, and
@@ -66,7 +72,9 @@ func startPool(ctx context.Context, g *globals, opts poolOptions, ui host.UI) (p
 		return nil, hopts, nil, nil, noExtensionsHint(err, opts.extensions)
 	}
 	for _, w := range l.Warnings {
-		log.Warn(w)
+		if !toldByRun(l.Extensions, opts.command, w) {
+			log.Warn(w)
+		}
 	}
 	if opts.needInstalled && len(l.Extensions) == 0 {
 		return nil, hopts, nil, nil, fmt.Errorf("nothing installed in %s: %s", opts.extensions,
@@ -150,6 +158,22 @@ func startPool(ctx context.Context, g *globals, opts poolOptions, ui host.UI) (p
 		recordActivations(cctx, log, l.Dir, pool.Activated())
 	})
 	return pool, hopts, disabled, cleanup, nil
+}
+
+// toldByRun reports whether warning w is about a disabled extension of
+// records that declares command, which no enabled one declares: run's
+// error, command not found, then names that extension and why.
+func toldByRun(records []install.Record, command, w string) bool {
+	if command == "" {
+		return false
+	}
+	declares := func(r install.Record) bool { return slices.Contains(r.Activation, "onCommand:"+command) }
+	if slices.ContainsFunc(records, func(r install.Record) bool { return r.Enabled && declares(r) }) {
+		return false
+	}
+	return slices.ContainsFunc(records, func(r install.Record) bool {
+		return !r.Enabled && declares(r) && strings.HasPrefix(w, r.String()+" disabled: ")
+	})
 }
 
 // answers is run's host.UI: the --answer values, in order, one per

@@ -115,31 +115,46 @@ func (h *Host) activateAll(ctx context.Context, exts []*Extension, failed func(i
 }
 
 // startup activates the extensions that start eagerly: "*" ones and those
-// whose workspaceContains glob matches, then (on a goroutine of its own,
-// outside any request) the onStartupFinished ones.
+// whose workspaceContains glob matches; the onStartupFinished ones follow
+// (FinishStartup), at once on a goroutine of their own unless
+// HoldStartupFinished. Those that depend, directly or through this host's
+// extensions, on an extension of another host are left out: Pool
+// activates them, after that dependency.
 func (h *Host) startup(ctx context.Context) error {
-	var eager, finished []*Extension
+	var eager []*Extension
 	for i := range h.opts.Extensions {
 		e := &h.opts.Extensions[i]
+		if h.needsElsewhere(e, map[string]bool{}) {
+			continue
+		}
 		switch {
-		case slices.Contains(e.ActivationEvents, "*") || h.containsAny(e):
+		case eagerAtStart(*e, h.opts.Workspace):
 			eager = append(eager, e)
 		case slices.Contains(e.ActivationEvents, "onStartupFinished"):
-			finished = append(finished, e)
+			h.finishing = append(h.finishing, e)
 		}
 	}
 	_, err := h.activateAll(ctx, eager, func(id string, err error) {
-		h.startupRes.Failed = append(h.startupRes.Failed, struct {
-			Extension string `json:"extension"`
-			Error     string `json:"error"`
-		}{id, err.Error()})
+		h.startupRes.Failed = append(h.startupRes.Failed, StartupFailure{id, err.Error()})
 	})
 	h.startupRes.Activated = h.Activated()
 	if err != nil {
 		return err
 	}
-	go func() {
-		ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if !h.opts.HoldStartupFinished {
+		go h.FinishStartup(context.WithoutCancel(ctx))
+	}
+	return nil
+}
+
+// FinishStartup activates, once, the onStartupFinished extensions of this
+// host (those Pool does not activate), outside any request, until ctx
+// ends or the host does; later calls wait for the first. It returns the
+// activations that failed.
+func (h *Host) FinishStartup(ctx context.Context) []StartupFailure {
+	h.finishOnce.Do(func() {
+		defer close(h.finished)
+		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go func() {
 			select {
@@ -148,16 +163,42 @@ func (h *Host) startup(ctx context.Context) error {
 			case <-ctx.Done():
 			}
 		}()
-		h.activateAll(ctx, finished, func(string, error) {})
-	}()
-	return nil
+		h.activateAll(ctx, h.finishing, func(id string, err error) {
+			h.finishFailed = append(h.finishFailed, StartupFailure{id, err.Error()})
+		})
+	})
+	select {
+	case <-h.finished:
+		return h.finishFailed
+	case <-ctx.Done():
+		return nil
+	}
 }
 
-// containsAny reports whether one of e's workspaceContains globs matches
-// a file of the workspace.
-func (h *Host) containsAny(e *Extension) bool {
+// eagerAtStart reports whether e activates when a host starts on the
+// workspace folders: "*", or a workspaceContains glob that matches.
+func eagerAtStart(e Extension, workspace []string) bool {
+	if slices.Contains(e.ActivationEvents, "*") {
+		return true
+	}
 	for _, ev := range e.ActivationEvents {
-		if glob, ok := strings.CutPrefix(ev, "workspaceContains:"); ok && workspaceContains(h.opts.Workspace, glob) {
+		if glob, ok := strings.CutPrefix(ev, "workspaceContains:"); ok && workspaceContains(workspace, glob) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsElsewhere reports whether e depends on an extension of another
+// host, directly or through the extensions of this host it depends on
+// (seen breaks cycles).
+func (h *Host) needsElsewhere(e *Extension, seen map[string]bool) bool {
+	seen[strings.ToLower(e.ID)] = true
+	for _, d := range e.Dependencies {
+		if slices.ContainsFunc(h.opts.Elsewhere, func(x Extension) bool { return strings.EqualFold(x.ID, d) }) {
+			return true
+		}
+		if dep, ok := h.own(d); ok && !seen[strings.ToLower(d)] && h.needsElsewhere(dep, seen) {
 			return true
 		}
 	}

@@ -61,6 +61,10 @@ type Options struct {
 	// sets it): their exports are out of this host's reach, their
 	// commands are not this host's to register or answer.
 	Elsewhere []Extension
+	// HoldStartupFinished keeps the onStartupFinished activations until
+	// FinishStartup (LaunchPool sets it, to run them once every host is
+	// up); otherwise they follow the start on a goroutine of their own.
+	HoldStartupFinished bool
 	// Node is the node executable; "" looks "node" up on PATH.
 	Node string
 	// Command builds the process; nil means Direct (no sandbox).
@@ -136,13 +140,16 @@ type Info struct {
 }
 
 // Startup is what initialize activated: "*" and workspaceContains
-// extensions (onStartupFinished ones follow right after).
+// extensions (the onStartupFinished ones follow: FinishStartup).
 type Startup struct {
-	Activated []string `json:"activated"`
-	Failed    []struct {
-		Extension string `json:"extension"`
-		Error     string `json:"error"`
-	} `json:"failed"`
+	Activated []string         `json:"activated"`
+	Failed    []StartupFailure `json:"failed"`
+}
+
+// StartupFailure is an activation at start that failed.
+type StartupFailure struct {
+	Extension string `json:"extension"`
+	Error     string `json:"error"`
 }
 
 // Host is a running extension host.
@@ -159,6 +166,14 @@ type Host struct {
 	limit      *limiter
 	events     chan Event
 	dropped    atomic.Int64
+
+	// finishing are the onStartupFinished extensions FinishStartup
+	// activates, once (finishOnce); finished is closed when it is done,
+	// and finishFailed says which failed.
+	finishing    []*Extension
+	finishOnce   sync.Once
+	finished     chan struct{}
+	finishFailed []StartupFailure
 
 	done      chan struct{} // closed when the process has exited
 	exitErr   error
@@ -228,7 +243,7 @@ func Launch(ctx context.Context, opts Options) (_ *Host, err error) {
 	}
 	h := &Host{opts: opts, log: opts.Logger, done: make(chan struct{}), ready: make(chan Info, 1), wsfs: newWorkspaceFS(opts.Workspace),
 		events: make(chan Event, maxEvents), limit: &limiter{rate: opts.EventRate, now: time.Now, win: map[string]*window{}},
-		flow: newFlow(MaxBuffered), activating: map[string]bool{}}
+		flow: newFlow(MaxBuffered), activating: map[string]bool{}, finished: make(chan struct{})}
 	h.audits = newAuditLimiter(h.writeAudit)
 	if h.hostTmp, err = writeHost("", h.log); err != nil {
 		return nil, fmt.Errorf("launch host: %w", err)

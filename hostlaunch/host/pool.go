@@ -71,18 +71,31 @@ func groupCaps(g []Extension) []string {
 type Pool struct {
 	hosts []*Supervisor
 	exts  [][]Extension
+	opts  Options
+	// startup is what LaunchPool activated at start; settled is closed
+	// once the onStartupFinished activations are done too (finished
+	// then holds their failures). stop ends them at Close.
+	startup  Startup
+	settled  chan struct{}
+	finished []StartupFailure
+	stop     context.CancelFunc
 	// untitled numbers the untitled documents the pool opens.
 	untitled atomic.Int64
 }
 
 // LaunchPool starts the hosts of every group of opts.Extensions, each with
-// the rest of opts, concurrently. A failure closes those started.
+// the rest of opts, concurrently; a failure closes those started. Each
+// host activates its eager extensions; then the pool activates those that
+// depend on an extension of another host, after it, and returns. The
+// onStartupFinished activations follow, on a goroutine of their own (the
+// hosts' first, then those depending on another host's): Settle waits for
+// them.
 func LaunchPool(ctx context.Context, opts Options, so SuperviseOptions) (*Pool, error) {
 	groups := Groups(opts.Extensions)
 	if len(groups) == 0 {
 		groups = [][]Extension{nil}
 	}
-	p := &Pool{hosts: make([]*Supervisor, len(groups)), exts: groups}
+	p := &Pool{hosts: make([]*Supervisor, len(groups)), exts: groups, opts: opts, settled: make(chan struct{})}
 	errs := make([]error, len(groups))
 	var wg sync.WaitGroup
 	for i, g := range groups {
@@ -92,6 +105,7 @@ func LaunchPool(ctx context.Context, opts Options, so SuperviseOptions) (*Pool, 
 			o := opts
 			o.Extensions = g
 			o.Elsewhere = nil
+			o.HoldStartupFinished = true
 			for j, other := range groups {
 				if j != i {
 					o.Elsewhere = append(o.Elsewhere, other...)
@@ -102,25 +116,167 @@ func LaunchPool(ctx context.Context, opts Options, so SuperviseOptions) (*Pool, 
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
+		close(p.settled)
 		p.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
+	for _, h := range p.hosts {
+		st := h.Host().Startup()
+		p.startup.Activated = append(p.startup.Activated, st.Activated...)
+		p.startup.Failed = append(p.startup.Failed, st.Failed...)
+	}
+	activated, failed := p.activateCrossHost(ctx, func(e Extension) bool { return eagerAtStart(e, opts.Workspace) })
+	p.startup.Activated = append(p.startup.Activated, activated...)
+	p.startup.Failed = append(p.startup.Failed, failed...)
+	p.startup.Activated = p.startOrder(p.startup.Activated)
+	fctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	p.stop = stop
+	go func() {
+		defer close(p.settled)
+		var mu sync.Mutex
+		var failed []StartupFailure
+		var wg sync.WaitGroup
+		for _, h := range p.hosts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f := h.Host().FinishStartup(fctx)
+				mu.Lock()
+				failed = append(failed, f...)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		_, more := p.activateCrossHost(fctx, func(e Extension) bool {
+			return !eagerAtStart(e, opts.Workspace) && slices.Contains(e.ActivationEvents, "onStartupFinished")
+		})
+		p.finished = append(failed, more...)
+	}()
 	return p, nil
+}
+
+// activateCrossHost activates, in Groups' order, the extensions that
+// start (start says which) and that the hosts left to the pool: those
+// depending on an extension of another host, activated after it
+// (activateDeps). It returns those it activated and those that failed.
+func (p *Pool) activateCrossHost(ctx context.Context, start func(Extension) bool) ([]string, []StartupFailure) {
+	var activated []string
+	var failed []StartupFailure
+	for i, g := range p.exts {
+		for _, e := range g {
+			if !start(e) || !p.crossHost(e, i, map[string]bool{}) {
+				continue
+			}
+			if ctx.Err() != nil {
+				return activated, failed
+			}
+			_, err := p.activateDeps(ctx, e, map[string]bool{})
+			if err == nil {
+				_, err = p.hosts[i].Activate(ctx, e.ID)
+			}
+			if err != nil {
+				failed = append(failed, StartupFailure{e.ID, err.Error()})
+				continue
+			}
+			activated = append(activated, e.ID)
+		}
+	}
+	return activated, failed
+}
+
+// crossHost reports whether e, of host home, depends on an extension of
+// another host, directly or through extensions of its own host (seen
+// breaks cycles): Host.needsElsewhere, seen from the pool.
+func (p *Pool) crossHost(e Extension, home int, seen map[string]bool) bool {
+	seen[strings.ToLower(e.ID)] = true
+	for _, d := range e.Dependencies {
+		j := p.hostOf(d)
+		if j >= 0 && j != home {
+			return true
+		}
+		if j == home && !seen[strings.ToLower(d)] {
+			if p.crossHost(p.exts[j][slices.IndexFunc(p.exts[j], func(x Extension) bool { return strings.EqualFold(x.ID, d) })], home, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Settle waits, until ctx ends, for the activations at start to be done,
+// onStartupFinished ones included. It returns what the hosts activated
+// (startOrder: an order that does not depend on timing, every dependency
+// before its dependents; a command's extensions too, when one ran
+// meanwhile) and the activations at start that failed. When ctx ends
+// first, it returns ctx's error with what had activated by then.
+func (p *Pool) Settle(ctx context.Context) (Startup, error) {
+	var err error
+	failed := slices.Clone(p.startup.Failed)
+	select {
+	case <-p.settled:
+		failed = append(failed, p.finished...)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	return Startup{Activated: p.startOrder(p.Activated()), Failed: failed}, err
+}
+
+// startOrder orders activated (extension IDs): the extensions that start
+// eagerly first, then the onStartupFinished ones, then any others, each
+// kind in Groups' order, each extension after its dependencies.
+func (p *Pool) startOrder(activated []string) []string {
+	active := map[string]string{}
+	for _, id := range activated {
+		active[strings.ToLower(id)] = id
+	}
+	var all []Extension
+	for _, g := range p.exts {
+		all = append(all, g...)
+	}
+	rank := func(e Extension) int {
+		switch {
+		case eagerAtStart(e, p.opts.Workspace):
+			return 0
+		case slices.Contains(e.ActivationEvents, "onStartupFinished"):
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(all, func(a, b Extension) int { return rank(a) - rank(b) })
+	var out []string
+	seen := map[string]bool{}
+	var visit func(id string)
+	visit = func(id string) {
+		key := strings.ToLower(id)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if j := p.hostOf(id); j >= 0 {
+			e := p.exts[j][slices.IndexFunc(p.exts[j], func(x Extension) bool { return strings.EqualFold(x.ID, id) })]
+			for _, d := range e.Dependencies {
+				visit(d)
+			}
+		}
+		if a, ok := active[key]; ok {
+			out = append(out, a)
+		}
+	}
+	for _, e := range all {
+		visit(e.ID)
+	}
+	for _, id := range activated {
+		visit(id) // not among the pool's extensions: kept, last
+	}
+	return out
 }
 
 // Hosts returns the supervisors, one per group, in Groups' order.
 func (p *Pool) Hosts() []*Supervisor { return p.hosts }
 
-// Startup merges what every host activated at start.
-func (p *Pool) Startup() Startup {
-	var s Startup
-	for _, h := range p.hosts {
-		st := h.Host().Startup()
-		s.Activated = append(s.Activated, st.Activated...)
-		s.Failed = append(s.Failed, st.Failed...)
-	}
-	return s
-}
+// Startup is what LaunchPool activated at start ("*" and
+// workspaceContains extensions; Settle adds the onStartupFinished ones).
+func (p *Pool) Startup() Startup { return p.startup }
 
 // ExecuteCommand runs command id in the one host it belongs to: the
 // host of the extension that declares it (onCommand), else the first
@@ -261,8 +417,11 @@ func (p *Pool) Drain() []Event {
 	return out
 }
 
-// Close closes every host.
+// Close ends the activations at start and closes every host.
 func (p *Pool) Close(ctx context.Context) error {
+	if p.stop != nil {
+		p.stop()
+	}
 	var errs []error
 	for i, h := range p.hosts {
 		if h != nil {

@@ -3,10 +3,12 @@ package host
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airvsx/airvsx/internal/citool"
 )
@@ -85,5 +87,49 @@ func TestPool(t *testing.T) {
 	}
 	if _, err := p.ExecuteCommand(t.Context(), "none.such"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("none.such: %v", err)
+	}
+}
+
+// TestPoolStartupOrder: at start a dependency activates before its
+// dependent also when they run in two hosts (the dependent, "*", waits
+// for its onStartupFinished dependency of another host), and Settle waits
+// for the onStartupFinished activations and lists every activation in an
+// order that puts dependencies first, whatever the timing.
+func TestPoolStartupOrder(t *testing.T) {
+	citool.Need(t, "node")
+	root := t.TempDir()
+	ws := workspace(t, root)
+	// Each extension appends its ID to order.txt in the workspace as it
+	// activates: the order the hosts really activated them in.
+	note := func(id string) string {
+		return "exports.activate = () => { require('fs').appendFileSync(" + "require('path').join(vscode.workspace.workspaceFolders[0].uri.fsPath, 'order.txt'), '" + id + "\\n'); };\n"
+	}
+	app := ext(t, root, "a.app", note("a.app"), "*")
+	app.Dependencies = []string{"a.lib"}
+	lib := ext(t, root, "a.lib", note("a.lib"), "onStartupFinished")
+	lib.Capabilities = []string{"network"}
+	star := ext(t, root, "a.star", note("a.star"), "*")
+	late := ext(t, root, "a.late", note("a.late"), "onStartupFinished")
+	p, err := LaunchPool(t.Context(), Options{Extensions: []Extension{app, star, late, lib}, Workspace: []string{ws}, StorageDir: filepath.Join(root, "storage")}, SuperviseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	st, err := p.Settle(ctx)
+	if err != nil || len(st.Failed) > 0 {
+		t.Fatalf("Settle: %v, failed %v", err, st.Failed)
+	}
+	if want := []string{"a.lib", "a.app", "a.star", "a.late"}; !slices.Equal(st.Activated, want) {
+		t.Errorf("Settle activated %q, want %q", st.Activated, want)
+	}
+	b, err := os.ReadFile(filepath.Join(ws, "order.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := strings.Fields(string(b))
+	if len(order) != 4 || slices.Index(order, "a.lib") > slices.Index(order, "a.app") {
+		t.Errorf("the hosts activated %q; want all four, a.lib before a.app", order)
 	}
 }

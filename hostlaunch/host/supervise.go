@@ -194,6 +194,9 @@ func (s *Supervisor) restart(ctx context.Context, old *Host, blamed []string) er
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
+	// A restarted host's start is over: its onStartupFinished extensions
+	// follow at once, held or not.
+	go h.FinishStartup(context.WithoutCancel(ctx))
 	s.mu.Lock()
 	s.before = append(s.before, old.Activated()...)
 	s.h = h

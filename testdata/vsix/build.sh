@@ -133,5 +133,11 @@ out="$here/unsupported" build webview-panel
 mkdir -p "$here/host"
 out="$here/host" build lang-tools
 out="$here/host" build lsp-demo
+# The extensions run's startup is tested with (testdata/script/run_startup.txtar
+# and cmd/airvsx's TestRunStartupDeterministic): "*" with a dependency,
+# onStartupFinished and workspaceContains, each noting when it activated.
+for e in startup-lib startup-app startup-late startup-contains; do
+  out="$here/host" build "$e"
+done
 
 (cd "$here" && sha256sum -- *.vsix local/*.vsix hostile/*.vsix unsupported/*.vsix host/*.vsix)
