@@ -333,6 +333,13 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		if same {
 			renewReason = renewal(opts.Renew, prevExpires, now(), opts.Policy.CatalogExpires)
 			if renewReason == "" {
+				// The catalog read may be one a killed run signed but did
+				// not commit (a git registry takes over the change it
+				// left): committing finishes it; with nothing pending it
+				// writes nothing.
+				if err := store.Commit(ctx, opts.Store, syncMessage(rep, prev.Serial)); err != nil {
+					return rep, err
+				}
 				rep.Catalog = &CatalogInfo{Serial: prev.Serial, Digest: prevDigest, Entries: len(prev.Entries), Expires: prevExpires, Unchanged: true}
 				log.Info("nothing new: registry unchanged", "serial", prev.Serial, "expires", prevExpires.Format(time.RFC3339))
 				return rep, nil

@@ -22,6 +22,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
@@ -684,5 +685,54 @@ func TestSyncNothingNew(t *testing.T) {
 			t.Errorf("%s: the registry's catalog is serial %d; want %d", tt.name, got, tt.serial)
 		}
 		before = after
+	}
+}
+
+// failingCommit is a store whose commits fail: a sync killed after it
+// signed its catalog and before the commit that publishes it.
+type failingCommit struct{ store.Store }
+
+func (failingCommit) Commit(context.Context, string) error { return errors.New("killed before the commit") }
+
+// TestSyncFinishesUncommittedChange: a git sync that signed its catalog but
+// was stopped before its commit leaves the change in the repository's
+// journal; the next sync, which finds nothing new against that catalog,
+// commits it instead of reporting an unchanged registry whose branch still
+// points at the old commit.
+func TestSyncFinishesUncommittedChange(t *testing.T) {
+	e := newEnv(t, openvsxtest.Options{})
+	path := filepath.Join(t.TempDir(), "reg.git")
+	sync := func(wrap func(store.Store) store.Store) (*mirror.Report, error) {
+		st, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: e.signer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		return mirror.Sync(t.Context(), mirror.Options{
+			Client: e.client, Policy: demoreg.Policy(t), Store: wrap(st), Signer: e.signer,
+			Now: func() time.Time { return demoreg.SyncNow1 }, TempDir: t.TempDir(),
+		})
+	}
+	if _, err := sync(func(s store.Store) store.Store { return failingCommit{s} }); err == nil {
+		t.Fatal("Sync with a failing commit succeeded")
+	}
+	rep, err := sync(func(s store.Store) store.Store { return s })
+	if err != nil {
+		t.Fatalf("second Sync: %v", err)
+	}
+	if c := rep.Catalog; c == nil || c.Serial != 1 {
+		t.Fatalf("second Sync: catalog %+v; want serial 1", c)
+	}
+	st, err := gitstore.Open(path, gitstore.Options{})
+	if err != nil {
+		t.Fatalf("open the committed registry: %v", err)
+	}
+	defer st.Close()
+	cat, _, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return demoreg.VerifyNow }}})
+	if err != nil {
+		t.Fatalf("the branch holds no catalog after the second sync: %v", err)
+	}
+	if cat.Serial != 1 || len(cat.Entries) != 7 {
+		t.Errorf("committed catalog: serial %d, %d entries; want serial 1, 7 entries", cat.Serial, len(cat.Entries))
 	}
 }
