@@ -692,7 +692,9 @@ func TestSyncNothingNew(t *testing.T) {
 // signed its catalog and before the commit that publishes it.
 type failingCommit struct{ store.Store }
 
-func (failingCommit) Commit(context.Context, string) error { return errors.New("killed before the commit") }
+func (failingCommit) Commit(context.Context, string) error {
+	return errors.New("killed before the commit")
+}
 
 // TestSyncFinishesUncommittedChange: a git sync that signed its catalog but
 // was stopped before its commit leaves the change in the repository's
