@@ -3,6 +3,7 @@ package transfer_test
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/internal/filetest"
 	"github.com/airvsx/airvsx/internal/gittest"
 	"github.com/airvsx/airvsx/transfer"
 )
@@ -145,4 +147,32 @@ func headCommit(t *testing.T, path string) (string, time.Time) {
 	r, _ := o.Reader()
 	b, _ := io.ReadAll(r)
 	return string(b), c.Committer.When
+}
+
+// TestCopyGitStrayTreePaths: paths of a git source's tree outside the
+// layout a registry writes (a script at the top, a folder of its own, a
+// file in a repository) are not carried, even in a signed commit: a copy
+// writes only what the signed catalog and metadata name.
+func TestCopyGitStrayTreePaths(t *testing.T) {
+	reg := demoreg.Get(t)
+	srcDir := filepath.Join(t.TempDir(), "src")
+	filetest.CopyDir(t, reg.Dir, srcDir)
+	stray := []string{"install.sh", "tools/run.js", "extensions/airvsx-demo/hello-command/postinstall.sh"}
+	for _, p := range stray {
+		name := filepath.Join(srcDir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		filetest.WriteFile(t, name, []byte("#!/bin/sh\n"))
+	}
+	dir := filepath.Join(t.TempDir(), "dst")
+	if _, err := transfer.Copy(t.Context(), openGit(t, gitFromDir(t, reg.Signer, srcDir), nil), openDir(t, dir), options(reg)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(stray, "tools") {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s carried into the copy (%v)", p, err)
+		}
+	}
+	mustVerify(t, reg, readOnly(t, dir))
 }
