@@ -306,25 +306,3 @@ func (t *Trusted) Expires() time.Time {
 	}
 	return e
 }
-
-// Recorded returns what the state directory holds about the registry in
-// st under anchor a (the zero state when none, or when the registry's
-// first root cannot be read in key mode), without verifying anything: for
-// checks that must compare with the last run even when the chain does not
-// verify now (verify's history check of a git registry, which names the
-// commit recorded before when a branch was rewound).
-func Recorded(ctx context.Context, st store.Store, a Anchor, d *StateDir) (RegistryState, error) {
-	if d == nil || a.check() != nil {
-		return RegistryState{}, nil
-	}
-	root := a.Root
-	if a.Key != nil {
-		raw, err := readCapped(Metadata(ctx, st), rootName(1), MaxRootBytes, ErrMalformed)
-		if err != nil {
-			return RegistryState{}, nil
-		}
-		root = raw
-	}
-	s, _, err := d.Load(identity(root))
-	return s, err
-}

@@ -115,7 +115,7 @@ func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	out := make([]fs.DirEntry, 0, len(tree.Entries))
 	for _, e := range tree.Entries {
-		out = append(out, fs.FileInfoToDirEntry(treeInfo{name: e.Name, mode: e.Mode, hash: e.Hash, size: -1}))
+		out = append(out, treeDirEntry{s: t.s, info: treeInfo{name: e.Name, mode: e.Mode, hash: e.Hash}})
 	}
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
@@ -147,11 +147,11 @@ type treeInfo struct {
 	name string
 	mode filemode.FileMode
 	hash plumbing.Hash
-	size int64 // -1: not looked up (a directory listing's)
+	size int64
 }
 
 func (i treeInfo) Name() string       { return path.Base(i.name) }
-func (i treeInfo) Size() int64        { return max(i.size, 0) }
+func (i treeInfo) Size() int64        { return i.size }
 func (i treeInfo) ModTime() time.Time { return time.Time{} }
 func (i treeInfo) IsDir() bool        { return i.mode == filemode.Dir }
 func (i treeInfo) Sys() any           { return i.hash }
@@ -169,6 +169,31 @@ func (i treeInfo) Mode() fs.FileMode {
 		return fs.ModeSymlink | 0o777
 	}
 	return fs.ModeIrregular // a submodule, or a mode git does not make
+}
+
+// treeDirEntry is an entry of a directory listing; Info looks up a
+// file's size, which the listing does not read.
+type treeDirEntry struct {
+	s    *Store
+	info treeInfo
+}
+
+func (d treeDirEntry) Name() string      { return d.info.name }
+func (d treeDirEntry) IsDir() bool       { return d.info.IsDir() }
+func (d treeDirEntry) Type() fs.FileMode { return d.info.Mode().Type() }
+func (d treeDirEntry) String() string    { return fs.FormatDirEntry(d) }
+
+// Info describes the entry, its size read from the object's header.
+func (d treeDirEntry) Info() (fs.FileInfo, error) {
+	info := d.info
+	if m := info.mode; m == filemode.Regular || m == filemode.Executable || m == filemode.Symlink {
+		n, err := d.s.objectSize(info.hash)
+		if err != nil {
+			return nil, &fs.PathError{Op: "stat", Path: info.name, Err: err}
+		}
+		info.size = n
+	}
+	return info, nil
 }
 
 // treeFile is an open file of a treeFS.
