@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -158,8 +159,12 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{Upstream: opts.Client.BaseURL(), PolicyDigest: opts.Policy.Digest(), DryRun: opts.DryRun, Stored: []string{}, Quarantined: []RejectError{}}
 	defer func() { rep.Egress = opts.Client.Egress() }()
 
-	prev, prevDigest, prevExpires, err := loadPrevious(ctx, opts.Store)
+	prev, prevDigest, tr, err := loadPrevious(ctx, opts.Store)
+	prevExpires := metadataExpires(tr)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkBase(ctx, opts.Store, tr, opts.Signer); err != nil {
 		return nil, err
 	}
 	prog := newProgress(opts.Progress)
@@ -468,18 +473,51 @@ func waitKey(ctx context.Context, keyOK <-chan struct{}) error {
 
 // loadPrevious reads the registry's current catalog through its own TUF
 // metadata (signatures and hashes checked from the registry's first root;
-// expiry is not: an expired registry can be synced again). It returns the
-// catalog, its digest and when the metadata vouching for it expires (the
-// earliest of the four roles), or nil for a registry that has no catalog
-// yet.
-func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, time.Time, error) {
+// expiry is not: an expired registry can be synced again). It returns nil
+// for a registry that has no catalog yet.
+func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, *trust.Trusted, error) {
 	longAgo := func() time.Time { return time.Unix(1, 0) }
 	cat, tr, err := trust.ReadCatalog(ctx, s, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
 	if errors.Is(err, trust.ErrNoCatalog) {
-		return nil, "", time.Time{}, nil
+		return nil, "", nil, nil
 	}
 	if err != nil {
-		return nil, "", time.Time{}, fmt.Errorf("the registry's current catalog does not verify: %w", err)
+		return nil, "", nil, fmt.Errorf("the registry's current catalog does not verify: %w", err)
+	}
+	return cat, tr.CatalogDigest, tr, nil
+}
+
+// checkBase refuses a registry kept as a signed history (a git store)
+// whose revision, the one the sync's commit goes on top of, no key the
+// registry's root trusts for the targets role signed (trust.CheckBase):
+// a commit someone without the key added, which the sync would otherwise
+// sign over. With no root yet (tr nil), the sync's own key is the one.
+func checkBase(ctx context.Context, s store.Store, tr *trust.Trusted, signer signature.Signer) error {
+	var keys []crypto.PublicKey
+	if tr != nil {
+		k, err := tr.RoleKeys("targets")
+		if err != nil {
+			return fmt.Errorf("the registry's root: %w", err)
+		}
+		keys = k
+	} else if signer != nil {
+		if h, ok := s.(store.History); !ok || h.Revision() == "" {
+			return nil // no revision to check: do not wait for the key
+		}
+		pub, err := signer.PublicKey()
+		if err != nil {
+			return fmt.Errorf("signing key: %w", err)
+		}
+		keys = []crypto.PublicKey{pub}
+	}
+	return trust.CheckBase(ctx, s, keys)
+}
+
+// metadataExpires is when the metadata vouching for tr's catalog expires:
+// the earliest of the four roles; the zero time for no catalog.
+func metadataExpires(tr *trust.Trusted) time.Time {
+	if tr == nil {
+		return time.Time{}
 	}
 	expires := tr.Timestamp.Expires
 	for _, r := range []trust.RoleInfo{tr.Snapshot, tr.Targets, tr.Root} {
@@ -487,7 +525,7 @@ func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, t
 			expires = r.Expires
 		}
 	}
-	return cat, tr.CatalogDigest, expires.UTC(), nil
+	return expires.UTC()
 }
 
 // sameContent reports whether next says what prev says: the same

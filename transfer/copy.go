@@ -260,6 +260,9 @@ func (c *copier) run(ctx context.Context) error {
 	if err := c.checkSignKey(checked.Checked); err != nil {
 		return err
 	}
+	if err := c.checkDestHistory(ctx, checked); err != nil {
+		return err
+	}
 	if err := c.checkDest(ctx, checked); err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func options(reg *demoreg.Registry) transfer.Options {
 
 // openDir opens (or creates) a directory registry for writing, closed
 // when the test ends.
-func openDir(t *testing.T, dir string) *store.Dir {
+func openDir(t testing.TB, dir string) *store.Dir {
 	d := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
 	t.Cleanup(func() { d.Close() })
 	return d
@@ -42,7 +42,7 @@ func openDir(t *testing.T, dir string) *store.Dir {
 
 // readOnly opens a directory registry read-only, closed when the test
 // ends.
-func readOnly(t *testing.T, dir string) *store.Dir {
+func readOnly(t testing.TB, dir string) *store.Dir {
 	d := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
 	t.Cleanup(func() { d.Close() })
 	return d

@@ -81,6 +81,32 @@ func (c *copier) checkDest(ctx context.Context, src *checked) error {
 	return c.checkRoots(ctx, src)
 }
 
+// checkDestHistory refuses a destination kept as a signed history (a git
+// store) whose revision, the one the copy's commit goes on top of, no key
+// of the source's newest root for the targets role signed: a commit
+// someone without the registry's key added (trust.CheckBase). Force does
+// not override it: the copy would sign over a tree it did not write. It
+// runs before anything of the destination's tree is read.
+func (c *copier) checkDestHistory(ctx context.Context, src *checked) error {
+	if c.dst == nil {
+		return nil
+	}
+	keys, err := src.RoleKeys("targets")
+	if err != nil {
+		return fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, err)
+	}
+	if c.opts.SignKey != nil {
+		keys = append(keys, c.opts.SignKey)
+	}
+	if err := trust.CheckBase(ctx, c.dst, keys); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("copy: %s: %w: %w", c.opts.Dest, err, ErrRefused)
+	}
+	return nil
+}
+
 // otherRoot describes a destination whose first root is not the
 // source's, naming both roots' key IDs.
 func (c *copier) otherRoot(ctx context.Context, src *checked, first []byte) string {

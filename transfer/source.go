@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"sync"
@@ -30,6 +31,36 @@ func (m *memo) freeze() {
 }
 
 func newMemo(s store.Store) *memo { return &memo{Store: s, files: map[string][]byte{}} }
+
+// The source's history (store.History), when it keeps one, so the trust
+// check applies its commit rules (trust.Check): a memo of a store that
+// keeps none has no revision.
+var _ store.History = (*memo)(nil)
+
+// Revision returns the source's revision; "" when it keeps no history.
+func (m *memo) Revision() string {
+	if h, ok := m.Store.(store.History); ok {
+		return h.Revision()
+	}
+	return ""
+}
+
+// CheckSignature checks the source's revision (store.History).
+func (m *memo) CheckSignature(ctx context.Context, keys []crypto.PublicKey) error {
+	if h, ok := m.Store.(store.History); ok {
+		return h.CheckSignature(ctx, keys)
+	}
+	return errors.New("the source keeps no history")
+}
+
+// Descends reports whether the source's revision descends from old
+// (store.History).
+func (m *memo) Descends(ctx context.Context, old string) (bool, error) {
+	if h, ok := m.Store.(store.History); ok {
+		return h.Descends(ctx, old)
+	}
+	return false, errors.New("the source keeps no history")
+}
 
 // ReadMetadata returns the bytes read before, or reads and keeps them.
 func (m *memo) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {

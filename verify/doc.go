@@ -44,11 +44,12 @@
 // and no entry is checked.
 //
 // A registry kept as a signed history (a store implementing
-// store.History: a git store) is also checked as a history, once the
-// chain verifies:
+// store.History: a git store) is also checked as a history, by the commit
+// rules every reader applies (index/trust.Check); verify reports a broken
+// one and checks the rest:
 //
 //   - history-signature: the commit read is signed by the anchor's key (in
-//     root mode, a targets key of the verified root): an unsigned commit on
+//     root mode, a targets key of the pinned root): an unsigned commit on
 //     top, or one signed by another key, fails;
 //   - history-rewound: the commit read descends from the commit the state
 //     recorded (a force-pushed, rewound branch fails with both commit IDs
@@ -164,7 +165,8 @@
 // (a repository with no entry), orphan-tag (a tag no entry uses: left by
 // --prune or an interrupted sync; it is not signed), orphan-blob (a blob
 // no entry's manifest references), extra-file (a file the layout has no
-// place for, leftover temp files included). The exception is
+// place for, leftover temp files included; in a git store, a path of the
+// commit's tree, walked as a directory is). The exception is
 // tag-dangling, an error: a tag that points at a missing manifest, which
 // no airvsx operation leaves and OCI tools fail on. stray-file: a file in
 // metadata/ (a directory's, a git commit's tree, an OCI registry's

@@ -3,7 +3,6 @@ package verify
 import (
 	"bytes"
 	"context"
-	"crypto"
 	"errors"
 	"io/fs"
 	"strings"
@@ -21,19 +20,14 @@ import (
 func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 	ts := &TrustSummary{Mode: v.opts.Anchor.Mode()}
 	v.rep.Trust = ts
-	// A registry kept as a signed history is checked as a history first,
-	// against the revision recorded before, whatever the chain holds: a
-	// rewound branch also rolls TUF back, and the report names both
-	// commits.
-	var rev string
+	// A registry kept as a signed history is checked as a history too
+	// (trust.Check applies the commit rules every reader applies): a
+	// broken rule is reported and the rest still checked, since a rewound
+	// branch also rolls TUF back, and the report names both commits.
 	if h, ok := v.st.(store.History); ok {
-		prev, err := trust.Recorded(ctx, v.st, v.opts.Anchor, v.opts.State)
-		if err != nil {
-			return nil, err
-		}
-		rev = v.history(ctx, h, prev.Revision)
+		ts.Revision = h.Revision()
 	}
-	c, err := trust.Check(ctx, v.st, v.opts.Anchor, trust.CheckOptions{State: v.opts.State, Now: v.opts.Now})
+	c, err := trust.Check(ctx, v.st, v.opts.Anchor, trust.CheckOptions{State: v.opts.State, Now: v.opts.Now, OnHistory: v.historyProblem})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -68,7 +62,6 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 			chained = cat
 		}
 	}
-	c.Revision = rev
 	// The chain verified: record it now, whatever the entries hold (see
 	// the package comment, "State").
 	dir, err := c.Record(chained)
@@ -147,43 +140,18 @@ func leaves(err error) []error {
 	return []error{err}
 }
 
-// history checks a registry kept as a signed history (a git store): the
-// revision read is signed by the anchor's key (in root mode, a targets
-// key of the pinned root), and descends from the revision recorded
-// before, so a rewound or rewritten branch fails with both revisions
-// named. It returns the revision to record: "" when a check failed.
-func (v *registryVerifier) history(ctx context.Context, h store.History, prev string) string {
-	rev := h.Revision()
-	v.rep.Trust.Revision = rev
-	path := "commit " + rev
-	var keys []crypto.PublicKey
-	var err error
-	if k := v.opts.Anchor.Key; k != nil {
-		var pub crypto.PublicKey
-		if pub, err = k.PublicKey(); err == nil {
-			keys = []crypto.PublicKey{pub}
+// historyProblem reports a commit of a registry kept as a signed history
+// (a git store) that breaks the commit rules (trust.HistoryError): not
+// signed by the anchor's key (in root mode, a targets key of the pinned
+// root), or not descended from the commit verified before.
+func (v *registryVerifier) historyProblem(err error) {
+	rule, path := RuleHistorySignature, "commit"
+	var he *trust.HistoryError
+	if errors.As(err, &he) {
+		path = "commit " + he.Revision
+		if errors.Is(err, trust.ErrHistoryRewound) {
+			rule = RuleHistoryRewound
 		}
-	} else {
-		keys, err = trust.RootRoleKeys(v.opts.Anchor.Root, "targets")
 	}
-	if err == nil {
-		err = h.CheckSignature(ctx, keys)
-	}
-	if err != nil {
-		v.add(Error, RuleHistorySignature, path, "", "%s", err)
-		return ""
-	}
-	if prev == "" || prev == rev {
-		return rev
-	}
-	ok, err := h.Descends(ctx, prev)
-	switch {
-	case err != nil:
-		v.add(Error, RuleHistoryRewound, path, "", "cannot tell whether commit %s descends from %s, the commit verified before: %v", rev, prev, err)
-		return ""
-	case !ok:
-		v.add(Error, RuleHistoryRewound, path, "", "commit %s does not descend from %s, the commit verified before: the history was rewound or rewritten", rev, prev)
-		return ""
-	}
-	return rev
+	v.add(Error, rule, path, "", "%s", err)
 }

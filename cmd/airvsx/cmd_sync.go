@@ -221,6 +221,9 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		ke.Registry = opts.registry
 		err = fmt.Errorf("--key %s: %w", opts.key, err)
 	}
+	if errors.Is(err, trust.ErrHistorySignature) {
+		err = fmt.Errorf("%s: %w", opts.registry, err) // the place whose branch it is
+	}
 	if err != nil {
 		return fmt.Errorf("sync: %w%s", err, syncHint(err))
 	}

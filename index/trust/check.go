@@ -34,6 +34,11 @@ type CheckOptions struct {
 	State *StateDir
 	// Now is the clock expiry is checked against. Default nil: time.Now.
 	Now func() time.Time
+	// OnHistory, when set, is given the *HistoryError of a registry kept
+	// as a signed history whose revision breaks the commit rules, and the
+	// check goes on (verify, which reports every problem). Default nil:
+	// Check fails with it before it reads any of the revision's content.
+	OnHistory func(error)
 }
 
 // Checked is a registry's trust chain, verified from the operator's
@@ -52,9 +57,10 @@ type Checked struct {
 	// Previous is what the state directory held before this run (the
 	// zero value without state or for a registry never seen).
 	Previous RegistryState
-	// Revision, when set before Record, is the revision of a signed
-	// history (a git commit) this run trusted; Record saves it. Default
-	// "": Record keeps the one recorded before.
+	// Revision is the revision of a signed history (a git commit) that
+	// passed the commit rules; Record saves it. "" for other registries,
+	// or when a rule failed (OnHistory): Record keeps the one recorded
+	// before.
 	Revision string
 
 	state *StateDir
@@ -73,15 +79,45 @@ type Checked struct {
 //     chain);
 //   - with state: the versions recorded before must not go back, and the
 //     root saved by an earlier run must be on the chain (byte for byte at
-//     its version), so a registry with a rewritten root history fails.
+//     its version), so a registry with a rewritten root history fails;
+//   - a registry kept as a signed history (store.History: a git store):
+//     the revision read must be signed by HistoryKeys(a), checked first,
+//     before any of its content is read (CheckRevision), and with state
+//     it must descend from the revision recorded before. Every reader of
+//     a git registry goes through these commit rules here.
 //
 // Errors about the registry wrap ErrSignature, ErrExpired, ErrRollback,
 // ErrMismatch, ErrMissing or ErrMalformed (ErrNoCatalog too, with
 // ErrMissing, when it never published); errors of the state directory
-// wrap ErrState.
+// wrap ErrState; those of the commit rules are a *HistoryError.
 func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*Checked, error) {
 	if err := a.check(); err != nil {
 		return nil, err
+	}
+	// history fails the check with a broken commit rule, or hands it to
+	// OnHistory; it reports whether the check goes on.
+	history := func(err error) error {
+		if opts.OnHistory == nil || ctx.Err() != nil {
+			return err
+		}
+		opts.OnHistory(err)
+		return nil
+	}
+	var rev string
+	if h, ok := st.(store.History); ok {
+		keys, err := HistoryKeys(a)
+		if err == nil {
+			rev, err = CheckRevision(ctx, st, keys)
+		} else {
+			err = &HistoryError{Revision: h.Revision(), Err: ErrHistorySignature,
+				Msg: fmt.Sprintf("commit %s: no key to check its signature against: %v", h.Revision(), err)}
+		}
+		if err != nil {
+			if err := history(err); err != nil {
+				return nil, err
+			}
+			rev = ""
+		}
 	}
 	now := time.Now
 	if opts.Now != nil {
@@ -117,6 +153,13 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 		}
 		c.Previous, saved = s, root
 	}
+	if err := checkDescends(ctx, st, rev, c.Previous.Revision); err != nil {
+		if err := history(err); err != nil {
+			return nil, err
+		}
+		rev = ""
+	}
+	c.Revision = rev
 	c.FirstUse = a.Key != nil && c.Previous.Trust.Root == 0
 	prev := c.Previous.Trust
 	tr, err := Load(ctx, meta, start, LoadOptions{Now: now, Previous: &prev})
@@ -262,26 +305,4 @@ func (t *Trusted) Expires() time.Time {
 		}
 	}
 	return e
-}
-
-// Recorded returns what the state directory holds about the registry in
-// st under anchor a (the zero state when none, or when the registry's
-// first root cannot be read in key mode), without verifying anything: for
-// checks that must compare with the last run even when the chain does not
-// verify now (verify's history check of a git registry, which names the
-// commit recorded before when a branch was rewound).
-func Recorded(ctx context.Context, st store.Store, a Anchor, d *StateDir) (RegistryState, error) {
-	if d == nil || a.check() != nil {
-		return RegistryState{}, nil
-	}
-	root := a.Root
-	if a.Key != nil {
-		raw, err := readCapped(Metadata(ctx, st), rootName(1), MaxRootBytes, ErrMalformed)
-		if err != nil {
-			return RegistryState{}, nil
-		}
-		root = raw
-	}
-	s, _, err := d.Load(identity(root))
-	return s, err
 }

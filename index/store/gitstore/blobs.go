@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -112,12 +113,22 @@ func (s *Store) readFile(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	data, err := s.readBlob(h, max)
+	if errors.Is(err, store.ErrTooLarge) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, err
+}
+
+// readBlob reads the blob h, at most max bytes (the object's size is
+// checked before it is read).
+func (s *Store) readBlob(h plumbing.Hash, max int64) ([]byte, error) {
 	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("object %s: %w", h, err)
 	}
 	if o.Size() > max {
-		return nil, fmt.Errorf("%s: %d bytes; at most %d allowed: %w", path, o.Size(), max, store.ErrTooLarge)
+		return nil, fmt.Errorf("%d bytes; at most %d allowed: %w", o.Size(), max, store.ErrTooLarge)
 	}
 	rc, err := o.Reader()
 	if err != nil {

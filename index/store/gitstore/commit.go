@@ -123,10 +123,14 @@ func (s *Store) clearPending(done map[string]plumbing.Hash) {
 	}
 }
 
-// commitTime is the created time of the catalog the change writes, so the
+// commitTime is the created time of the catalog the change writes (of
+// the highest serial, when it writes several: a copy carries the earlier
+// catalogs too, and the newest is the one the metadata signs), so the
 // same change makes the same commit; else the clock.
 func (s *Store) commitTime(changes map[string]plumbing.Hash) (time.Time, error) {
-	for p := range changes {
+	var when time.Time
+	serial := int64(-1)
+	for _, p := range slices.Sorted(maps.Keys(changes)) {
 		if !strings.HasPrefix(p, metadataDir+"/targets/") || !strings.HasSuffix(p, ".catalog.json") {
 			continue
 		}
@@ -135,11 +139,15 @@ func (s *Store) commitTime(changes map[string]plumbing.Hash) (time.Time, error) 
 			return time.Time{}, err
 		}
 		var cat struct {
+			Serial  int64     `json:"serial"`
 			Created time.Time `json:"created"`
 		}
-		if err := json.Unmarshal(data, &cat); err == nil && !cat.Created.IsZero() {
-			return cat.Created.UTC(), nil
+		if err := json.Unmarshal(data, &cat); err == nil && !cat.Created.IsZero() && cat.Serial > serial {
+			when, serial = cat.Created.UTC(), cat.Serial
 		}
+	}
+	if serial >= 0 {
+		return when, nil
 	}
 	return s.opts.Now().UTC().Truncate(time.Second), nil
 }

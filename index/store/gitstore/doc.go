@@ -44,7 +44,8 @@
 // directory), so one process writes at a time.
 //
 // Commits are reproducible: the commit time is the created time of the
-// catalog the change writes, the author and committer are the identity
+// catalog the change writes (of the highest serial, when it writes
+// several), the author and committer are the identity
 // given (or git's user.name and user.email, or "airvsx"), and the message
 // is the writer's, followed by the tags added and removed.
 //
@@ -54,5 +55,7 @@
 // commit read is signed by one of the given keys (VerifyCommit), and
 // Descends that it descends from a commit an earlier run trusted, so a
 // rewound or rewritten branch is refused (verify records the commit in
-// its state directory).
+// its state directory). index/trust applies these commit rules for every
+// reader and writer. FS is the tree read as an fs.FS, for a verifier
+// that looks for paths the layout has no place for.
 package gitstore

@@ -192,36 +192,94 @@ func readTag(o plumbing.EncodedObject) (plumbing.Hash, error) {
 	return t.Target, nil
 }
 
-// treeCache keeps decoded trees by ID (bounded).
+// treeCache keeps decoded trees by ID (bounded), each indexed by name.
 type treeCache struct {
 	mu sync.Mutex
-	m  map[plumbing.Hash]*object.Tree
+	m  map[plumbing.Hash]*cachedTree
+}
+
+// cachedTree is a decoded tree and, for a large one, its index: name →
+// the first entry of that name. A tree is indexed once, when decoded, so
+// looking up each of its n names costs O(n) in all, not O(n²) (a hostile
+// commit can put hundreds of thousands of files in one directory).
+type cachedTree struct {
+	t      *object.Tree
+	byName map[string]int
 }
 
 const maxCachedTrees = 4096
 
+// indexedEntries is the size above which a tree is indexed by name;
+// smaller ones are scanned.
+const indexedEntries = 16
+
+// find returns the first entry named name; nil when there is none.
+func (c *cachedTree) find(name string) *object.TreeEntry {
+	if c.byName != nil {
+		if i, ok := c.byName[name]; ok {
+			return &c.t.Entries[i]
+		}
+		return nil
+	}
+	for i := range c.t.Entries {
+		if c.t.Entries[i].Name == name {
+			return &c.t.Entries[i]
+		}
+	}
+	return nil
+}
+
 // readTree reads and decodes a tree, its hash checked, through the cache.
 func (s *Store) readTree(h plumbing.Hash) (*object.Tree, error) {
+	c, err := s.cachedTree(h)
+	if err != nil {
+		return nil, err
+	}
+	return c.t, nil
+}
+
+// findIn returns the entry named name in the tree h; nil when there is
+// none.
+func (s *Store) findIn(h plumbing.Hash, name string) (*object.TreeEntry, error) {
+	c, err := s.cachedTree(h)
+	if err != nil {
+		return nil, err
+	}
+	return c.find(name), nil
+}
+
+// cachedTree reads, decodes and indexes a tree, its hash checked, through
+// the cache.
+func (s *Store) cachedTree(h plumbing.Hash) (*cachedTree, error) {
 	s.trees.mu.Lock()
-	t, ok := s.trees.m[h]
+	c, ok := s.trees.m[h]
 	s.trees.mu.Unlock()
 	if ok {
-		return t, nil
+		return c, nil
 	}
 	o, err := s.readSmall(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, err
 	}
-	t = &object.Tree{}
+	t := &object.Tree{}
 	if err := t.Decode(o); err != nil {
 		return nil, fmt.Errorf("tree %s: %w", h, err)
 	}
 	t.Hash = h
+	c = &cachedTree{t: t}
+	if len(t.Entries) > indexedEntries {
+		c.byName = make(map[string]int, len(t.Entries))
+		for i := range t.Entries {
+			if _, dup := c.byName[t.Entries[i].Name]; !dup {
+				c.byName[t.Entries[i].Name] = i
+			}
+		}
+	}
 	s.trees.mu.Lock()
 	if s.trees.m == nil || len(s.trees.m) >= maxCachedTrees {
-		s.trees.m = map[plumbing.Hash]*object.Tree{}
+		s.trees.m = map[plumbing.Hash]*cachedTree{}
 	}
-	s.trees.m[h] = t
+	s.trees.m[h] = c
 	s.trees.mu.Unlock()
-	return t, nil
+	return c, nil
 }

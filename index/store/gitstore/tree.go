@@ -44,11 +44,10 @@ func (s *Store) lookupIn(root plumbing.Hash, path string) (plumbing.Hash, bool, 
 	elems := strings.Split(path, "/")
 	h := root
 	for i, name := range elems {
-		t, err := s.readTree(h)
+		e, err := s.findIn(h, name)
 		if err != nil {
 			return plumbing.ZeroHash, false, err
 		}
-		e := findEntry(t, name)
 		if e == nil {
 			return plumbing.ZeroHash, false, nil
 		}
@@ -64,17 +63,6 @@ func (s *Store) lookupIn(root plumbing.Hash, path string) (plumbing.Hash, bool, 
 		h = e.Hash
 	}
 	return plumbing.ZeroHash, false, nil
-}
-
-// findEntry finds name in t (entries are sorted, but a hostile tree may
-// not be: a linear scan is always right).
-func findEntry(t *object.Tree, name string) *object.TreeEntry {
-	for i := range t.Entries {
-		if t.Entries[i].Name == name {
-			return &t.Entries[i]
-		}
-	}
-	return nil
 }
 
 // dirEntry is one name in a directory: a file or a directory.
@@ -124,11 +112,10 @@ func (s *Store) dirIn(root plumbing.Hash, dir string) (plumbing.Hash, error) {
 	}
 	h := root
 	for _, name := range strings.Split(dir, "/") {
-		t, err := s.readTree(h)
+		e, err := s.findIn(h, name)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		e := findEntry(t, name)
 		if e == nil || e.Mode != filemode.Dir {
 			return plumbing.ZeroHash, nil
 		}
