@@ -121,8 +121,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	code := report(stderr, err)
 	if errors.As(err, new(*usageError)) && cmd != nil {
-		// Say where the right usage is written down.
-		fmt.Fprintf(stderr, "airvsx: see '%s --help' for its usage\n", cmd.CommandPath())
+		// Say where the right usage is written down (help's own usage
+		// error is a command it does not know: the list of commands).
+		if cmd.Name() == "help" {
+			fmt.Fprintf(stderr, "airvsx: see 'airvsx help' for the commands\n")
+		} else {
+			fmt.Fprintf(stderr, "airvsx: see '%s --help' for its usage\n", cmd.CommandPath())
+		}
 	}
 	return code
 }
