@@ -1,6 +1,7 @@
 package host
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -23,9 +24,17 @@ func TestEditorModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(node, script, td.Path).CombinedOutput()
+	// The tests' own temporary files go to a directory of their own,
+	// which they must leave as they found it.
+	tmp := t.TempDir()
+	cmd := exec.Command(node, script, td.Path)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node editor.test.js: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+		t.Errorf("editor.test.js left %d files in its temporary directory (%v); want none", len(left), err)
+	}
 }

@@ -27,10 +27,15 @@ function newHost(answers) {
   return { host, sent };
 }
 
+// Every registry's storage is made under one directory, removed when the
+// tests end (they left one directory in the system's temp per test).
+const storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'airvsx-editor-test-'));
+process.on('exit', () => fs.rmSync(storageRoot, { recursive: true, force: true }));
+
 async function registry(answers, extensions) {
   const { host, sent } = newHost(answers);
   const reg = require(path.join(dir, 'extensions.js'))(host);
-  const storage = fs.mkdtempSync(path.join(os.tmpdir(), 'airvsx-editor-test-'));
+  const storage = fs.mkdtempSync(path.join(storageRoot, 'storage-'));
   await reg.init({ extensions: extensions || [], storageDir: storage, workspaceFolders: ['/ws'] });
   const ext = { id: 'test.ext', dir: storage, desc: { id: 'test.ext', packageJSON: {} }, caps: new Set(), storage: { global: storage, workspace: storage, log: storage }, state: 'active' };
   const vscode = require(path.join(dir, 'vscode.js'))(ext, reg);
