@@ -112,12 +112,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil && !g.started {
 		err = &usageError{err}
 	}
-	if err != nil && cmd != nil && cmd != root {
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) && cmd != nil && cmd != root {
+		// Stopped by a signal: say so, what it left, and how to finish.
+		err = interrupted(cmd.Name(), cmd.CommandPath(), err)
+	} else if err != nil && cmd != nil && cmd != root {
 		err = withVerb(cmd.Name(), err)
-	}
-	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) && cmd != nil {
-		// Stopped by a signal: say so, and how to finish.
-		err = fmt.Errorf("%s: interrupted before it finished (%w): what it wrote went through temporary files and renames, so nothing is half-written; run %q again to finish", cmd.Name(), err, cmd.CommandPath())
 	}
 	code := report(stderr, err)
 	if errors.As(err, new(*usageError)) && cmd != nil {
@@ -131,6 +130,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	return code
 }
+
+// interrupted is the error of command verb (run as path) stopped by a
+// signal before it finished: what it left, and how to finish. The extension
+// hosts of run and host keep nothing: they were stopped and their
+// temporary files removed. Every other command writes through temporary
+// files and renames, so it left what it had before, or the new state.
+func interrupted(verb, path string, err error) error {
+	cause := strings.TrimPrefix(err.Error(), verb+": ")
+	switch verb {
+	case "run", "host":
+		return &wordedError{fmt.Sprintf("%s: interrupted (%s): the extension hosts were stopped and their temporary files removed; nothing was left behind", verb, cause), err}
+	}
+	return &wordedError{fmt.Sprintf("%s: interrupted before it finished (%s): what it wrote went through temporary files and renames, so nothing is half-written; run %q again to finish", verb, cause, path), err}
+}
+
+// wordedError is err told in other words: its text is msg, and it is err
+// for errors.Is and errors.As (the exit status).
+type wordedError struct {
+	msg string
+	err error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.err }
 
 // withVerb makes err, a failure of the command verb, begin with the
 // verb as every command's errors do ("sync: ..."), so that an error

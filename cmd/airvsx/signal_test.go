@@ -121,3 +121,39 @@ func temps(t *testing.T, dir string) []string {
 	}
 	return left
 }
+
+// TestInterruptedWording: a command stopped by a signal names itself once
+// (not "run: … (run: …)"), says what it left and how to finish, and keeps
+// the error it stopped with for the exit status; run and host, whose
+// extension hosts keep nothing, do not tell of temporary files or of
+// running them again to finish.
+func TestInterruptedWording(t *testing.T) {
+	tests := []struct {
+		verb, path string
+		err        error
+		want       string
+		wantNot    []string
+	}{
+		{"verify", "airvsx verify", fmt.Errorf("verify: hash blobs: %w", context.Canceled),
+			`verify: interrupted before it finished (hash blobs: context canceled): what it wrote went through temporary files and renames, so nothing is half-written; run "airvsx verify" again to finish`, nil},
+		{"run", "airvsx run", fmt.Errorf("run: launch host: no handshake: %w", context.Canceled),
+			"run: interrupted (launch host: no handshake: context canceled): the extension hosts were stopped and their temporary files removed; nothing was left behind",
+			[]string{"again to finish", ".tmp-", "temporary files and renames"}},
+		{"host", "airvsx host", context.Canceled,
+			"host: interrupted (context canceled): the extension hosts were stopped and their temporary files removed; nothing was left behind", nil},
+	}
+	for _, tt := range tests {
+		err := interrupted(tt.verb, tt.path, tt.err)
+		if err.Error() != tt.want {
+			t.Errorf("%s: %q\nwant %q", tt.verb, err, tt.want)
+		}
+		for _, s := range tt.wantNot {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("%s: %q says %q", tt.verb, err, s)
+			}
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: the error no longer wraps context.Canceled", tt.verb)
+		}
+	}
+}
