@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/certpool"
+	"github.com/airvsx/airvsx/internal/retry"
 	"github.com/airvsx/airvsx/internal/safefile"
 	"golang.org/x/time/rate"
 )
@@ -184,7 +185,7 @@ func NewClient(opts ClientOptions) (*Client, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	if c.sleep == nil {
-		c.sleep = sleepCtx
+		c.sleep = retry.Sleep
 	}
 	if c.now == nil {
 		c.now = time.Now

@@ -23,6 +23,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/retry"
 	"github.com/airvsx/airvsx/mirror/openvsxtest"
 )
 
@@ -260,7 +261,7 @@ func TestRetryHint(t *testing.T) {
 		{"reset seconds", http.Header{"X-Ratelimit-Reset": {"12"}}, 12 * time.Second, true},
 		{"reset epoch", http.Header{"X-Ratelimit-Reset": {fmt.Sprint(now.Add(time.Minute).Unix())}}, time.Minute, true},
 		{"Retry-After first", http.Header{"Retry-After": {"1"}, "X-Ratelimit-Reset": {"60"}}, time.Second, true},
-		{"huge", http.Header{"Retry-After": {"99999999999999999"}}, maxHintSeconds * time.Second, true},
+		{"huge", http.Header{"Retry-After": {"99999999999999999"}}, retry.MaxDelay, true},
 		{"garbage", http.Header{"Retry-After": {"soon"}}, 0, false},
 		{"negative", http.Header{"Retry-After": {"-1"}}, 0, false},
 		{"none", http.Header{}, 0, false},

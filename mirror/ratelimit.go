@@ -7,17 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-)
 
-// maxHintSeconds bounds the seconds read from a rate-limit header before
-// they become a time.Duration, so the conversion cannot overflow.
-const maxHintSeconds = 1 << 31
+	"github.com/airvsx/airvsx/internal/retry"
+)
 
 // epochThreshold tells an X-RateLimit-Reset that is a Unix time (GitHub
 // style) from one that counts seconds (Open VSX's Bucket4j filter): no
@@ -61,20 +58,12 @@ func (c *Client) pause(d time.Duration) {
 
 // retryWait is how long to wait before retry n (0 for the first retry)
 // after resp (nil when no answer arrived) and err (the attempt's error, nil
-// for a retried status): a random time between RetryWaitMin and
-// min(RetryWaitMax, RetryWaitMin·2^(n+1)), or longer if a 429 or 5xx
-// carries a hint (Retry-After, X-Rate-Limit-Retry-After-Seconds,
-// X-RateLimit-Reset), which is capped at 4·RetryWaitMax. It logs the retry
-// with the host and why: the status, the error, or both.
+// for a retried status): retry.Backoff between RetryWaitMin and
+// RetryWaitMax, or longer if a 429 or 5xx carries a hint (Retry-After,
+// X-Rate-Limit-Retry-After-Seconds, X-RateLimit-Reset), which is capped at
+// 4·RetryWaitMax. It logs the retry with the host and why: the status, the
+// error, or both.
 func (c *Client) retryWait(n int, resp *http.Response, err error, rawURL string) time.Duration {
-	ceil := c.waitMax
-	if n < 30 && c.waitMin<<(n+1) < ceil && c.waitMin<<(n+1) > 0 {
-		ceil = c.waitMin << (n + 1)
-	}
-	wait := c.waitMin
-	if ceil > c.waitMin {
-		wait += rand.N(ceil - c.waitMin + 1)
-	}
 	host, cause := hostOf(rawURL), ""
 	var ce *ConnError
 	switch {
@@ -86,20 +75,21 @@ func (c *Client) retryWait(n int, resp *http.Response, err error, rawURL string)
 		cause = "no answer"
 	}
 	attrs := []any{"url", rawURL, "host", host}
+	var hint time.Duration
 	if resp != nil {
 		status := resp.StatusCode
 		attrs = append(attrs, "status", status)
 		if status == http.StatusTooManyRequests || status >= 500 {
-			if hint, ok := retryHint(resp.Header, c.now()); ok {
-				if hint > c.maxHint {
+			if h, ok := retryHint(resp.Header, c.now()); ok {
+				if h > c.maxHint {
 					c.log.Warn("upstream asks to wait longer than allowed; capping the wait",
-						"url", rawURL, "status", status, "asked", hint, "wait", c.maxHint)
-					hint = c.maxHint
+						"url", rawURL, "status", status, "asked", h, "wait", c.maxHint)
 				}
-				wait = max(wait, hint)
+				hint = h
 			}
 		}
 	}
+	wait := retry.Backoff{Min: c.waitMin, Max: c.waitMax, MaxWait: c.maxHint}.Wait(n, hint)
 	if cause != "" {
 		attrs = append(attrs, "cause", cause)
 	}
@@ -120,47 +110,21 @@ func hostOf(rawURL string) string {
 // this order) Retry-After (seconds or an HTTP date), the older nginx
 // limiter's X-Rate-Limit-Retry-After-Seconds, and X-RateLimit-Reset
 // (Open VSX sends seconds until the bucket is full; a value that can only
-// be a Unix time is read as one).
+// be a Unix time is read as one). Every delay is at most retry.MaxDelay.
 func retryHint(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-			return seconds(n), true
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(t.Sub(now), 0), true
-		}
+	if d, ok := retry.ParseRetryAfter(h.Get("Retry-After"), now); ok {
+		return d, true
 	}
-	if v := strings.TrimSpace(h.Get("X-Rate-Limit-Retry-After-Seconds")); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-			return seconds(n), true
-		}
+	if d, ok := retry.ParseSeconds(strings.TrimSpace(h.Get("X-Rate-Limit-Retry-After-Seconds"))); ok {
+		return d, true
 	}
 	if v := strings.TrimSpace(h.Get("X-RateLimit-Reset")); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-			if n >= epochThreshold {
-				return max(time.Unix(n, 0).Sub(now), 0), true
-			}
-			return seconds(n), true
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= epochThreshold {
+			return min(max(time.Unix(n, 0).Sub(now), 0), retry.MaxDelay), true
+		}
+		if d, ok := retry.ParseSeconds(v); ok {
+			return d, true
 		}
 	}
 	return 0, false
-}
-
-func seconds(n int64) time.Duration {
-	return time.Duration(min(n, maxHintSeconds)) * time.Second
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
