@@ -1,8 +1,11 @@
 package ociregistry_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -52,9 +55,9 @@ func TestInsecureOnlyLocal(t *testing.T) {
 	}
 }
 
-// TestRetryAfter: a 429 and a 503 are retried, the wait a Retry-After
-// asks for replacing the backoff (an hour here, so a store that ignored
-// the header would not finish), and capped by MaxRetryAfter.
+// TestRetryAfter: a 429 and a 503 are retried, every wait (the backoff
+// of an hour here, the one a Retry-After asks for) capped by
+// MaxRetryAfter, so a store that ignored the cap would not finish.
 func TestRetryAfter(t *testing.T) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -97,6 +100,68 @@ func TestRetryAfter(t *testing.T) {
 	}
 	if got := flaky.Load(); got != 3 {
 		t.Errorf("%d attempts with Retries 2; want 3", got)
+	}
+}
+
+// TestRetryWait: the wait before a retry of a 429 or 503 is the backoff,
+// or what Retry-After asks for when that is longer (seconds or an HTTP
+// date), at most MaxRetryAfter; a shorter Retry-After does not hurry the
+// retry.
+func TestRetryWait(t *testing.T) {
+	const backoff, maxWait = 5 * time.Millisecond, 40 * time.Millisecond
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter string
+		lo, hi     time.Duration // the logged wait is within [lo, hi]
+	}{
+		{"no header", http.StatusServiceUnavailable, "", backoff, 2 * backoff},
+		{"shorter", http.StatusTooManyRequests, "0", backoff, 2 * backoff},
+		{"unreadable", http.StatusTooManyRequests, "soon", backoff, 2 * backoff},
+		{"longer, capped", http.StatusTooManyRequests, "3600", maxWait, maxWait},
+		{"date, capped", http.StatusServiceUnavailable, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), maxWait, maxWait},
+		{"past date", http.StatusServiceUnavailable, time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), backoff, 2 * backoff},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v2/" {
+					return
+				}
+				if n.Add(1) == 1 {
+					if tt.retryAfter != "" {
+						w.Header().Set("Retry-After", tt.retryAfter)
+					}
+					w.WriteHeader(tt.status)
+					return
+				}
+				w.Header().Set("Content-Length", "5")
+			}))
+			defer srv.Close()
+			var logs bytes.Buffer
+			logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			s := openInsecure(t, srv.Listener.Addr().String(), "airvsx", ociregistry.Options{Backoff: backoff, MaxRetryAfter: maxWait, Logger: logger})
+			if _, err := s.StatBlob(t.Context(), "golang/go", index.DigestBytes([]byte("hello"))); err != nil {
+				t.Fatalf("StatBlob = %v", err)
+			}
+			var waits []time.Duration
+			for line := range strings.Lines(logs.String()) {
+				var rec struct {
+					Msg  string
+					Wait time.Duration
+				}
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("log line %q: %v", line, err)
+				}
+				if rec.Msg == "retrying" {
+					waits = append(waits, rec.Wait)
+				}
+			}
+			if len(waits) != 1 || waits[0] < tt.lo || waits[0] > tt.hi {
+				t.Errorf("retry waits %v; want one within [%v, %v]", waits, tt.lo, tt.hi)
+			}
+		})
 	}
 }
 

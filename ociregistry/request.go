@@ -8,9 +8,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
+
+	"github.com/airvsx/airvsx/internal/retry"
 )
 
 // request is one registry request, made again from scratch by every
@@ -92,7 +93,7 @@ func (s *Store) endpoint(path string, query url.Values) *url.URL {
 }
 
 // do makes r, retrying after network errors, 429 and 5xx responses with
-// backoff (Retry-After honoured), and returns the response whose status is
+// retry.Backoff (a Retry-After is a floor), and returns the response whose status is
 // one of r.ok; the caller closes its body. Any other status is a
 // *statusError. At most Options.Concurrency requests run at once.
 func (s *Store) do(ctx context.Context, r request) (*http.Response, error) {
@@ -107,17 +108,16 @@ func (s *Store) do(ctx context.Context, r request) (*http.Response, error) {
 	case retries < 0:
 		retries = 0
 	}
-	backoff := s.opts.Backoff
-	if backoff <= 0 {
-		backoff = time.Second
+	backoff := retry.Backoff{Min: s.opts.Backoff, Max: time.Minute, MaxWait: s.opts.MaxRetryAfter}
+	if backoff.Min <= 0 {
+		backoff.Min = time.Second
 	}
-	maxAfter := s.opts.MaxRetryAfter
-	if maxAfter <= 0 {
-		maxAfter = 2 * time.Minute
+	if backoff.MaxWait <= 0 {
+		backoff.MaxWait = 2 * time.Minute
 	}
 	redirects := 0
 	for attempt := 0; ; attempt++ {
-		resp, wait, err := s.once(ctx, t, r)
+		resp, hint, err := s.once(ctx, t, r)
 		if err == nil && isRedirect(resp.StatusCode) && !slices.Contains(r.ok, resp.StatusCode) {
 			// A redirect is followed only by a GET or HEAD, and only to
 			// the registry's own host.
@@ -140,27 +140,22 @@ func (s *Store) do(ctx context.Context, r request) (*http.Response, error) {
 			return resp, nil
 		}
 		var ce *contentError
-		if wait < 0 || r.noRetry || attempt >= retries || errors.As(err, &ce) || ctx.Err() != nil {
+		if hint < 0 || r.noRetry || attempt >= retries || errors.As(err, &ce) || ctx.Err() != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%s %s: %w", r.method, r.url.Redacted(), context.Cause(ctx))
 			}
 			return nil, err
 		}
-		if wait == 0 {
-			wait = min(backoff<<attempt, time.Minute)
-		}
-		wait = min(wait, maxAfter)
+		wait := backoff.Wait(attempt, hint)
 		s.log.Debug("retrying", "url", r.url.Redacted(), "attempt", attempt+1, "wait", wait, "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%s %s: %w", r.method, r.url.Redacted(), context.Cause(ctx))
-		case <-time.After(wait):
+		if err := retry.Sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", r.method, r.url.Redacted(), err)
 		}
 	}
 }
 
-// once makes one attempt. wait < 0 means do not retry; wait > 0 is what a
-// Retry-After asked for; 0 means the usual backoff.
+// once makes one attempt. hint < 0 means do not retry; hint > 0 is what a
+// Retry-After asked for; 0 means no more than the usual backoff.
 func (s *Store) once(ctx context.Context, t http.RoundTripper, r request) (*http.Response, time.Duration, error) {
 	select {
 	case s.sem <- struct{}{}:
@@ -216,7 +211,8 @@ func (s *Store) once(ctx context.Context, t http.RoundTripper, r request) (*http
 	resp.Body.Close()
 	se := &statusError{method: r.method, url: r.url.Redacted(), host: s.base.Host, status: resp.StatusCode, body: string(b)}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		return nil, retryAfter(resp.Header.Get("Retry-After"), time.Now()), se
+		hint, _ := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return nil, hint, se
 	}
 	return nil, -1, se
 }
@@ -243,21 +239,6 @@ func isRedirect(status int) bool {
 		return true
 	}
 	return false
-}
-
-// retryAfter parses a Retry-After header: seconds or an HTTP date; 0 when
-// absent or unreadable.
-func retryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return max(time.Duration(n)*time.Second, time.Millisecond)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), time.Millisecond)
-	}
-	return 0
 }
 
 // hasStatus reports whether err is a *statusError with one of codes.

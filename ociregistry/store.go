@@ -70,12 +70,13 @@ type Options struct {
 	// Retries is how many times a failed request is tried again. Default
 	// 0: 5; a negative value: none.
 	Retries int
-	// Backoff is the wait before the first retry, doubled for each next
-	// one up to a minute; a Retry-After header overrides it (up to
-	// MaxRetryAfter). Default 0: one second.
+	// Backoff is the least wait before a retry: the wait before retry n
+	// (0 for the first) is a random time between Backoff and
+	// min(Backoff·2^(n+1), a minute), or longer when a Retry-After header
+	// asks for more (see internal/retry). Default 0: one second.
 	Backoff time.Duration
-	// MaxRetryAfter caps the wait a Retry-After header asks for. Default
-	// 0: two minutes.
+	// MaxRetryAfter caps every wait before a retry, the one a Retry-After
+	// header asks for included. Default 0: two minutes.
 	MaxRetryAfter time.Duration
 	// Transport is the base HTTP transport. Default nil: a transport that
 	// dials only the place's host, with no proxy from the environment.
