@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 
 	"github.com/airvsx/airvsx/hostlaunch/vscodeapi"
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/tempdir"
 )
 
 // js holds the extension host's JavaScript; host.js is its entry point.
+// Only the files directly in js/ are the host's: js/test holds its unit
+// tests (TestJSUnit), which the launcher does not write.
 //
 //go:embed js/*.js js/*.mjs
 var js embed.FS
@@ -22,7 +25,14 @@ var js embed.FS
 // VS Code API, vscodeapi's api.json.
 const apiFile = "vscode-api.json"
 
-// writeHost writes the host's scripts, and vscode-api.json, into a new
+// modulesFile is the file, beside the scripts, that the seat belt
+// (js/policy.js) reads the capability each gated Node built-in module
+// needs from: index's nodemodules.json, the map static detection
+// (index/vsix.Detect) uses too.
+const modulesFile = "node-modules.json"
+
+// writeHost writes the host's scripts, vscode-api.json and
+// node-modules.json into a new
 // private directory under parent (the system's temporary directory when
 // ""), read-only, and returns the directory (which tempdir removes if
 // this process is killed before it does).
@@ -49,6 +59,9 @@ func writeHostWith(parent string, apiJSON []byte, log *slog.Logger) (*tempdir.Di
 	})
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, apiFile), apiJSON, 0o400)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, modulesFile), index.NodeModulesJSON(), 0o400)
 	}
 	if err != nil {
 		td.Remove()

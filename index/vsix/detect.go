@@ -20,8 +20,10 @@ import (
 // eval, a JavaScript file without a .js name), which is why the host is
 // confined by the kernel whatever Detect says.
 const (
+	// The kinds of a require or import of a Node built-in module: which
+	// module is which kind is index.NodeModules' Finding.
 	FindingSpawn           = "spawn"            // child_process, cluster
-	FindingNetwork         = "network"          // net, http, https, http2, dgram, tls, dns
+	FindingNetwork         = "network"          // net, http, https, http2, dgram, tls, dns, dns/promises
 	FindingWorker          = "worker"           // worker_threads
 	FindingNativeAddon     = "native-addon"     // a .node file
 	FindingExecutable      = "executable"       // ELF, PE or Mach-O by magic
@@ -64,39 +66,35 @@ type Finding struct {
 func (f Finding) String() string { return f.File + ": " + f.Kind + ": " + f.Trigger }
 
 // Capability returns the capability the finding needs, "" when none maps
-// (a worker, a native addon or a bundled executable is flagged but needs no
-// capability of its own: running a program needs spawn).
+// (a native addon or a bundled executable is flagged but needs no
+// capability of its own: running a program needs spawn). The kinds of
+// module findings map as index.NodeModules says: a worker needs spawn,
+// as the host's seat belt requires (its code runs where the seat belt does
+// not reach).
 func (f Finding) Capability() index.Capability {
-	switch f.Kind {
-	case FindingNetwork:
-		return index.Network
-	case FindingSpawn:
-		return index.Spawn
+	for _, m := range index.NodeModules() {
+		if m.Finding != "" && m.Finding == f.Kind {
+			return m.Capability
+		}
 	}
 	return ""
 }
 
-// detectModules maps the Node built-in modules Detect looks for to the
-// finding kind.
-var detectModules = []struct{ name, kind string }{
-	{"child_process", FindingSpawn},
-	{"cluster", FindingSpawn},
-	{"dgram", FindingNetwork},
-	{"dns", FindingNetwork},
-	{"http", FindingNetwork},
-	{"http2", FindingNetwork},
-	{"https", FindingNetwork},
-	{"net", FindingNetwork},
-	{"tls", FindingNetwork},
-	{"worker_threads", FindingWorker},
+// detectModules returns the Node built-in modules Detect looks for, with
+// their finding kind: those of index.NodeModules that have one, sorted by
+// name.
+func detectModules() []index.NodeModule {
+	ms := slices.DeleteFunc(index.NodeModules(), func(m index.NodeModule) bool { return m.Finding == "" })
+	slices.SortFunc(ms, func(a, b index.NodeModule) int { return strings.Compare(a.Module, b.Module) })
+	return ms
 }
 
 // Detect scans an extension for capabilities it uses:
 //
 //   - JavaScript files under extension/ (.js, .mjs and .cjs, any case, and the
 //     files main and browser name) for require("m"), import("m"),
-//     import "m" and ... from "m" of the modules listed in the Finding kinds,
-//     with or without "node:", in ', " or ` quotes;
+//     import "m" and ... from "m" of the modules index.NodeModules gives a
+//     finding kind, with or without "node:", in ', " or ` quotes;
 //   - every file for native code: a .node name (native-addon); ELF, PE
 //     ("MZ" and a "PE\0\0" header) or Mach-O (thin or fat, either byte
 //     order) magic (executable), reading only the headers;
@@ -342,14 +340,14 @@ type jsUse struct{ kind, trigger string }
 // matches a longer name ("httpx") or a bare word.
 func scanJS(src []byte) []jsUse {
 	var out []jsUse
-	for _, mod := range detectModules {
+	for _, mod := range detectModules() {
 		for i := 0; ; {
-			j := bytes.Index(src[i:], []byte(mod.name))
+			j := bytes.Index(src[i:], []byte(mod.Module))
 			if j < 0 {
 				break
 			}
 			start := i + j
-			i = start + len(mod.name)
+			i = start + len(mod.Module)
 			if i >= len(src) || !isQuote(src[i]) {
 				continue
 			}
@@ -363,9 +361,9 @@ func scanJS(src []byte) []jsUse {
 			if k < 1 || src[k-1] != q {
 				continue
 			}
-			spec := prefix + mod.name
+			spec := prefix + mod.Module
 			if form := importForm(src[:k-1]); form != "" {
-				out = append(out, jsUse{mod.kind, fmt.Sprintf(form, spec)})
+				out = append(out, jsUse{mod.Finding, fmt.Sprintf(form, spec)})
 			}
 		}
 	}

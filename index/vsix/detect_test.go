@@ -35,6 +35,10 @@ func TestScanJS(t *testing.T) {
 			{FindingSpawn, `require("child_process")`}, {FindingNetwork, `require("https")`},
 		}},
 		{"require(\n\t\"net\"\n)", []jsUse{{FindingNetwork, `require("net")`}}},
+		{`const {resolve} = require("dns/promises")`, []jsUse{{FindingNetwork, `require("dns/promises")`}}},
+		{`import {lookup} from 'node:dns/promises'`, []jsUse{{FindingNetwork, `import "node:dns/promises"`}}},
+		// fs needs fsWide only beyond the workspace: no finding.
+		{`require("fs"); import("node:fs/promises")`, nil},
 		// Not module specifiers.
 		{`require("httpx")`, nil},
 		{`require("http-proxy-agent")`, nil},
@@ -234,5 +238,49 @@ func BenchmarkScanJS(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		scanJS(src)
+	}
+}
+
+// TestFindingCapability: the capability of each kind of finding is the one
+// index.NodeModules (the host's seat belt reads the same map) gives every
+// module of that kind, and every module with a finding is detected as it.
+func TestFindingCapability(t *testing.T) {
+	byKind := make(map[string]index.Capability)
+	for _, m := range index.NodeModules() {
+		if m.Finding == "" {
+			if got := scanJS([]byte(`require("` + m.Module + `")`)); got != nil {
+				t.Errorf("scanJS(require(%q)) = %v; want nothing (nodemodules.json gives it no finding)", m.Module, got)
+			}
+			continue
+		}
+		if c, ok := byKind[m.Finding]; ok && c != m.Capability {
+			t.Errorf("nodemodules.json: finding %q is %q for %s but %q for another module; a kind needs one capability", m.Finding, m.Capability, m.Module, c)
+		}
+		byKind[m.Finding] = m.Capability
+		if got := (Finding{Kind: m.Finding}).Capability(); got != m.Capability {
+			t.Errorf("Finding{Kind: %q}.Capability() = %q; want %q (module %s)", m.Finding, got, m.Capability, m.Module)
+		}
+		want := []jsUse{{m.Finding, `require("node:` + m.Module + `")`}}
+		if diff := cmp.Diff(want, scanJS([]byte(`require('node:`+m.Module+`')`)), cmp.AllowUnexported(jsUse{})); diff != "" {
+			t.Errorf("scanJS of module %s (-want +got):\n%s", m.Module, diff)
+		}
+	}
+	for _, tc := range []struct {
+		kind string
+		want index.Capability
+	}{
+		{FindingSpawn, index.Spawn},
+		{FindingNetwork, index.Network},
+		// A worker runs code where the host's require seat belt does not
+		// reach: it needs spawn, as the host says (policy.js).
+		{FindingWorker, index.Spawn},
+		{FindingNativeAddon, ""},
+		{FindingExecutable, ""},
+		{FindingEagerActivation, ""},
+		{FindingIncomplete, ""},
+	} {
+		if got := (Finding{Kind: tc.kind}).Capability(); got != tc.want {
+			t.Errorf("Finding{Kind: %q}.Capability() = %q; want %q", tc.kind, got, tc.want)
+		}
 	}
 }

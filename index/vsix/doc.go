@@ -85,8 +85,8 @@
 //     rename them.
 //
 // Detect finds capabilities statically (requires and imports of
-// child_process, cluster, net, dns, http, https, http2, dgram, tls,
-// worker_threads; native .node addons; bundled ELF, PE and Mach-O
+// the modules index.NodeModules gives a finding kind: child_process,
+// cluster, net, dns, http, https, http2, dgram, tls, worker_threads; native .node addons; bundled ELF, PE and Mach-O
 // executables; "*" activation). Findings inform the admin; they are not
 // verdicts, and code can hide from them.
 package vsix

@@ -9,12 +9,10 @@ exports.SAFE = new Set(['assert', 'assert/strict', 'buffer', 'crypto', 'events',
 // NEEDS maps a gated built-in to the capability that unlocks it; without
 // it require gives a facade whose operations throw (gate.js). Built-ins
 // in neither list (vm, inspector, module, v8, repl, wasi, ...) are refused
-// at load.
-exports.NEEDS = {
-  child_process: 'spawn', worker_threads: 'spawn', cluster: 'spawn',
-  net: 'network', http: 'network', https: 'network', http2: 'network', dgram: 'network', tls: 'network', dns: 'network', 'dns/promises': 'network',
-  fs: 'fsWide', 'fs/promises': 'fsWide',
-};
+// at load. The map is node-modules.json, which the launcher writes beside
+// these scripts from index/nodemodules.json: static detection
+// (index/vsix) reads the same file, so the two cannot disagree.
+exports.NEEDS = Object.freeze(Object.fromEntries(require('./node-modules.json').modules.map((m) => [m.module, m.capability])));
 
 // BROKERED are the built-ins an extension does not get even with their
 // capability: the kernel sandbox refuses their sockets and processes, and
