@@ -356,3 +356,34 @@ func appendFile(t *testing.T, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestStaleTemps: the fixed-name temp files a killed writer left (the
+// journal's, a work-tree file's) are replaced by the next writer, not in
+// its way, and none is left after a commit.
+func TestStaleTemps(t *testing.T) {
+	sv := signtest.Signer(t)
+	path := filepath.Join(t.TempDir(), "reg")
+	s := openWriter(t, path, sv)
+	commitChange(t, s, "1.0.0", "first")
+	s.Close()
+	stale := []string{
+		filepath.Join(path, ".git", "airvsx-change.tmp"),
+		filepath.Join(path, "metadata", ".tmp-timestamp.json"),
+	}
+	for _, p := range stale {
+		if err := os.WriteFile(p, []byte("left by a killed writer"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = openWriter(t, path, sv)
+	defer s.Close()
+	commitChange(t, s, "2.0.0", "second")
+	for _, p := range stale {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s after a commit: %v; want it gone", p, err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(path, "metadata", "timestamp.json")); err != nil || string(got) != "2.0.0" {
+		t.Errorf("work-tree timestamp.json = %q, %v; want 2.0.0", got, err)
+	}
+}
