@@ -10,11 +10,10 @@ import (
 	"io"
 	"os"
 	"path"
-	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
@@ -154,22 +153,14 @@ func (d *Dir) syncFile(name string) error {
 
 // writeTemp is writeFile without the fsync of dir, and with fsync false
 // without the fsync of the file.
-func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) (err error) {
-	tmp := path.Join(dir, tempPrefix+randText())
-	f, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) error {
+	t, err := atomicfile.In(d.root).Create(dir, tempPrefix+"*", 0o644)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if f != nil {
-			f.Close()
-		}
-		if err != nil {
-			d.root.Remove(tmp)
-		}
-	}()
+	defer t.Cleanup()
 	h := sha256.New()
-	n, err := copybuf.Copy(io.MultiWriter(f, h), ContextReader(ctx, r))
+	n, err := copybuf.Copy(io.MultiWriter(t, h), ContextReader(ctx, r))
 	if err != nil {
 		return err
 	}
@@ -179,25 +170,21 @@ func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, chec
 		}
 	}
 	if fsync {
-		if err := f.Sync(); err != nil {
+		if err := t.Sync(); err != nil {
 			return err
 		}
 	} else {
 		// Start writing the file back now, without waiting, so that the
 		// fsync that comes before anything names it (syncDirty) finds
 		// most of it on disk.
-		startWriteback(f)
-	}
-	err, f = f.Close(), nil
-	if err != nil {
-		return err
+		startWriteback(t.File())
 	}
 	if testHookBeforeRename != nil {
 		if err := testHookBeforeRename(path.Join(dir, name)); err != nil {
 			return err
 		}
 	}
-	return d.root.Rename(tmp, path.Join(dir, name))
+	return t.Rename(path.Join(dir, name))
 }
 
 // syncDir fsyncs a directory so a rename in it is durable. Windows cannot
@@ -206,18 +193,7 @@ func (d *Dir) syncDir(dir string) error {
 	if testHookSyncDir != nil {
 		testHookSyncDir(dir)
 	}
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	f, err := d.root.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return atomicfile.In(d.root).SyncDir(dir)
 }
 
 // randText returns a random name part for temp files.

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/atomicfile"
 )
 
 // maxListed is how many added or removed tags a commit message names.
@@ -253,28 +254,24 @@ func (s *Store) moveBranch(old, h plumbing.Hash) error {
 		return err
 	}
 	lock := ref + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	t, err := atomicfile.FS{}.CreateNamed(lock, 0o644)
 	if err != nil {
 		return fmt.Errorf("lock branch %s: %w (if no git runs here, remove %s)", s.branch.Short(), err, lock)
 	}
-	_, err = f.WriteString(h.String() + "\n")
+	defer t.Cleanup()
+	_, err = io.WriteString(t, h.String()+"\n")
 	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+		err = t.Sync()
 	}
 	if err == nil {
-		err = os.Rename(lock, ref)
+		err = t.Rename(ref)
 	}
 	if err != nil {
-		os.Remove(lock)
 		return fmt.Errorf("move branch %s: %w", s.branch.Short(), err)
 	}
-	if d, err := os.Open(filepath.Dir(ref)); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	// The rename was the commit point: a directory that cannot be
+	// fsynced does not undo it.
+	atomicfile.SyncDir(filepath.Dir(ref))
 	return nil
 }
 

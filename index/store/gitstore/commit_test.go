@@ -356,3 +356,65 @@ func appendFile(t *testing.T, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestStaleTemps: the fixed-name temp files a killed writer left (the
+// journal's, a work-tree file's) are replaced by the next writer, not in
+// its way, and none is left after a commit.
+func TestStaleTemps(t *testing.T) {
+	sv := signtest.Signer(t)
+	path := filepath.Join(t.TempDir(), "reg")
+	s := openWriter(t, path, sv)
+	commitChange(t, s, "1.0.0", "first")
+	s.Close()
+	stale := []string{
+		filepath.Join(path, ".git", "airvsx-change.tmp"),
+		filepath.Join(path, "metadata", ".tmp-timestamp.json"),
+	}
+	for _, p := range stale {
+		if err := os.WriteFile(p, []byte("left by a killed writer"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = openWriter(t, path, sv)
+	defer s.Close()
+	commitChange(t, s, "2.0.0", "second")
+	for _, p := range stale {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s after a commit: %v; want it gone", p, err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(path, "metadata", "timestamp.json")); err != nil || string(got) != "2.0.0" {
+		t.Errorf("work-tree timestamp.json = %q, %v; want 2.0.0", got, err)
+	}
+}
+
+// TestBranchLocked: a branch's .lock file (a git running, or one killed)
+// stops a commit, which names the lock and leaves it and the branch as
+// they were.
+func TestBranchLocked(t *testing.T) {
+	sv := signtest.Signer(t)
+	path := filepath.Join(t.TempDir(), "reg.git")
+	s := openWriter(t, path, sv)
+	defer s.Close()
+	commitChange(t, s, "1.0.0", "first")
+	first := s.Revision()
+	head, err := os.ReadFile(filepath.Join(path, "HEAD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(path, filepath.FromSlash(strings.TrimSpace(strings.TrimPrefix(string(head), "ref: "))))
+	if err := os.WriteFile(ref+".lock", []byte("git at work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeChange(t, s, "2.0.0", created)
+	err = s.Commit(t.Context(), "second")
+	if err == nil || !strings.Contains(err.Error(), "lock branch") || !strings.Contains(err.Error(), ref+".lock") {
+		t.Fatalf("Commit with the branch locked = %v; want an error naming the lock", err)
+	}
+	if got, err := os.ReadFile(ref + ".lock"); string(got) != "git at work\n" {
+		t.Errorf("the lock after a failed commit holds %q, %v; want it untouched", got, err)
+	}
+	if got, err := os.ReadFile(ref); err != nil || strings.TrimSpace(string(got)) != first {
+		t.Errorf("the branch after a failed commit = %q, %v; want %s", got, err, first)
+	}
+}

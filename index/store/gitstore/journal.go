@@ -3,7 +3,9 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
@@ -91,11 +94,21 @@ func (s *Store) rewriteJournal() error {
 	for name, h := range s.pending {
 		fmt.Fprintf(&b, "%s %s\n", h, name)
 	}
+	// A fixed temp name, so that one a killed writer left is replaced
+	// here rather than kept.
 	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := os.Rename(tmp, p); err != nil {
+	t, err := atomicfile.FS{}.CreateNamed(tmp, 0o644)
+	if err != nil {
+		return err
+	}
+	defer t.Cleanup()
+	if _, err := t.Write(b.Bytes()); err != nil {
+		return err
+	}
+	if err := t.Commit(p); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)

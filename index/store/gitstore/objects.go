@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
@@ -39,22 +39,14 @@ const maxMetaObject = 64 << 20
 // r's or ctx's leaves nothing behind. The file is renamed into
 // objects/xx/..., as git does (an object already present is kept); Commit
 // makes the objects durable before the branch names them.
-func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size int64, r io.Reader, check func(n int64, sum string) error) (h plumbing.Hash, err error) {
+func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size int64, r io.Reader, check func(n int64, sum string) error) (plumbing.Hash, error) {
 	objects := filepath.Join(s.gitDir, "objects")
-	tmp := filepath.Join(objects, tempPrefix+rand.Text())
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	t, err := atomicfile.FS{}.Create(objects, tempPrefix+"*", 0o444)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	defer func() {
-		if f != nil {
-			f.Close()
-		}
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed) // git's core.looseCompression default
+	defer t.Cleanup()
+	zw, _ := zlib.NewWriterLevel(t, zlib.BestSpeed) // git's core.looseCompression default
 	hasher := plumbing.NewHasher(typ, size)
 	if _, err := fmt.Fprintf(zw, "%s %d\x00", typ, size); err != nil {
 		return plumbing.ZeroHash, err
@@ -75,24 +67,19 @@ func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size i
 	if err := zw.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	// Not fsynced here: Commit makes every object durable at once
-	// (syncObjects) before the branch can name it.
-	err, f = f.Close(), nil
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	h = hasher.Sum()
+	h := hasher.Sum()
 	hx := h.String()
 	dir := filepath.Join(objects, hx[:2])
 	final := filepath.Join(dir, hx[2:])
 	if _, err := os.Lstat(final); err == nil {
-		os.Remove(tmp)
-		return h, nil
+		return h, nil // Cleanup removes the temp file
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	// Not fsynced here: Commit makes every object durable at once
+	// (syncObjects) before the branch can name it.
+	if err := t.Rename(final); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	s.noteWritten(final)

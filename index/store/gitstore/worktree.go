@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
+	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
@@ -74,7 +75,7 @@ func (s *Store) updateWorkTree(ctx context.Context, changes map[string]plumbing.
 }
 
 // checkoutFile writes blob h to the work tree at p.
-func (s *Store) checkoutFile(root *os.Root, p string, h plumbing.Hash) (err error) {
+func (s *Store) checkoutFile(root *os.Root, p string, h plumbing.Hash) error {
 	name := filepath.FromSlash(p)
 	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
@@ -87,27 +88,21 @@ func (s *Store) checkoutFile(root *os.Root, p string, h plumbing.Hash) (err erro
 		return err
 	}
 	defer r.Close()
-	tmp := path.Join(path.Dir(p), ".tmp-"+path.Base(p))
-	f, err := root.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// A fixed temp name (".tmp-" + the file's), so that one a killed
+	// writer left is replaced here rather than kept; import skips them.
+	tmp := filepath.FromSlash(path.Join(path.Dir(p), ".tmp-"+path.Base(p)))
+	if err := root.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	t, err := atomicfile.In(root).CreateNamed(tmp, 0o644)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if f != nil {
-			f.Close()
-		}
-		if err != nil {
-			root.Remove(filepath.FromSlash(tmp))
-		}
-	}()
-	if _, err := copybuf.Copy(f, r); err != nil {
+	defer t.Cleanup()
+	if _, err := copybuf.Copy(t, r); err != nil {
 		return err
 	}
-	err, f = f.Close(), nil
-	if err != nil {
-		return err
-	}
-	return root.Rename(filepath.FromSlash(tmp), name)
+	return t.Commit(name)
 }
 
 // walkFiles calls fn for every regular file under the tree h.
@@ -132,25 +127,18 @@ func (s *Store) walkFiles(h plumbing.Hash, prefix string, fn func(p string, h pl
 	return nil
 }
 
-// writeIndex2 writes the index atomically: index.lock, then a rename.
-func (s *Store) writeIndex2(idx *index.Index) (err error) {
+// writeIndex2 writes the index atomically and durably: index.lock
+// (created exclusively, so that a git running at the same time and this
+// writer exclude each other), then a rename.
+func (s *Store) writeIndex2(idx *index.Index) error {
 	p := filepath.Join(s.gitDir, "index")
-	lock := p + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	t, err := atomicfile.FS{}.CreateNamed(p+".lock", 0o644)
 	if err != nil {
 		return fmt.Errorf("lock the index: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			os.Remove(lock)
-		}
-	}()
-	if err := index.NewEncoder(f).Encode(idx); err != nil {
-		f.Close()
+	defer t.Cleanup()
+	if err := index.NewEncoder(t).Encode(idx); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(lock, p)
+	return t.Commit(p)
 }
