@@ -113,6 +113,22 @@ type copyDest struct {
 	poll time.Duration
 }
 
+// settled returns count's value once it has stayed the same for 300 ms
+// (at most 10 s): what a destination holds after the writer was killed,
+// with the uploads a registry was still finishing done.
+func settled(count func() int) int {
+	n, same := count(), 0
+	for deadline := time.Now().Add(10 * time.Second); same < 6 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		if m := count(); m == n {
+			same++
+		} else {
+			n, same = m, 0
+		}
+	}
+	return n
+}
+
 // copyKilledSize is, per kind of destination, how many entries the
 // destination holds before the copy and the source after it, and each
 // one's package size: the registry's are fewer and smaller, each of its
@@ -280,8 +296,10 @@ func testCopyKilled(t *testing.T, kind string) {
 		}
 		checkBlobs(t, dst, cat)
 
-		// A re-run completes and moves only what had not arrived.
-		arrived := dest.blobs(dst)
+		// A re-run completes and moves only what had not arrived. A
+		// registry may still finish an upload whose body had all been
+		// sent when the copy was killed: count once nothing changes.
+		arrived := settled(func() int { return dest.blobs(dst) })
 		t.Logf("point %d: %d of %d blobs there, catalog serial %d", i, arrived, all, cat.Serial)
 		rep := run(dst)
 		if rep.Present != arrived || rep.Present+rep.Blobs != all {
