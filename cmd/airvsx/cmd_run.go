@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -16,8 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/hostlaunch/install"
-	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/termtext"
 )
 
@@ -167,11 +164,12 @@ type runOutput struct {
 func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (err error) {
 	log := g.logger()
 	ui := &answers{list: opts.answers, log: log}
-	pool, hopts, disabled, closePool, err := startPool(ctx, g, opts.poolOptions(), ui)
+	sess, err := openSession(ctx, g, opts.poolOptions(), ui)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	defer closePool()
+	defer sess.Close(ctx)
+	pool := sess.Pool()
 	// The activations at start, onStartupFinished ones included, settle
 	// first (within --timeout): what run prints of them does not depend
 	// on how fast they were.
@@ -255,12 +253,12 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		out.Events = append(out.Events, lateEvents(ctx, log, pool, out.Events, opts.wait)...)
 		if err != nil {
 			if errors.Is(err, host.ErrNotFound) {
-				for _, r := range disabled {
+				for _, r := range sess.Disabled() {
 					if slices.Contains(r.Activation, "onCommand:"+opts.command) {
 						return fail(fmt.Errorf("%w (%s provides it but is disabled: %s)", err, r.ID, r.Reason))
 					}
 				}
-				if known := knownCommands(hopts.Extensions); len(known) > 0 {
+				if known := knownCommands(sess.Extensions()); len(known) > 0 {
 					return fail(fmt.Errorf("%w; the extensions that run declare: %s", err, strings.Join(known, ", ")))
 				}
 			}
@@ -453,31 +451,6 @@ func lateEvents(ctx context.Context, log *slog.Logger, pool *host.Pool, seen []h
 		}
 	}
 	return late
-}
-
-// recordActivations sets the last activation time, in installed.json, of
-// the extensions the hosts activated.
-func recordActivations(ctx context.Context, log *slog.Logger, dir string, activated []string) {
-	ids := index.ValidIDs(activated)
-	if len(ids) == 0 {
-		return
-	}
-	if err := install.MarkActivated(ctx, dir, ids, time.Now(), install.DirOptions{Logger: log}); err != nil {
-		log.Warn("recording the last activation", "err", err)
-	}
-}
-
-// extensionOf is what the host needs of an installed extension.
-func extensionOf(dir string, r install.Record) host.Extension {
-	e := host.Extension{ID: r.ID.String(), Path: filepath.Join(dir, r.Dir), Main: r.Main, ActivationEvents: r.Activation}
-	for _, d := range r.Dependencies {
-		e.Dependencies = append(e.Dependencies, d.String())
-	}
-	for _, c := range r.Capabilities {
-		e.Capabilities = append(e.Capabilities, string(c.Capability))
-	}
-	e.AllowedHosts, e.Programs = r.AllowedHosts, r.Programs
-	return e
 }
 
 // knownCommands lists the commands the extensions declare (their
