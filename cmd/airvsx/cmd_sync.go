@@ -1,21 +1,17 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/policies"
@@ -133,47 +129,26 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		Concurrency: opts.concurrency, Logger: logger,
 	}
 	ctx := cmd.Context()
-	var signer *trust.PendingSigner
+	var key *mirror.Key
 	if !opts.dryRun {
-		// The key is decrypted (scrypt: a few hundred milliseconds) while
-		// the sync plans. mirror.Sync fetches nothing before the key is
-		// ready (the signer's Wait), and a wrong password cancels the
-		// planning at once: it stops the sync before any download, under
-		// any load.
-		if signer, err = trust.StartSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
+		// The key is decrypted while the sync plans; a wrong password
+		// stops it before any download (mirror.StartKey).
+		if ctx, key, err = mirror.StartKey(ctx, opts.key, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
 			return fmt.Errorf("--key: %w", err)
 		}
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(ctx)
-		defer cancel(nil)
-		go func() {
-			if _, err := signer.Wait(ctx); err != nil {
-				cancel(err)
-			}
-		}()
-		so.Signer = signer
-		opts.net.signer = signer
+		defer key.Stop()
+		so.Signer, opts.net.signer = key.Signer(), key.Signer()
 	}
 	opts.net.caFile, opts.net.logger = opts.caFile, logger
 	regPath := opts.registry
-	statPath := regPath
-	p, perr := store.ParsePlace(regPath)
-	if perr == nil && p.Kind == store.PlaceGit {
-		statPath = p.Path
-	}
-	if _, err := os.Stat(statPath); opts.dryRun && !(perr == nil && p.Kind == store.PlaceDocker) && errors.Is(err, os.ErrNotExist) {
-		// Plan against an empty registry, writing nothing at the target.
-		tmp, err := tempdir.New("", "airvsx-dry-run-", nil)
-		if err != nil {
+	if opts.dryRun {
+		// Plan against an empty registry when there is none yet, writing
+		// nothing at the target.
+		var remove func()
+		if regPath, remove, err = mirror.DryRunPlace(opts.registry); err != nil {
 			return err
 		}
-		defer tmp.Remove()
-		regPath = filepath.Join(tmp.Path, "registry")
-		if st, err := openRegistry(regPath, true); err != nil {
-			return err
-		} else if err := st.Close(); err != nil {
-			return err
-		}
+		defer remove()
 	}
 	st, err := openRegistryNet(ctx, regPath, !opts.dryRun, opts.net)
 	if err != nil {
@@ -203,11 +178,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 
 	rep, err := mirror.Sync(ctx, so)
 	prog.Finish()
-	if err != nil && signer != nil {
-		if kerr := signer.Failed(); kerr != nil {
-			err = kerr // the key was unusable: that stopped the sync, or its signing
-		}
-	}
+	err = key.Err(err) // an unusable key stopped the sync, or its signing
 	if !opts.dryRun {
 		err = abandon(ctx, st, opts.registry, "sync", err)
 	}
