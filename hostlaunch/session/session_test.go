@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/hostlaunch/session"
@@ -170,5 +171,70 @@ func TestOpenErrors(t *testing.T) {
 	// was: no isolation recorded.
 	if _, err := os.Stat(filepath.Join(empty, "installed.json")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Open wrote installed.json in an empty directory it refused (stat: %v)", err)
+	}
+}
+
+// TestDocuments: a document opened in the session activates its
+// language's extension, Format applies the formatter's edits and
+// SaveDirty writes them back to the workspace file; a language no
+// extension formats is an error saying so.
+func TestDocuments(t *testing.T) {
+	node := citool.Need(t, "node")
+	root := t.TempDir()
+	dir, state := filepath.Join(root, "extensions"), filepath.Join(root, "state")
+	if _, err := install.FromFile(t.Context(), filepath.Join(vsixDir, "airvsx-demo.lang-tools-1.0.0.vsix"), install.Options{Dir: dir, StateDir: state}); err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	ws := filepath.Join(root, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file, notes := filepath.Join(ws, "b.demo"), filepath.Join(ws, "notes.txt")
+	filetest.WriteFile(t, file, []byte("top {\nprint x   \n  inner {\nTODO\n}\n}\n"))
+	filetest.WriteFile(t, notes, []byte("plain text\n"))
+	ctx := t.Context()
+	s, err := session.Open(ctx, session.Options{Extensions: dir, StateDir: state, Node: node, Workspace: []string{ws}})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close(ctx)
+	if _, err := s.Pool().Settle(ctx); err != nil {
+		t.Fatalf("Settle: %v", err)
+	}
+
+	doc, activated, _, err := s.OpenDocument(ctx, host.Document{Path: file})
+	if err != nil {
+		t.Fatalf("OpenDocument(%s): %v", file, err)
+	}
+	if !strings.HasPrefix(doc.URI, "file://") || !strings.HasSuffix(doc.URI, "/ws/b.demo") || !slices.Contains(activated, "airvsx-demo.lang-tools") {
+		t.Errorf("OpenDocument(%s) = %q, activated %q; want its file URI, lang-tools activated", file, doc.URI, activated)
+	}
+	if _, err := s.Format(ctx, doc.URI); err != nil {
+		t.Fatalf("Format(%s): %v", doc.URI, err)
+	}
+	if b, err := os.ReadFile(file); err != nil || !strings.HasPrefix(string(b), "top {\nprint x   \n") {
+		t.Errorf("the file changed before SaveDirty: %q, %v", b, err)
+	}
+	saved, _, err := s.SaveDirty(ctx)
+	if err != nil {
+		t.Fatalf("SaveDirty: %v", err)
+	}
+	if !slices.Equal(saved, []string{doc.URI}) {
+		t.Errorf("SaveDirty saved %q; want [%q]", saved, doc.URI)
+	}
+	want := "top {\n  print x\n  inner {\n    TODO\n  }\n}\n"
+	if b, err := os.ReadFile(file); err != nil || string(b) != want {
+		t.Errorf("after Format and SaveDirty the file holds %q (%v); want %q", b, err, want)
+	}
+
+	txt, _, _, err := s.OpenDocument(ctx, host.Document{Path: notes})
+	if err != nil {
+		t.Fatalf("OpenDocument(%s): %v", notes, err)
+	}
+	if _, err := s.Format(ctx, txt.URI); err == nil || !strings.Contains(err.Error(), "no installed extension formats this document's language") {
+		t.Errorf("Format(%s) = %v; want an error saying no extension formats its language", txt.URI, err)
+	}
+	if saved, _, err := s.SaveDirty(ctx); err != nil || len(saved) != 0 {
+		t.Errorf("SaveDirty with nothing changed = %q, %v; want nothing saved", saved, err)
 	}
 }
