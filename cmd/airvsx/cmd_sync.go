@@ -90,7 +90,8 @@ within half of the policy's catalog.expires, or with --renew.`,
 	return cmd
 }
 
-func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
+// check refuses flags that go wrong together, or are missing.
+func (opts syncOptions) check() error {
 	if opts.policy == "" || opts.registry == "" {
 		return usagef("sync: --policy and --registry are required")
 	}
@@ -102,6 +103,13 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	if opts.progressEvery < 0 {
 		return usagef("sync: --progress-every must not be negative (0: no progress lines)")
+	}
+	return nil
+}
+
+func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
+	if err := opts.check(); err != nil {
+		return err
 	}
 	pol, err := policies.Load(opts.policy)
 	if err != nil {
@@ -156,6 +164,39 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	defer st.Close()
 	so.Store = st
+	showSync(g, prog, opts, client.BaseURL(), &so)
+
+	rep, err := mirror.Sync(ctx, so)
+	prog.Finish()
+	err = key.Err(err) // an unusable key stopped the sync, or its signing
+	if !opts.dryRun {
+		err = abandon(ctx, st, opts.registry, "sync", err)
+	}
+	if rep != nil && opts.report != "" {
+		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return syncFailed(err, opts)
+	}
+	if opts.json {
+		if err := g.printJSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printSyncResult(g.stdout, rep)
+	}
+	if rep.Failed() {
+		return errFailed
+	}
+	return nil
+}
+
+// showSync sets how a sync shows how it goes: on a terminal a progress
+// line (prog), else a plain line on stderr every --progress-every; and,
+// without --json, the plan printed on stdout as soon as it is made.
+func showSync(g *globals, prog *progressLine, opts syncOptions, upstream string, so *mirror.Options) {
 	stallAfter := opts.progressEvery
 	if stallAfter <= 0 {
 		stallAfter = defaultSyncPlainEvery
@@ -172,21 +213,15 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		// download starts; the rest follows when the sync is done.
 		so.OnPlan = func(plan *mirror.Plan) {
 			prog.Done()
-			printSyncPlan(g.stdout, client.BaseURL(), plan, opts.prune)
+			printSyncPlan(g.stdout, upstream, plan, opts.prune)
 		}
 	}
+}
 
-	rep, err := mirror.Sync(ctx, so)
-	prog.Finish()
-	err = key.Err(err) // an unusable key stopped the sync, or its signing
-	if !opts.dryRun {
-		err = abandon(ctx, st, opts.registry, "sync", err)
-	}
-	if rep != nil && opts.report != "" {
-		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
-			err = werr
-		}
-	}
+// syncFailed is sync's error for err: naming the key file and the place
+// when the key is not the registry's, the place when a git history's
+// signature fails, and what to do next.
+func syncFailed(err error, opts syncOptions) error {
 	if ke := (*trust.KeyError)(nil); errors.As(err, &ke) {
 		// Checked before any download: name the key file and the place.
 		ke.Registry = opts.registry
@@ -195,20 +230,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	if errors.Is(err, trust.ErrHistorySignature) {
 		err = fmt.Errorf("%s: %w", opts.registry, err) // the place whose branch it is
 	}
-	if err != nil {
-		return fmt.Errorf("sync: %w%s", err, syncHint(err))
-	}
-	if opts.json {
-		if err := g.printJSON(rep); err != nil {
-			return err
-		}
-	} else {
-		printSyncResult(g.stdout, rep)
-	}
-	if rep.Failed() {
-		return errFailed
-	}
-	return nil
+	return fmt.Errorf("sync: %w%s", err, syncHint(err))
 }
 
 // syncHint is what to do next about a failed sync's error, on lines of
