@@ -148,16 +148,9 @@ func Open(ctx context.Context, opts Options) (s *Session, err error) {
 	// request audited.
 	hopts.Fetch = opts.Fetch
 	if opts.AuditLog != "" {
-		al, err := openAuditLog(opts.AuditLog)
-		if err != nil {
+		if hopts.Audit, err = s.openAuditLog(opts.AuditLog); err != nil {
 			return nil, err
 		}
-		s.cleanups = append(s.cleanups, func(context.Context) {
-			if err := al.Close(); err != nil {
-				log.Warn("closing the audit log", "err", err)
-			}
-		})
-		hopts.Audit = al.record
 	}
 	for _, r := range l.Extensions {
 		if !r.Enabled {
@@ -167,15 +160,9 @@ func Open(ctx context.Context, opts Options) (s *Session, err error) {
 	hopts.Extensions = HostExtensions(l)
 	s.exts = hopts.Extensions
 	if opts.Settings != "" {
-		b, err := os.ReadFile(opts.Settings)
-		if err != nil {
-			return nil, fmt.Errorf("settings: %w", err)
+		if hopts.Settings, err = readSettings(opts.Settings); err != nil {
+			return nil, err
 		}
-		var m map[string]any
-		if err := strictjson.Unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("settings %s: %w", opts.Settings, err)
-		}
-		hopts.Settings = b
 	}
 	if hopts.StorageDir == "" {
 		tmp, err := tempdir.New("", "airvsx-storage-", log)
@@ -206,6 +193,34 @@ func Open(ctx context.Context, opts Options) (s *Session, err error) {
 		recordActivations(ctx, log, l.Dir, pool.Activated(), dopts)
 	})
 	return s, nil
+}
+
+// openAuditLog opens the audit log at path, closed by Close, and returns
+// what records in it.
+func (s *Session) openAuditLog(path string) (func(host.Audit), error) {
+	al, err := openAuditLog(path)
+	if err != nil {
+		return nil, err
+	}
+	s.cleanups = append(s.cleanups, func(context.Context) {
+		if err := al.Close(); err != nil {
+			s.log.Warn("closing the audit log", "err", err)
+		}
+	})
+	return al.record, nil
+}
+
+// readSettings reads the JSON settings file path, strictly.
+func readSettings(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	var m map[string]any
+	if err := strictjson.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("settings %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // Pool is the pool of hosts.
