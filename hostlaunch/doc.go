@@ -3,5 +3,6 @@
 // capabilities (network, process spawn, filesystem beyond the workspace) are
 // denied by default: package sandbox enforces that with the kernel
 // (namespaces, Landlock, seccomp), and package host adds a JavaScript seat
-// belt inside it.
+// belt inside it. Package session assembles the two, with the brokers and
+// the audit log, for the commands that run extensions.
 package hostlaunch

@@ -65,13 +65,14 @@ Exit status: 0 after a shutdown or end of input, 2 usage or I/O error.`,
 
 func runHost(ctx context.Context, g *globals, opts hostOptions) error {
 	srv := driver.New(g.stdout, g.logger())
-	pool, hopts, _, closePool, err := startPool(ctx, g, opts.poolOptions, srv)
+	sess, err := openSession(ctx, g, opts.poolOptions, srv)
 	if err != nil {
 		return fmt.Errorf("host: %w", err)
 	}
-	defer closePool()
+	defer sess.Close(ctx)
+	pool := sess.Pool()
 	info := driver.Info{APIVersion: install.APIVersion, Extensions: []string{}, Activated: append([]string{}, pool.Startup().Activated...)}
-	for _, e := range hopts.Extensions {
+	for _, e := range sess.Extensions() {
 		info.Extensions = append(info.Extensions, e.ID)
 	}
 	for _, f := range pool.Startup().Failed {

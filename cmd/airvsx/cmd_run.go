@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -16,8 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/hostlaunch/install"
-	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/hostlaunch/session"
 	"github.com/airvsx/airvsx/internal/termtext"
 )
 
@@ -164,14 +162,15 @@ type runOutput struct {
 	Error string `json:"error,omitempty"`
 }
 
-func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (err error) {
+func runRun(ctx context.Context, g *globals, opts runOptions, args []string) error {
 	log := g.logger()
 	ui := &answers{list: opts.answers, log: log}
-	pool, hopts, disabled, closePool, err := startPool(ctx, g, opts.poolOptions(), ui)
+	sess, err := openSession(ctx, g, opts.poolOptions(), ui)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	defer closePool()
+	defer sess.Close(ctx)
+	pool := sess.Pool()
 	// The activations at start, onStartupFinished ones included, settle
 	// first (within --timeout): what run prints of them does not depend
 	// on how fast they were.
@@ -185,100 +184,13 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		log.Warn("the activations at start did not finish within --timeout; run goes on without waiting for the rest", "timeout", opts.timeout)
 	}
 	out := runOutput{Command: opts.command, Events: []host.Event{}, Activated: append([]string{}, startup.Activated...)}
-	// fail reports err: the events (results) go to stdout as on success,
-	// with --json in the document, which then holds the error too; the
-	// error goes to stderr.
-	fail := func(err error) error {
-		// A refusal of the seat belt: one line naming the capability and
-		// how to grant it, not the host's error (which may carry a stack).
-		if derr := deniedError(ctx, opts.extensions, out.Events, err); derr != nil {
-			err = derr
-		}
-		out.Error = err.Error()
-		if opts.json {
-			if perr := g.printJSON(out); perr != nil {
-				log.Warn("printing the result", "err", perr)
-			}
-		} else {
-			writeRunEvents(g.stdout, out.Events)
-		}
-		return fmt.Errorf("run: %w", err)
-	}
 	for _, s := range pool.Hosts() {
 		h := s.Host()
 		log.Info("extension host ready", "node", h.Info().Node, "pid", h.Info().PID)
 	}
 	out.Events = append(out.Events, startEvents(log, startup, pool.Drain())...)
-	var opened []string
-	for _, doc := range opts.open {
-		lang, file, ok := strings.Cut(doc, ":")
-		if _, err := os.Stat(doc); !ok || err == nil {
-			if err == nil || strings.ContainsAny(doc, "/.") {
-				lang, file = "", doc // a file; its language guessed from its name
-			}
-		}
-		dctx, cancel := context.WithTimeout(ctx, opts.timeout)
-		params, _ := json.Marshal(host.Document{LanguageID: lang, Path: file})
-		res, events, err := pool.Request(dctx, "documents/open", params)
-		cancel()
-		out.Events = append(out.Events, events...)
-		if err != nil {
-			return fail(timedOut(err, "opening a "+lang+" document", opts.timeout))
-		}
-		var r struct {
-			Activated []string          `json:"activated"`
-			Document  host.DocumentInfo `json:"document"`
-		}
-		json.Unmarshal(res, &r)
-		opened = append(opened, r.Document.URI)
-		log.Info("document opened", "language", lang, "uri", r.Document.URI, "activated", strings.Join(r.Activated, ", "))
-	}
-	if opts.format {
-		for _, uri := range opened {
-			dctx, cancel := context.WithTimeout(ctx, opts.timeout)
-			events, err := formatDocument(dctx, pool, uri)
-			cancel()
-			out.Events = append(out.Events, events...)
-			if err != nil {
-				return fail(timedOut(err, "formatting "+uri, opts.timeout))
-			}
-		}
-	}
-	if opts.command != "" {
-		cctx, cancel := context.WithTimeout(ctx, opts.timeout)
-		res, err := pool.ExecuteCommand(cctx, opts.command, commandArgs(args)...)
-		cancel()
-		err = timedOut(err, "command "+opts.command, opts.timeout)
-		if res != nil {
-			out.Events = append(out.Events, res.Events...)
-		}
-		out.Events = append(out.Events, lateEvents(ctx, log, pool, out.Events, opts.wait)...)
-		if err != nil {
-			if errors.Is(err, host.ErrNotFound) {
-				for _, r := range disabled {
-					if slices.Contains(r.Activation, "onCommand:"+opts.command) {
-						return fail(fmt.Errorf("%w (%s provides it but is disabled: %s)", err, r.ID, r.Reason))
-					}
-				}
-				if known := knownCommands(hopts.Extensions); len(known) > 0 {
-					return fail(fmt.Errorf("%w; the extensions that run declare: %s", err, strings.Join(known, ", ")))
-				}
-			}
-			return fail(err)
-		}
-		out.Result = res.Value
-	} else if opts.wait > 0 {
-		out.Events = append(out.Events, lateEvents(ctx, log, pool, out.Events, opts.wait)...)
-	}
-	if opts.save {
-		sctx, cancel := context.WithTimeout(ctx, opts.timeout)
-		saved, events, err := saveDirty(sctx, pool)
-		cancel()
-		out.Events = append(out.Events, events...)
-		out.Saved = saved
-		if err != nil {
-			return fail(timedOut(err, "saving the documents", opts.timeout))
-		}
+	if err := runSteps(ctx, log, sess, opts, args, &out); err != nil {
+		return runFailed(ctx, g, opts, &out, err)
 	}
 	// An extension refused a capability did not make the run fail (it
 	// caught the refusal, or it was refused at start-up): say how to grant
@@ -297,6 +209,117 @@ func runRun(ctx context.Context, g *globals, opts runOptions, args []string) (er
 		_, err = fmt.Fprintf(g.stdout, "result: %s\n", termtext.Escape(string(out.Result)))
 	}
 	return err
+}
+
+// runSteps does what run's flags ask of the session, in order: open the
+// documents (--open), format them (--format), execute the command
+// (--command; then --wait) and save (--save), each within --timeout. The
+// events, the result and what was saved go to out.
+func runSteps(ctx context.Context, log *slog.Logger, sess *session.Session, opts runOptions, args []string, out *runOutput) error {
+	pool := sess.Pool()
+	var opened []string
+	for _, doc := range opts.open {
+		lang, file := openTarget(doc)
+		dctx, cancel := context.WithTimeout(ctx, opts.timeout)
+		d, activated, events, err := sess.OpenDocument(dctx, host.Document{LanguageID: lang, Path: file})
+		cancel()
+		out.Events = append(out.Events, events...)
+		if err != nil {
+			return timedOut(err, "opening a "+lang+" document", opts.timeout)
+		}
+		opened = append(opened, d.URI)
+		log.Info("document opened", "language", lang, "uri", d.URI, "activated", strings.Join(activated, ", "))
+	}
+	if opts.format {
+		for _, uri := range opened {
+			dctx, cancel := context.WithTimeout(ctx, opts.timeout)
+			events, err := sess.Format(dctx, uri)
+			cancel()
+			out.Events = append(out.Events, events...)
+			if err != nil {
+				return timedOut(err, "formatting "+uri, opts.timeout)
+			}
+		}
+	}
+	if opts.command != "" {
+		cctx, cancel := context.WithTimeout(ctx, opts.timeout)
+		res, err := pool.ExecuteCommand(cctx, opts.command, commandArgs(args)...)
+		cancel()
+		err = timedOut(err, "command "+opts.command, opts.timeout)
+		if res != nil {
+			out.Events = append(out.Events, res.Events...)
+		}
+		out.Events = append(out.Events, lateEvents(ctx, log, pool, out.Events, opts.wait)...)
+		if err != nil {
+			return commandNotFound(err, sess, opts.command)
+		}
+		out.Result = res.Value
+	} else if opts.wait > 0 {
+		out.Events = append(out.Events, lateEvents(ctx, log, pool, out.Events, opts.wait)...)
+	}
+	if opts.save {
+		sctx, cancel := context.WithTimeout(ctx, opts.timeout)
+		saved, events, err := sess.SaveDirty(sctx)
+		cancel()
+		out.Events = append(out.Events, events...)
+		out.Saved = saved
+		if err != nil {
+			return timedOut(err, "saving the documents", opts.timeout)
+		}
+	}
+	return nil
+}
+
+// openTarget reads an --open value: FILE (its language guessed from its
+// name), LANGUAGE:FILE, or LANGUAGE (a new untitled document). A value
+// that names an existing file, or holds no colon but a / or a dot, is a
+// file.
+func openTarget(doc string) (lang, file string) {
+	lang, file, ok := strings.Cut(doc, ":")
+	if _, err := os.Stat(doc); !ok || err == nil {
+		if err == nil || strings.ContainsAny(doc, "/.") {
+			lang, file = "", doc // a file; its language guessed from its name
+		}
+	}
+	return lang, file
+}
+
+// commandNotFound adds to err, when it says the command is not found,
+// why: the disabled extension that provides it, or the commands the
+// running extensions declare. Other errors are returned as they are.
+func commandNotFound(err error, sess *session.Session, command string) error {
+	if !errors.Is(err, host.ErrNotFound) {
+		return err
+	}
+	for _, r := range sess.Disabled() {
+		if slices.Contains(r.Activation, "onCommand:"+command) {
+			return fmt.Errorf("%w (%s provides it but is disabled: %s)", err, r.ID, r.Reason)
+		}
+	}
+	if known := knownCommands(sess.Extensions()); len(known) > 0 {
+		return fmt.Errorf("%w; the extensions that run declare: %s", err, strings.Join(known, ", "))
+	}
+	return err
+}
+
+// runFailed reports err, run's failure: the events (results) go to
+// stdout as on success, with --json in the document, which then holds the
+// error too; the error goes to stderr.
+func runFailed(ctx context.Context, g *globals, opts runOptions, out *runOutput, err error) error {
+	// A refusal of the seat belt: one line naming the capability and how
+	// to grant it, not the host's error (which may carry a stack).
+	if derr := deniedError(ctx, opts.extensions, out.Events, err); derr != nil {
+		err = derr
+	}
+	out.Error = err.Error()
+	if opts.json {
+		if perr := g.printJSON(out); perr != nil {
+			g.logger().Warn("printing the result", "err", perr)
+		}
+	} else {
+		writeRunEvents(g.stdout, out.Events)
+	}
+	return fmt.Errorf("run: %w", err)
 }
 
 // startEvents are the events of the activations at start that go with
@@ -340,80 +363,6 @@ func startEvents(log *slog.Logger, startup host.Startup, drained []host.Event) [
 	return append(out, wrong...)
 }
 
-// formatDocument asks the formatters for the document uri and applies
-// their edits (the best formatter's: one answer, as the editor takes).
-func formatDocument(ctx context.Context, pool *host.Pool, uri string) ([]host.Event, error) {
-	q, _ := json.Marshal(map[string]any{"kind": "formatting", "uri": uri})
-	res, events, err := pool.Request(ctx, "provide", q)
-	if err != nil {
-		return events, err
-	}
-	var r struct {
-		Items []struct {
-			Range     json.RawMessage `json:"range"`
-			NewText   string          `json:"newText"`
-			Extension string          `json:"extension"`
-		} `json:"items"`
-		Providers int `json:"providers"`
-		Errors    []struct {
-			Extension, Message string
-		} `json:"errors"`
-	}
-	if err := json.Unmarshal(res, &r); err != nil {
-		return events, fmt.Errorf("format %s: %w", uri, err)
-	}
-	if len(r.Errors) > 0 && len(r.Items) == 0 {
-		return events, fmt.Errorf("format %s: %s: %s", uri, r.Errors[0].Extension, r.Errors[0].Message)
-	}
-	if r.Providers == 0 {
-		return events, fmt.Errorf("format %s: no installed extension formats this document's language", uri)
-	}
-	var changes []map[string]any
-	for _, it := range r.Items {
-		if it.Extension != r.Items[0].Extension {
-			continue
-		}
-		changes = append(changes, map[string]any{"range": it.Range, "text": it.NewText})
-	}
-	if len(changes) == 0 {
-		return events, nil
-	}
-	c, _ := json.Marshal(map[string]any{"uri": uri, "changes": changes})
-	_, more, err := pool.Request(ctx, "documents/change", c)
-	return append(events, more...), err
-}
-
-// saveDirty saves every changed document; it returns their URIs.
-func saveDirty(ctx context.Context, pool *host.Pool) ([]string, []host.Event, error) {
-	res, events, err := pool.Request(ctx, "documents/list", nil)
-	if err != nil {
-		return nil, events, err
-	}
-	var l struct {
-		Documents []host.DocumentInfo `json:"documents"`
-	}
-	json.Unmarshal(res, &l)
-	var saved []string
-	for _, d := range l.Documents {
-		if !d.IsDirty {
-			continue
-		}
-		q, _ := json.Marshal(map[string]string{"uri": d.URI})
-		res, more, err := pool.Request(ctx, "documents/save", q)
-		events = append(events, more...)
-		if err != nil {
-			return saved, events, err
-		}
-		var s host.DocumentInfo
-		json.Unmarshal(res, &s)
-		if s.Saved == nil || !*s.Saved {
-			return saved, events, fmt.Errorf("save %s: the document cannot be saved (read-only)", d.URI)
-		}
-		saved = append(saved, d.URI)
-	}
-	return saved, events, nil
-}
-
 // defaultRunTimeout is run's --timeout.
 const defaultRunTimeout = 2 * time.Minute
 
@@ -453,31 +402,6 @@ func lateEvents(ctx context.Context, log *slog.Logger, pool *host.Pool, seen []h
 		}
 	}
 	return late
-}
-
-// recordActivations sets the last activation time, in installed.json, of
-// the extensions the hosts activated.
-func recordActivations(ctx context.Context, log *slog.Logger, dir string, activated []string) {
-	ids := index.ValidIDs(activated)
-	if len(ids) == 0 {
-		return
-	}
-	if err := install.MarkActivated(ctx, dir, ids, time.Now(), install.DirOptions{Logger: log}); err != nil {
-		log.Warn("recording the last activation", "err", err)
-	}
-}
-
-// extensionOf is what the host needs of an installed extension.
-func extensionOf(dir string, r install.Record) host.Extension {
-	e := host.Extension{ID: r.ID.String(), Path: filepath.Join(dir, r.Dir), Main: r.Main, ActivationEvents: r.Activation}
-	for _, d := range r.Dependencies {
-		e.Dependencies = append(e.Dependencies, d.String())
-	}
-	for _, c := range r.Capabilities {
-		e.Capabilities = append(e.Capabilities, string(c.Capability))
-	}
-	e.AllowedHosts, e.Programs = r.AllowedHosts, r.Programs
-	return e
 }
 
 // knownCommands lists the commands the extensions declare (their

@@ -1,21 +1,17 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/policies"
@@ -94,7 +90,8 @@ within half of the policy's catalog.expires, or with --renew.`,
 	return cmd
 }
 
-func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
+// check refuses flags that go wrong together, or are missing.
+func (opts syncOptions) check() error {
 	if opts.policy == "" || opts.registry == "" {
 		return usagef("sync: --policy and --registry are required")
 	}
@@ -106,6 +103,13 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	if opts.progressEvery < 0 {
 		return usagef("sync: --progress-every must not be negative (0: no progress lines)")
+	}
+	return nil
+}
+
+func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
+	if err := opts.check(); err != nil {
+		return err
 	}
 	pol, err := policies.Load(opts.policy)
 	if err != nil {
@@ -133,47 +137,26 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		Concurrency: opts.concurrency, Logger: logger,
 	}
 	ctx := cmd.Context()
-	var signer *trust.PendingSigner
+	var key *mirror.Key
 	if !opts.dryRun {
-		// The key is decrypted (scrypt: a few hundred milliseconds) while
-		// the sync plans. mirror.Sync fetches nothing before the key is
-		// ready (the signer's Wait), and a wrong password cancels the
-		// planning at once: it stops the sync before any download, under
-		// any load.
-		if signer, err = trust.StartSigner(opts.key, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
+		// The key is decrypted while the sync plans; a wrong password
+		// stops it before any download (mirror.StartKey).
+		if ctx, key, err = mirror.StartKey(ctx, opts.key, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
 			return fmt.Errorf("--key: %w", err)
 		}
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(ctx)
-		defer cancel(nil)
-		go func() {
-			if _, err := signer.Wait(ctx); err != nil {
-				cancel(err)
-			}
-		}()
-		so.Signer = signer
-		opts.net.signer = signer
+		defer key.Stop()
+		so.Signer, opts.net.signer = key.Signer(), key.Signer()
 	}
 	opts.net.caFile, opts.net.logger = opts.caFile, logger
 	regPath := opts.registry
-	statPath := regPath
-	p, perr := store.ParsePlace(regPath)
-	if perr == nil && p.Kind == store.PlaceGit {
-		statPath = p.Path
-	}
-	if _, err := os.Stat(statPath); opts.dryRun && !(perr == nil && p.Kind == store.PlaceDocker) && errors.Is(err, os.ErrNotExist) {
-		// Plan against an empty registry, writing nothing at the target.
-		tmp, err := tempdir.New("", "airvsx-dry-run-", nil)
-		if err != nil {
+	if opts.dryRun {
+		// Plan against an empty registry when there is none yet, writing
+		// nothing at the target.
+		var remove func()
+		if regPath, remove, err = mirror.DryRunPlace(opts.registry); err != nil {
 			return err
 		}
-		defer tmp.Remove()
-		regPath = filepath.Join(tmp.Path, "registry")
-		if st, err := openRegistry(regPath, true); err != nil {
-			return err
-		} else if err := st.Close(); err != nil {
-			return err
-		}
+		defer remove()
 	}
 	st, err := openRegistryNet(ctx, regPath, !opts.dryRun, opts.net)
 	if err != nil {
@@ -181,6 +164,39 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	}
 	defer st.Close()
 	so.Store = st
+	showSync(g, prog, opts, client.BaseURL(), &so)
+
+	rep, err := mirror.Sync(ctx, so)
+	prog.Finish()
+	err = key.Err(err) // an unusable key stopped the sync, or its signing
+	if !opts.dryRun {
+		err = abandon(ctx, st, opts.registry, "sync", err)
+	}
+	if rep != nil && opts.report != "" {
+		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return syncFailed(err, opts)
+	}
+	if opts.json {
+		if err := g.printJSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printSyncResult(g.stdout, rep)
+	}
+	if rep.Failed() {
+		return errFailed
+	}
+	return nil
+}
+
+// showSync sets how a sync shows how it goes: on a terminal a progress
+// line (prog), else a plain line on stderr every --progress-every; and,
+// without --json, the plan printed on stdout as soon as it is made.
+func showSync(g *globals, prog *progressLine, opts syncOptions, upstream string, so *mirror.Options) {
 	stallAfter := opts.progressEvery
 	if stallAfter <= 0 {
 		stallAfter = defaultSyncPlainEvery
@@ -197,25 +213,15 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		// download starts; the rest follows when the sync is done.
 		so.OnPlan = func(plan *mirror.Plan) {
 			prog.Done()
-			printSyncPlan(g.stdout, client.BaseURL(), plan, opts.prune)
+			printSyncPlan(g.stdout, upstream, plan, opts.prune)
 		}
 	}
+}
 
-	rep, err := mirror.Sync(ctx, so)
-	prog.Finish()
-	if err != nil && signer != nil {
-		if kerr := signer.Failed(); kerr != nil {
-			err = kerr // the key was unusable: that stopped the sync, or its signing
-		}
-	}
-	if !opts.dryRun {
-		err = abandon(ctx, st, opts.registry, "sync", err)
-	}
-	if rep != nil && opts.report != "" {
-		if werr := writeJSONFile(opts.report, rep); werr != nil && err == nil {
-			err = werr
-		}
-	}
+// syncFailed is sync's error for err: naming the key file and the place
+// when the key is not the registry's, the place when a git history's
+// signature fails, and what to do next.
+func syncFailed(err error, opts syncOptions) error {
 	if ke := (*trust.KeyError)(nil); errors.As(err, &ke) {
 		// Checked before any download: name the key file and the place.
 		ke.Registry = opts.registry
@@ -224,20 +230,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	if errors.Is(err, trust.ErrHistorySignature) {
 		err = fmt.Errorf("%s: %w", opts.registry, err) // the place whose branch it is
 	}
-	if err != nil {
-		return fmt.Errorf("sync: %w%s", err, syncHint(err))
-	}
-	if opts.json {
-		if err := g.printJSON(rep); err != nil {
-			return err
-		}
-	} else {
-		printSyncResult(g.stdout, rep)
-	}
-	if rep.Failed() {
-		return errFailed
-	}
-	return nil
+	return fmt.Errorf("sync: %w%s", err, syncHint(err))
 }
 
 // syncHint is what to do next about a failed sync's error, on lines of

@@ -3,23 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/hostlaunch/netbroker"
-	"github.com/airvsx/airvsx/hostlaunch/sandbox"
-	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/strictjson"
-	"github.com/airvsx/airvsx/internal/tempdir"
+	"github.com/airvsx/airvsx/hostlaunch/session"
 )
 
 // poolOptions are what run and host share: where the extensions are and
@@ -39,7 +33,8 @@ type poolOptions struct {
 	needInstalled bool
 	// command is run's --command: when only a disabled extension
 	// declares it, Load's warning about that extension is left to run's
-	// error, which names it and why (so it is told once).
+	// error, which names it and why (so it is told once:
+	// session.Options.Command).
 	command string
 }
 
@@ -49,131 +44,28 @@ func (o runOptions) poolOptions() poolOptions {
 		command: o.command}
 }
 
-// startPool loads the installed extensions, checks the sandbox, and
-// starts the pool of hosts (ui answers their questions; nil dismisses
-// them). closePool deactivates and stops everything, records the
-// activations and removes what was temporary.
-func startPool(ctx context.Context, g *globals, opts poolOptions, ui host.UI) (pool *host.Pool, hopts host.Options, disabled []install.Record, closePool func(), err error) {
-	log := g.logger()
-	var cleanups []func()
-	cleanup := func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
-		}
-	}
-	defer func() {
-		if err != nil {
-			cleanup()
-		}
-	}()
-	dopts := install.DirOptions{Logger: log}
-	l, err := install.Load(ctx, opts.extensions, dopts)
-	if err != nil {
-		return nil, hopts, nil, nil, noExtensionsHint(err, opts.extensions)
-	}
-	for _, w := range l.Warnings {
-		if !toldByRun(l.Extensions, opts.command, w) {
-			log.Warn(w)
-		}
-	}
-	if opts.needInstalled && len(l.Extensions) == 0 {
-		return nil, hopts, nil, nil, fmt.Errorf("nothing installed in %s: %s", opts.extensions,
+// openSession starts the session run and host share (session.Open): the
+// installed extensions in the kernel sandbox, with the network broker
+// wired in (only the binary links it) and ui answering the extensions'
+// questions (nil dismisses them). Its errors say what to do next.
+func openSession(ctx context.Context, g *globals, opts poolOptions, ui host.UI) (*session.Session, error) {
+	s, err := session.Open(ctx, session.Options{
+		Extensions: opts.extensions, Workspace: opts.workspace, Settings: opts.settings, Storage: opts.storage,
+		Node: opts.node, Heartbeat: opts.heartbeat, AuditLog: opts.auditLog, AllowDegraded: opts.degraded,
+		NeedInstalled: opts.needInstalled, Command: opts.command,
+		Fetch: netbroker.New(netbroker.Options{}), UI: ui, Logger: g.logger(),
+	})
+	var serr *session.SandboxError
+	switch {
+	case err == nil:
+		return s, nil
+	case errors.Is(err, session.ErrNothingInstalled):
+		return nil, fmt.Errorf("%w: %s", err,
 			commandLine("airvsx", "install", "ID", "--registry", "PLACE", "--key", "PREFIX.pub", "--extensions", opts.extensions))
+	case errors.As(err, &serr):
+		return nil, fmt.Errorf("%w; no extension was started (run on a Linux kernel with unprivileged user namespaces, Landlock ABI 4 or newer and seccomp, or accept the risk with --insecure-degraded-isolation)", err)
 	}
-	sb, err := sandbox.New(sandbox.Options{AllowDegraded: opts.degraded, Logger: log})
-	if err != nil {
-		return nil, hopts, nil, nil, fmt.Errorf("%w; no extension was started (run on a Linux kernel with unprivileged user namespaces, Landlock ABI 4 or newer and seccomp, or accept the risk with --insecure-degraded-isolation)", err)
-	}
-	iso := install.Isolation{Time: time.Now().UTC(), Layers: sb.Layers().String(), Degraded: sb.Degraded(), Missing: sb.Layers().Missing()}
-	if err := install.RecordIsolation(ctx, l.Dir, iso); err != nil {
-		return nil, hopts, nil, nil, err
-	}
-	hopts = host.Options{Workspace: opts.workspace, Node: opts.node, Logger: log, APIVersion: install.APIVersion, StorageDir: opts.storage, Heartbeat: opts.heartbeat,
-		Command: sb.Command, Spawn: sb.Spawn, Protected: []host.Protected{{Path: l.Dir, What: "the extensions directory"}}, UI: ui}
-	// The state directory holds the seal of installed.json and the
-	// trust state: no sandbox may reach it either.
-	if state, err := trust.DefaultStateDir(); err == nil {
-		hopts.Protected = append(hopts.Protected, host.Protected{Path: state, What: "airvsx's state directory"})
-	}
-	// The brokers: fetch through the network broker (the only HTTP client
-	// the host's extensions reach); every request audited.
-	hopts.Fetch = netbroker.New(netbroker.Options{})
-	if opts.auditLog != "" {
-		al, aerr := openAuditLog(opts.auditLog)
-		if aerr != nil {
-			return nil, hopts, nil, nil, aerr
-		}
-		cleanups = append(cleanups, func() {
-			if cerr := al.Close(); cerr != nil {
-				log.Warn("closing the audit log", "err", cerr)
-			}
-		})
-		hopts.Audit = al.record
-	}
-	for _, r := range l.Extensions {
-		if !r.Enabled {
-			disabled = append(disabled, r)
-			continue
-		}
-		hopts.Extensions = append(hopts.Extensions, extensionOf(l.Dir, r))
-	}
-	if opts.settings != "" {
-		b, err := os.ReadFile(opts.settings)
-		if err != nil {
-			return nil, hopts, nil, nil, fmt.Errorf("settings: %w", err)
-		}
-		var m map[string]any
-		if err := strictjson.Unmarshal(b, &m); err != nil {
-			return nil, hopts, nil, nil, fmt.Errorf("settings %s: %w", opts.settings, err)
-		}
-		hopts.Settings = b
-	}
-	if hopts.StorageDir == "" {
-		tmp, err := tempdir.New("", "airvsx-storage-", log)
-		if err != nil {
-			return nil, hopts, nil, nil, err
-		}
-		cleanups = append(cleanups, func() { tmp.Remove() })
-		hopts.StorageDir = tmp.Path
-	}
-	// An extension whose activation crashes the host twice in a row is
-	// disabled in installed.json.
-	disable := func(ctx context.Context, id, reason string) error {
-		xid, err := index.ParseID(id)
-		if err != nil {
-			return err
-		}
-		return install.Disable(ctx, l.Dir, xid, reason, dopts)
-	}
-	pool, err = host.LaunchPool(ctx, hopts, host.SuperviseOptions{Disable: disable})
-	if err != nil {
-		return nil, hopts, nil, nil, err
-	}
-	cleanups = append(cleanups, func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if cerr := pool.Close(cctx); cerr != nil {
-			log.Warn("stopping the extension hosts", "err", cerr)
-		}
-		recordActivations(cctx, log, l.Dir, pool.Activated())
-	})
-	return pool, hopts, disabled, cleanup, nil
-}
-
-// toldByRun reports whether warning w is about a disabled extension of
-// records that declares command, which no enabled one declares: run's
-// error, command not found, then names that extension and why.
-func toldByRun(records []install.Record, command, w string) bool {
-	if command == "" {
-		return false
-	}
-	declares := func(r install.Record) bool { return slices.Contains(r.Activation, "onCommand:"+command) }
-	if slices.ContainsFunc(records, func(r install.Record) bool { return r.Enabled && declares(r) }) {
-		return false
-	}
-	return slices.ContainsFunc(records, func(r install.Record) bool {
-		return !r.Enabled && declares(r) && strings.HasPrefix(w, r.String()+" disabled: ")
-	})
+	return nil, noExtensionsHint(err, opts.extensions)
 }
 
 // answers is run's host.UI: the --answer values, in order, one per

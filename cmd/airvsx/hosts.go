@@ -7,6 +7,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/hostlaunch/session"
 )
 
 // hostGroup is one extension host run would start: the extensions that
@@ -21,14 +22,8 @@ type hostGroup struct {
 // hostGroups are the hosts run starts for the enabled extensions of l
 // (host.Groups: one per grant).
 func hostGroups(l *install.Loaded) []hostGroup {
-	var exts []host.Extension
-	for _, r := range l.Extensions {
-		if r.Enabled {
-			exts = append(exts, extensionOf(l.Dir, r))
-		}
-	}
 	out := []hostGroup{}
-	for _, g := range host.Groups(exts) {
+	for _, g := range host.Groups(session.HostExtensions(l)) {
 		hg := hostGroup{Capabilities: append([]string{}, g[0].Capabilities...), AllowedHosts: g[0].AllowedHosts, Programs: g[0].Programs}
 		for _, e := range g {
 			hg.Extensions = append(hg.Extensions, e.ID)
