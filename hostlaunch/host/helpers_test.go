@@ -1,10 +1,13 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,3 +104,103 @@ func contains(s, sub string) bool     { return strings.Contains(s, sub) }
 // host starting on a loaded machine (go test runs packages in parallel,
 // under -race) is never taken for hung.
 const testHeartbeat = time.Second
+
+// handBeats is a heartbeat the test gives by hand: each send on the
+// channel it returns is one heartbeat of the host launched with opts.
+func handBeats(opts *Options) chan<- time.Time {
+	c := make(chan time.Time)
+	opts.beats = func(int, time.Duration) (<-chan time.Time, func()) { return c, func() {} }
+	return c
+}
+
+// cpuBeats makes the heartbeat of the hosts launched with opts tick
+// every Heartbeat of their process's CPU time, not of the wall clock: a
+// host that loops for ever still misses heartbeats at once, but one
+// that waits for a CPU on a loaded machine is never taken for hung.
+// (The process is node itself: Command is Direct.)
+func cpuBeats(opts *Options) {
+	opts.beats = func(pid int, d time.Duration) (<-chan time.Time, func()) {
+		c, stop := make(chan time.Time), make(chan struct{})
+		go func() {
+			poll := time.NewTicker(5 * time.Millisecond)
+			defer poll.Stop()
+			next := d
+			for {
+				select {
+				case <-stop:
+					return
+				case <-poll.C:
+				}
+				used, err := cpuTime(pid)
+				if err != nil { // the process is gone
+					return
+				}
+				if used < next {
+					continue
+				}
+				next = used + d
+				select {
+				case c <- time.Now():
+				case <-stop:
+					return
+				}
+			}
+		}()
+		return c, func() { close(stop) }
+	}
+}
+
+// cpuTime is the CPU time process pid has used, user and system, from
+// /proc/pid/stat (in clock ticks of 10 ms: USER_HZ is 100 on Linux).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command name, which is in parentheses and
+	// may hold spaces: state is field 3, utime 14 and stime 15.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(f))
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
+}
+
+// TestCPUTime: cpuTime counts the CPU a process uses, not the time it
+// waits.
+func TestCPUTime(t *testing.T) {
+	pid := os.Getpid()
+	before, err := cpuTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if slept, err := cpuTime(pid); err != nil || slept-before >= 100*time.Millisecond {
+		t.Errorf("sleeping 200 ms used %v of CPU (%v)", slept-before, err)
+	}
+	// Spin until 50 ms more of CPU show, for at most a minute of waiting
+	// for a CPU on a loaded machine.
+	for end := time.Now().Add(time.Minute); ; {
+		used, err := cpuTime(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if used-before >= 50*time.Millisecond {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("a minute of spinning used %v of CPU", used-before)
+		}
+	}
+	if _, err := cpuTime(1 << 30); err == nil {
+		t.Error("cpuTime of a process that does not exist: no error")
+	}
+}
