@@ -1,10 +1,8 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/airvsx/airvsx/internal/citool"
 	"github.com/airvsx/airvsx/internal/exttest"
+	"github.com/airvsx/airvsx/internal/procstatus"
 )
 
 // ext writes an extension folder holding extension.js with js as its
@@ -131,7 +130,7 @@ func cpuBeats(opts *Options) {
 					return
 				case <-poll.C:
 				}
-				used, err := cpuTime(pid)
+				used, err := procstatus.CPUTime(strconv.Itoa(pid))
 				if err != nil { // the process is gone
 					return
 				}
@@ -147,60 +146,5 @@ func cpuBeats(opts *Options) {
 			}
 		}()
 		return c, func() { close(stop) }
-	}
-}
-
-// cpuTime is the CPU time process pid has used, user and system, from
-// /proc/pid/stat (in clock ticks of 10 ms: USER_HZ is 100 on Linux).
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The fields after the command name, which is in parentheses and
-	// may hold spaces: state is field 3, utime 14 and stime 15.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(f))
-	}
-	var ticks int64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond, nil
-}
-
-// TestCPUTime: cpuTime counts the CPU a process uses, not the time it
-// waits.
-func TestCPUTime(t *testing.T) {
-	pid := os.Getpid()
-	before, err := cpuTime(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	if slept, err := cpuTime(pid); err != nil || slept-before >= 100*time.Millisecond {
-		t.Errorf("sleeping 200 ms used %v of CPU (%v)", slept-before, err)
-	}
-	// Spin until 50 ms more of CPU show, for at most a minute of waiting
-	// for a CPU on a loaded machine.
-	for end := time.Now().Add(time.Minute); ; {
-		used, err := cpuTime(pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if used-before >= 50*time.Millisecond {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("a minute of spinning used %v of CPU", used-before)
-		}
-	}
-	if _, err := cpuTime(1 << 30); err == nil {
-		t.Error("cpuTime of a process that does not exist: no error")
 	}
 }
