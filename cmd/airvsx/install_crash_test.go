@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,10 @@ func bigPackage(t *testing.T, file, version string) {
 
 // TestInstallKilled kills installs and uninstalls of a package of 400
 // files (SIGKILL to a child process) at 4 points spread over each run: an
-// upgrade and an uninstall. Whatever the point,
+// upgrade and an uninstall. The points are fractions of the files an
+// uninterrupted run makes and removes, counted as they come and go, not
+// of its wall time, which the machine's load changes from one run to
+// the next. Whatever the point,
 // the next list exits 0 and leaves no staging folder, and the extension
 // is enabled at the version before or after (an uninstall: installed or
 // gone): a folder installed.json records is never lost, nothing is
@@ -81,25 +85,24 @@ func TestInstallKilled(t *testing.T) {
 	} {
 		timed := filepath.Join(work, op.name+"-timed")
 		filetest.CopyDir(t, base, timed)
-		start := time.Now()
-		run(append(op.args, "--extensions", timed)...)
-		total := time.Since(start)
-		t.Logf("%s: an uninterrupted run takes %v", op.name, total)
+		args := append(op.args, "--extensions", timed)
+		cmd := child(args...)
+		out, done := startCmd(t, cmd)
+		total, err := killAt(t, cmd, done, newFileWork(timed), -1)
+		if err != nil {
+			t.Fatalf("airvsx %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		restored += strings.Count(out.String(), "put an extension folder back")
+		t.Logf("%s: an uninterrupted run makes and removes %d files", op.name, total)
 		for i := 1; i <= points; i++ {
 			dir := filepath.Join(work, fmt.Sprintf("%s-%d", op.name, i))
 			filetest.CopyDir(t, base, dir)
 			cmd := child(append(op.args, "--extensions", dir)...)
 			_, done := startCmd(t, cmd)
-			select {
-			case <-done:
-			case <-time.After(total * time.Duration(i) / (points + 1)):
-				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-					t.Fatal(err)
-				}
-				var ee *exec.ExitError
-				if err := <-done; errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
-					killed++
-				}
+			_, err := killAt(t, cmd, done, newFileWork(dir), total*i/(points+1))
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
+				killed++
 			}
 			left, _ := filepath.Glob(filepath.Join(dir, ".*install-*"))
 			leftovers += len(left)
@@ -129,5 +132,59 @@ func TestInstallKilled(t *testing.T) {
 	t.Logf("%d of %d runs killed mid-run, %d staging folders left for list, %d folders put back", killed, 2*points, leftovers, restored)
 	if killed < 2*points/2 || leftovers == 0 {
 		t.Errorf("%d of %d runs killed, %d staging folders left: the points do not cover the runs", killed, 2*points, leftovers)
+	}
+}
+
+// fileWork is how far a command that makes and removes files under dir
+// has come: the files it has made since it started plus those it has
+// removed since, as one sees them from outside.
+type fileWork struct {
+	dir        string
+	start, top int
+}
+
+func newFileWork(dir string) *fileWork {
+	n := countFiles(dir)
+	return &fileWork{dir: dir, start: n, top: n}
+}
+
+// now counts the files under dir: the work done so far.
+func (w *fileWork) now() int {
+	n := countFiles(w.dir)
+	w.top = max(w.top, n)
+	return w.top - w.start + w.top - n
+}
+
+// countFiles counts the files under dir, staging folders included; the
+// ones that go while it walks do not count.
+func countFiles(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// killAt sends SIGKILL to cmd, started with startCmd, once it has done
+// at least at of work (at < 0: never), and waits for it to end; it
+// returns the work done then and the error of cmd's Wait.
+func killAt(t *testing.T, cmd *exec.Cmd, done <-chan error, w *fileWork, at int) (int, error) {
+	t.Helper()
+	for {
+		select {
+		case err := <-done:
+			return w.now(), err
+		default:
+		}
+		if n := w.now(); at >= 0 && n >= at {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				t.Fatal(err)
+			}
+			return n, <-done
+		}
+		time.Sleep(200 * time.Microsecond)
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/airvsx/airvsx/internal/citool"
 	"github.com/airvsx/airvsx/internal/exttest"
+	"github.com/airvsx/airvsx/internal/procstatus"
 )
 
 // ext writes an extension folder holding extension.js with js as its
@@ -101,3 +103,48 @@ func contains(s, sub string) bool     { return strings.Contains(s, sub) }
 // host starting on a loaded machine (go test runs packages in parallel,
 // under -race) is never taken for hung.
 const testHeartbeat = time.Second
+
+// handBeats is a heartbeat the test gives by hand: each send on the
+// channel it returns is one heartbeat of the host launched with opts.
+func handBeats(opts *Options) chan<- time.Time {
+	c := make(chan time.Time)
+	opts.beats = func(int, time.Duration) (<-chan time.Time, func()) { return c, func() {} }
+	return c
+}
+
+// cpuBeats makes the heartbeat of the hosts launched with opts tick
+// every Heartbeat of their process's CPU time, not of the wall clock: a
+// host that loops for ever still misses heartbeats at once, but one
+// that waits for a CPU on a loaded machine is never taken for hung.
+// (The process is node itself: Command is Direct.)
+func cpuBeats(opts *Options) {
+	opts.beats = func(pid int, d time.Duration) (<-chan time.Time, func()) {
+		c, stop := make(chan time.Time), make(chan struct{})
+		go func() {
+			poll := time.NewTicker(5 * time.Millisecond)
+			defer poll.Stop()
+			next := d
+			for {
+				select {
+				case <-stop:
+					return
+				case <-poll.C:
+				}
+				used, err := procstatus.CPUTime(strconv.Itoa(pid))
+				if err != nil { // the process is gone
+					return
+				}
+				if used < next {
+					continue
+				}
+				next = used + d
+				select {
+				case c <- time.Now():
+				case <-stop:
+					return
+				}
+			}
+		}()
+		return c, func() { close(stop) }
+	}
+}

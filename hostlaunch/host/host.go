@@ -111,6 +111,13 @@ type Options struct {
 	// only what Command enforces. For tests that prove the kernel layers hold on
 	// their own; never for users.
 	InsecureNoSeatBelt bool
+
+	// beats, when set, replaces the Heartbeat ticker: it returns the
+	// channel whose values are the heartbeats of the host process pid,
+	// and a function that stops them. Tests drive the heartbeat with it
+	// (by hand, or by the host's CPU time) so that a loaded machine
+	// never makes a healthy host look hung.
+	beats func(pid int, d time.Duration) (ticks <-chan time.Time, stop func())
 }
 
 // ErrExited matches the error of every call on a host that has ended

@@ -90,7 +90,13 @@ func (h *Host) output(r io.ReadCloser, kind string) {
 
 // heartbeat pings the host; two pings unanswered mean it is hung.
 func (h *Host) heartbeat() {
-	h.every(h.opts.Heartbeat, func() bool {
+	beats := h.opts.beats
+	if beats == nil {
+		beats = wallBeats
+	}
+	ticks, stop := beats(h.info.PID, h.opts.Heartbeat)
+	defer stop()
+	h.on(ticks, func() bool {
 		if h.missed.Load() >= 2 {
 			h.log.Warn("extension host hung: killed", "pid", h.info.PID)
 			h.kill("hung: missed 2 heartbeats")
@@ -108,15 +114,27 @@ func (h *Host) heartbeat() {
 	})
 }
 
+// wallBeats is the heartbeat of every host: a tick every d.
+func wallBeats(_ int, d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
 // every calls tick every d until the host ends or tick returns false.
 func (h *Host) every(d time.Duration, tick func() bool) {
 	t := time.NewTicker(d)
 	defer t.Stop()
+	h.on(t.C, tick)
+}
+
+// on calls tick on each value of ticks until the host ends or tick
+// returns false.
+func (h *Host) on(ticks <-chan time.Time, tick func() bool) {
 	for {
 		select {
 		case <-h.done:
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 		if !tick() {
 			return

@@ -22,7 +22,9 @@ import (
 // activation and then brings its own host down, twice, gets nobody but
 // itself blamed: the other extension, which never ran, is not disabled,
 // and neither is the forger (it crashed its host in a command, not while
-// the launcher activated it).
+// the launcher activated it). The heartbeat ticks on the hosts' CPU
+// time: the forger's loop misses it at once, while on a loaded machine a
+// wall-clock one of 300 ms killed hosts that were starting as hung.
 func TestForgedBlame(t *testing.T) {
 	citool.Need(t, "node")
 	root := t.TempDir()
@@ -31,7 +33,9 @@ func TestForgedBlame(t *testing.T) {
 	victim.Capabilities = []string{"network"} // another host
 	var told []string
 	var mu sync.Mutex
-	p, err := LaunchPool(t.Context(), Options{Extensions: []Extension{forger, victim}, StorageDir: filepath.Join(root, "storage"), Heartbeat: 300 * time.Millisecond},
+	opts := Options{Extensions: []Extension{forger, victim}, StorageDir: filepath.Join(root, "storage"), Heartbeat: 300 * time.Millisecond}
+	cpuBeats(&opts)
+	p, err := LaunchPool(t.Context(), opts,
 		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }, MaxRestarts: 10,
 			Disable: func(_ context.Context, id, reason string) error {
 				mu.Lock()
