@@ -231,6 +231,9 @@ func (d *Dir) open() error {
 	}
 	for _, dir := range []string{metadataDir, extensionsDir, quarantineDir} {
 		if err := d.root.MkdirAll(dir, 0o755); err != nil {
+			if safefile.Escapes(err) {
+				return fmt.Errorf("%s/: %w", dir, safefile.ErrEscapes)
+			}
 			return err
 		}
 	}

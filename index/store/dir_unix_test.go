@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // TestDirHostileTree opens registries whose files were planted by an
@@ -104,5 +106,37 @@ func TestDirHostileTree(t *testing.T) {
 	repos, err := d.Repos(ctx)
 	if err != nil || !slices.Equal(repos, []string{"golang/go"}) {
 		t.Errorf("Repos() = %v, %v; want [golang/go]", repos, err)
+	}
+}
+
+// TestOpenDirLinkedSkeleton: a registry (a stick's, say) whose metadata/,
+// extensions/ or quarantine/ is a symbolic link out of it is refused when
+// opened for writing, naming the folder and what is wrong with it in the
+// words every other escaping path gets; nothing is made through the link.
+func TestOpenDirLinkedSkeleton(t *testing.T) {
+	for _, dir := range []string{"metadata", "extensions", "quarantine"} {
+		t.Run(dir, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "reg")
+			d := storetest.OpenDir(t, path, store.DirOptions{Create: true})
+			d.Close()
+			outside := t.TempDir()
+			if err := os.RemoveAll(filepath.Join(path, dir)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(path, dir)); err != nil {
+				t.Fatal(err)
+			}
+			d, err := store.OpenDir(path, store.DirOptions{})
+			if err == nil {
+				d.Close()
+				t.Fatalf("OpenDir with %s/ linked out of the registry succeeded", dir)
+			}
+			if !errors.Is(err, safefile.ErrEscapes) || !strings.Contains(err.Error(), dir+"/: it leads out of the registry through a symbolic link") {
+				t.Errorf("OpenDir: %v; want %s/ named, with safefile.ErrEscapes", err, dir)
+			}
+			if left, _ := os.ReadDir(outside); len(left) > 0 {
+				t.Errorf("OpenDir wrote %d files through the link", len(left))
+			}
+		})
 	}
 }

@@ -134,8 +134,19 @@ func asOpen(path string, err error) error {
 // error, "path escapes from parent", that callers should not match
 // themselves.
 func Escapes(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && (pe.Err == ErrEscapes || pe.Err.Error() == "path escapes from parent")
+	// A PathError may wrap another ("mkdirat x: statat x: path escapes
+	// from parent", from os.Root.MkdirAll): look at each.
+	for err != nil {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) {
+			return false
+		}
+		if pe.Err == ErrEscapes || pe.Err.Error() == "path escapes from parent" {
+			return true
+		}
+		err = pe.Err
+	}
+	return false
 }
 
 // ErrEscapes says a path inside a root leads out of it, through a

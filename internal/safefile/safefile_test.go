@@ -2,6 +2,7 @@ package safefile_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -120,5 +121,40 @@ func TestReadFile(t *testing.T) {
 			err = within(t, func() (err error) { got, err = safefile.ReadIn(root, tt.path, tt.max); return err })
 			check(t, "ReadIn", got, err, tt.want, wantErr, tt.tooBig)
 		})
+	}
+}
+
+// TestEscapes: os.Root's refusal of a path a link leads out of is
+// recognised however deep in PathErrors it is, and nothing else is.
+func TestEscapes(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	_, openErr := root.Open("out/x")
+	mkdirErr := root.MkdirAll("out", 0o755) // "mkdirat out: statat out: path escapes from parent"
+	_, missing := root.Open("nothing")
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"open through the link", openErr, true},
+		{"MkdirAll of the link (nested PathErrors)", mkdirErr, true},
+		{"ours", &os.PathError{Op: "open", Path: "x", Err: safefile.ErrEscapes}, true},
+		{"wrapped", fmt.Errorf("open registry: %w", mkdirErr), true},
+		{"a missing file", missing, false},
+		{"nil", nil, false},
+		{"another error", errors.New("path escapes from parent"), false},
+	}
+	for _, tt := range tests {
+		if got := safefile.Escapes(tt.err); got != tt.want {
+			t.Errorf("%s: Escapes(%v) = %v; want %v", tt.name, tt.err, got, tt.want)
+		}
 	}
 }
