@@ -1,9 +1,7 @@
 package mirror
 
 import (
-	"bytes"
 	"context"
-	"crypto"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -448,18 +446,6 @@ func (a trackedAPI) Sitemap(ctx context.Context) ([]index.ID, error) {
 	return a.c.Sitemap(ctx)
 }
 
-// checkSigner checks that the registry's newest root trusts the
-// signer's key for what a sync signs (trust.CheckPublisher): before a
-// download, not at the end when Publish would refuse it. Getting the
-// public key waits for a key still being decrypted.
-func checkSigner(ctx context.Context, s store.Store, signer signature.Signer) error {
-	pub, err := signer.PublicKey()
-	if err != nil {
-		return fmt.Errorf("signing key: %w", err)
-	}
-	return trust.CheckPublisher(ctx, "", trust.Metadata(ctx, s), pub)
-}
-
 // waitKey waits until the signing key has been checked (keyOK closed),
 // and returns why it was not when the sync was stopped first.
 func waitKey(ctx context.Context, keyOK <-chan struct{}) error {
@@ -469,99 +455,6 @@ func waitKey(ctx context.Context, keyOK <-chan struct{}) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
-}
-
-// loadPrevious reads the registry's current catalog through its own TUF
-// metadata (signatures and hashes checked from the registry's first root;
-// expiry is not: an expired registry can be synced again). It returns nil
-// for a registry that has no catalog yet.
-func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, *trust.Trusted, error) {
-	longAgo := func() time.Time { return time.Unix(1, 0) }
-	cat, tr, err := trust.ReadCatalog(ctx, s, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
-	if errors.Is(err, trust.ErrNoCatalog) {
-		return nil, "", nil, nil
-	}
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("the registry's current catalog does not verify: %w", err)
-	}
-	return cat, tr.CatalogDigest, tr, nil
-}
-
-// checkBase refuses a registry kept as a signed history (a git store)
-// whose revision, the one the sync's commit goes on top of, no key the
-// registry's root trusts for the targets role signed (trust.CheckBase):
-// a commit someone without the key added, which the sync would otherwise
-// sign over. With no root yet (tr nil), the sync's own key is the one.
-func checkBase(ctx context.Context, s store.Store, tr *trust.Trusted, signer signature.Signer) error {
-	var keys []crypto.PublicKey
-	if tr != nil {
-		k, err := tr.RoleKeys("targets")
-		if err != nil {
-			return fmt.Errorf("the registry's root: %w", err)
-		}
-		keys = k
-	} else if signer != nil {
-		if h, ok := s.(store.History); !ok || h.Revision() == "" {
-			return nil // no revision to check: do not wait for the key
-		}
-		pub, err := signer.PublicKey()
-		if err != nil {
-			return fmt.Errorf("signing key: %w", err)
-		}
-		keys = []crypto.PublicKey{pub}
-	}
-	return trust.CheckBase(ctx, s, keys)
-}
-
-// metadataExpires is when the metadata vouching for tr's catalog expires:
-// the earliest of the four roles; the zero time for no catalog.
-func metadataExpires(tr *trust.Trusted) time.Time {
-	if tr == nil {
-		return time.Time{}
-	}
-	expires := tr.Timestamp.Expires
-	for _, r := range []trust.RoleInfo{tr.Snapshot, tr.Targets, tr.Root} {
-		if r.Expires.Before(expires) {
-			expires = r.Expires
-		}
-	}
-	return expires.UTC()
-}
-
-// sameContent reports whether next says what prev says: the same
-// entries, upstream keys, upstream and policy, whatever its serial,
-// creation time and chain link.
-func sameContent(prev, next *index.Catalog) (bool, error) {
-	c := *next
-	c.Serial, c.Created, c.Previous = prev.Serial, prev.Created, prev.Previous
-	a, err := prev.Encode()
-	if err != nil {
-		return false, err
-	}
-	b, err := c.Encode()
-	if err != nil {
-		return false, err
-	}
-	return bytes.Equal(a, b), nil
-}
-
-// renewal says why a catalog with nothing new is signed again, or "" to
-// leave the registry unchanged: asked to (force), or its metadata expires
-// at expires, within half of the policy's catalog.expires (0: the
-// default) from now, or already has.
-func renewal(force bool, expires, now time.Time, catalogExpires time.Duration) string {
-	if catalogExpires <= 0 {
-		catalogExpires = policies.DefaultCatalogExpires
-	}
-	switch {
-	case force:
-		return "asked to renew"
-	case !expires.After(now):
-		return "the registry's metadata expired " + expires.Format(time.RFC3339)
-	case expires.Sub(now) < catalogExpires/2:
-		return fmt.Sprintf("the registry's metadata expires %s, within half of catalog.expires (%s)", expires.Format(time.RFC3339), policies.FormatExpiry(catalogExpires))
-	}
-	return ""
 }
 
 // syncMessage describes a sync's change to a store that records changes
