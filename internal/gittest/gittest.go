@@ -6,20 +6,16 @@ package gittest
 import (
 	"bytes"
 	"compress/zlib"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // TamperLoose flips one byte of the content of the loose object h in the
@@ -56,120 +52,50 @@ func TamperLoose(tb testing.TB, gitDir string, h plumbing.Hash) {
 // names in the git directory gitDir, as someone with write access to the
 // repository but not the registry's key would: its tree is the branch's
 // with files (slash path → content) added, directories made as needed.
-// It moves the branch and returns the commit. Files of equal content
-// share one blob, so a tree of many files costs little to make.
+// It is made with stock git's plumbing (a private index, write-tree,
+// commit-tree, update-ref); files with the same content share one blob, so
+// a tree of many files costs little to make.
 func CommitOnTop(tb testing.TB, gitDir string, files map[string][]byte) plumbing.Hash {
 	tb.Helper()
-	st := filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault())
-	defer st.Close()
-	head, err := st.Reference(plumbing.HEAD)
-	if err != nil {
-		tb.Fatal(err)
+	index := filepath.Join(tb.TempDir(), "index")
+	git := func(stdin string, env []string, args ...string) string {
+		tb.Helper()
+		cmd := exec.Command("git", append([]string{"--git-dir", gitDir, "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(append(os.Environ(), "GIT_INDEX_FILE="+index), env...)
+		cmd.Stdin = strings.NewReader(stdin)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		return strings.TrimSpace(string(out))
 	}
-	branch := head.Target()
-	ref, err := st.Reference(branch)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	parent, err := object.GetCommit(st, ref.Hash())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	blobs := map[string]plumbing.Hash{}
-	tree := map[string]plumbing.Hash{}
+	branch := git("", nil, "symbolic-ref", "HEAD")
+	parent := git("", nil, "rev-parse", branch)
+	when := git("", nil, "log", "-1", "--format=%ct", parent)
+	git("", nil, "read-tree", parent)
+	blobs := map[string]string{}
+	var entries strings.Builder
 	for p, data := range files {
 		h, ok := blobs[string(data)]
 		if !ok {
-			h = store(tb, st, plumbing.BlobObject, data)
+			h = git(string(data), nil, "hash-object", "-w", "--stdin")
 			blobs[string(data)] = h
 		}
-		tree[p] = h
+		fmt.Fprintf(&entries, "100644 %s\t%s\n", h, p)
 	}
-	root := addFiles(tb, st, parent.TreeHash, tree)
-	sig := object.Signature{Name: "intruder", Email: "intruder@example.com", When: parent.Committer.When.Add(time.Second)}
-	c := &object.Commit{Author: sig, Committer: sig, Message: "not signed\n", TreeHash: root, ParentHashes: []plumbing.Hash{parent.Hash}}
-	o := st.NewEncodedObject()
-	if err := c.Encode(o); err != nil {
-		tb.Fatal(err)
-	}
-	h, err := st.SetEncodedObject(o)
+	git(entries.String(), nil, "update-index", "--add", "--index-info")
+	tree := git("", nil, "write-tree")
+	sec, err := strconv.ParseInt(when, 10, 64)
 	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("commit time of %s: %v", parent, err)
 	}
-	if err := st.SetReference(plumbing.NewHashReference(branch, h)); err != nil {
-		tb.Fatal(err)
-	}
-	return h
-}
-
-// addFiles writes the tree base (zero: empty) with files (slash path
-// relative to it → blob) added, and returns it.
-func addFiles(tb testing.TB, st *filesystem.Storage, base plumbing.Hash, files map[string]plumbing.Hash) plumbing.Hash {
-	entries := map[string]object.TreeEntry{}
-	if !base.IsZero() {
-		t, err := object.GetTree(st, base)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for _, e := range t.Entries {
-			entries[e.Name] = e
-		}
-	}
-	subs := map[string]map[string]plumbing.Hash{}
-	for p, h := range files {
-		name, rest, isDir := strings.Cut(p, "/")
-		if !isDir {
-			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h}
-			continue
-		}
-		if subs[name] == nil {
-			subs[name] = map[string]plumbing.Hash{}
-		}
-		subs[name][rest] = h
-	}
-	for name, sub := range subs {
-		var b plumbing.Hash
-		if e, ok := entries[name]; ok && e.Mode == filemode.Dir {
-			b = e.Hash
-		}
-		entries[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: addFiles(tb, st, b, sub)}
-	}
-	t := &object.Tree{}
-	for _, e := range entries {
-		t.Entries = append(t.Entries, e)
-	}
-	sortName := func(e object.TreeEntry) string {
-		if e.Mode == filemode.Dir {
-			return e.Name + "/"
-		}
-		return e.Name
-	}
-	slices.SortFunc(t.Entries, func(a, b object.TreeEntry) int { return strings.Compare(sortName(a), sortName(b)) })
-	o := st.NewEncodedObject()
-	if err := t.Encode(o); err != nil {
-		tb.Fatal(err)
-	}
-	h, err := st.SetEncodedObject(o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h
-}
-
-// store writes one object.
-func store(tb testing.TB, st *filesystem.Storage, typ plumbing.ObjectType, data []byte) plumbing.Hash {
-	o := st.NewEncodedObject()
-	o.SetType(typ)
-	o.SetSize(int64(len(data)))
-	w, err := o.Writer()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w.Write(data)
-	w.Close()
-	h, err := st.SetEncodedObject(o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h
+	date := fmt.Sprintf("%d +0000", sec+1)
+	commit := git("not signed\n", []string{
+		"GIT_AUTHOR_NAME=intruder", "GIT_AUTHOR_EMAIL=intruder@example.com", "GIT_AUTHOR_DATE=" + date,
+		"GIT_COMMITTER_NAME=intruder", "GIT_COMMITTER_EMAIL=intruder@example.com", "GIT_COMMITTER_DATE=" + date,
+	}, "commit-tree", tree, "-p", parent)
+	git("", nil, "update-ref", branch, commit, parent)
+	return plumbing.NewHash(commit)
 }
