@@ -93,19 +93,9 @@ func deniedError(ctx context.Context, dir string, events []host.Event, cause err
 		}
 	}
 	reinstall = append(reinstall, "--extensions", dir, "--policy", "POLICY.yaml")
-	return &deniedRunError{cause: cause, msg: fmt.Sprintf("%s was denied the %q capability: it tried to %s, and the policy it was installed with does not grant it %s; to grant it, add under the policy's capabilities: %s and install it again with that policy: %s",
+	return &wordedError{err: cause, msg: fmt.Sprintf("%s was denied the %q capability: it tried to %s, and the policy it was installed with does not grant it %s; to grant it, add under the policy's capabilities: %s and install it again with that policy: %s",
 		ev.Extension, c, termtext.Escape(what), c, line, commandLine(reinstall...))}
 }
-
-// deniedRunError is deniedError's error: its own text, and the host's
-// error it stands for below (for the exit status).
-type deniedRunError struct {
-	cause error
-	msg   string
-}
-
-func (e *deniedRunError) Error() string { return e.msg }
-func (e *deniedRunError) Unwrap() error { return e.cause }
 
 // programOf is the program a denied spawn named: an absolute path as it
 // is, a bare name as the spawn broker would find it; "" when neither.

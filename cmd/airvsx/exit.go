@@ -119,3 +119,13 @@ func count(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// wordedError is err told in other words: its text is msg, and it is err
+// for errors.Is and errors.As (the exit status).
+type wordedError struct {
+	msg string
+	err error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.err }

@@ -140,20 +140,10 @@ func interrupted(verb, path string, err error) error {
 	cause := strings.TrimPrefix(err.Error(), verb+": ")
 	switch verb {
 	case "run", "host":
-		return &wordedError{fmt.Sprintf("%s: interrupted (%s): the extension hosts were stopped and their temporary files removed; nothing was left behind", verb, cause), err}
+		return &wordedError{msg: fmt.Sprintf("%s: interrupted (%s): the extension hosts were stopped and their temporary files removed; nothing was left behind", verb, cause), err: err}
 	}
-	return &wordedError{fmt.Sprintf("%s: interrupted before it finished (%s): what it wrote went through temporary files and renames, so nothing is half-written; run %q again to finish", verb, cause, path), err}
+	return &wordedError{msg: fmt.Sprintf("%s: interrupted before it finished (%s): what it wrote went through temporary files and renames, so nothing is half-written; run %q again to finish", verb, cause, path), err: err}
 }
-
-// wordedError is err told in other words: its text is msg, and it is err
-// for errors.Is and errors.As (the exit status).
-type wordedError struct {
-	msg string
-	err error
-}
-
-func (e *wordedError) Error() string { return e.msg }
-func (e *wordedError) Unwrap() error { return e.err }
 
 // withVerb makes err, a failure of the command verb, begin with the
 // verb as every command's errors do ("sync: ..."), so that an error
