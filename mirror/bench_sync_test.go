@@ -57,7 +57,7 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/mirror"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
 )
 

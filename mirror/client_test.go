@@ -24,7 +24,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/retry"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 // fakeClock is a clock that moves only when the client sleeps; it

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 // TestDigestFileRestarts: a download that breaks midway and is retried

@@ -14,10 +14,10 @@ import (
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/demoreg"
+	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/mirror"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 // A sync with nothing new upstream: what it leaves as it was, and what it

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 func TestExtensionVersion(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
-	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/mirror"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 // TestSyncProgress: the Progress option sees each item as the planner finds

@@ -24,10 +24,10 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/demoreg"
+	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/mirror"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
 )
 
@@ -35,7 +35,7 @@ func TestMain(m *testing.M) { demoreg.Main(m) }
 
 // env is one test's own fixture upstream, client, signer and registry
 // directory, for tests that sync in their own way; the demo registry as
-// two plain syncs make it is shared (internal/demoreg).
+// two plain syncs make it is shared (testkit/demoreg).
 type env struct {
 	srv    *openvsxtest.Server
 	client *mirror.Client
@@ -87,7 +87,7 @@ func names(es []index.Entry) []string {
 }
 
 // TestSyncDemo checks the first sync of the demo registry (the demo
-// policy from the fixture upstream, internal/demoreg): platform builds,
+// policy from the fixture upstream, testkit/demoreg): platform builds,
 // the pre-release and the engine-incompatible version skipped, the pack
 // and the dependency closed over, the glob found in the sitemap.
 func TestSyncDemo(t *testing.T) {

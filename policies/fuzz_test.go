@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // FuzzParse: Parse never panics, and a policy it accepts survives

@@ -2,7 +2,7 @@
 # bench-git.sh: write a registry (made at run time, never kept) into a
 # git repository as a sync writes into git:PATH (every blob put through
 # the Store, hashed and checked, each entry tagged, the metadata written,
-# one signed commit: index/store/gitstore/internal/gitbench), and commit
+# one signed commit: testkit/gitbench), and commit
 # the same tree with stock git (git init && git add -A && git commit),
 # alternately, RUNS times each; print both wall times, the ratio
 # airvsx/git (goal: <= 1.5) and both peak RSS. Then again with twice the
@@ -23,7 +23,7 @@ done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/airvsx-bench-git.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/gitbench" ./index/store/gitstore/internal/gitbench
+go build -o "$work/gitbench" ./testkit/gitbench
 export GIT_CONFIG_NOSYSTEM=1 HOME="$work/home"
 mkdir -p "$HOME"
 git config --global user.name bench

@@ -9,7 +9,7 @@ import (
 
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 
 	"github.com/sigstore/sigstore/pkg/signature"
 
@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// demoRegistry is the demo registry the tests share (internal/demoreg).
+// demoRegistry is the demo registry the tests share (testkit/demoreg).
 // The site tests render the registry as the first sync left it
 // (Registry.Dir1, catalog serial 1), verified at demoreg.VerifyNow.
 func demoRegistry(t *testing.T) *demoreg.Registry {

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/transfer"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/demoreg"
+	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
 )
@@ -22,7 +22,7 @@ import (
 func TestMain(m *testing.M) { demoreg.Main(m) }
 
 // base returns the registry every test copies: the demo policy synced
-// twice from the fixture upstream (internal/demoreg).
+// twice from the fixture upstream (testkit/demoreg).
 func base(t *testing.T) *demoreg.Registry {
 	t.Helper()
 	return demoreg.Get(t)

@@ -14,8 +14,8 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/internal/gittest"
+	"github.com/airvsx/airvsx/testkit/filetest"
+	"github.com/airvsx/airvsx/testkit/gittest"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
 )

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/internal/ocitest"
-	"github.com/airvsx/airvsx/internal/synthreg"
+	"github.com/airvsx/airvsx/testkit/demoreg"
+	"github.com/airvsx/airvsx/testkit/filetest"
+	"github.com/airvsx/airvsx/testkit/ocitest"
+	"github.com/airvsx/airvsx/testkit/synthreg"
 	"github.com/airvsx/airvsx/transfer"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/internal/synthreg"
+	"github.com/airvsx/airvsx/testkit/demoreg"
+	"github.com/airvsx/airvsx/testkit/synthreg"
 )
 
 // TestCopyProgressOnTerminal runs copy with stderr on a terminal: the

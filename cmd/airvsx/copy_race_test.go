@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/internal/synthreg"
+	"github.com/airvsx/airvsx/testkit/demoreg"
+	"github.com/airvsx/airvsx/testkit/filetest"
+	"github.com/airvsx/airvsx/testkit/synthreg"
 )
 
 // TestCopyConcurrentNewDest runs pairs of copies at once into a new DST,

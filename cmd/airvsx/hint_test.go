@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // bigPackage writes a valid package of vsixtest's sample extension at

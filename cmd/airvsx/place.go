@@ -18,7 +18,7 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/certpool"
 	"github.com/airvsx/airvsx/internal/safefile"
-	"github.com/airvsx/airvsx/ociregistry"
+	"github.com/airvsx/airvsx/index/store/ocistore"
 )
 
 // placeHelp is how flag help names a place.
@@ -89,7 +89,7 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 	}
 	switch p.Kind {
 	case store.PlaceDocker:
-		o := ociregistry.Options{Insecure: n.insecure, AllowInsecureRemote: n.allowInsecureRemote, AlsoDial: n.alsoDial, ReadOnly: !write, Logger: n.logger}
+		o := ocistore.Options{Insecure: n.insecure, AllowInsecureRemote: n.allowInsecureRemote, AlsoDial: n.alsoDial, ReadOnly: !write, Logger: n.logger}
 		if write {
 			o.Signer = n.signer
 		}
@@ -104,8 +104,8 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 			}
 			o.RootCAs = pool
 		}
-		st, err := ociregistry.Open(ctx, p, o)
-		if errors.Is(err, ociregistry.ErrInsecureRemote) {
+		st, err := ocistore.Open(ctx, p, o)
+		if errors.Is(err, ocistore.ErrInsecureRemote) {
 			return nil, &usageError{err}
 		}
 		if err != nil {
@@ -115,7 +115,7 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 		// says so now, not as whatever read failed first (for verify, a
 		// finding about the metadata). Any other failure is left to the
 		// requests that follow.
-		if err := st.CheckAccess(ctx); errors.Is(err, ociregistry.ErrUnauthorized) || errors.Is(err, store.ErrUnreachable) {
+		if err := st.CheckAccess(ctx); errors.Is(err, ocistore.ErrUnauthorized) || errors.Is(err, store.ErrUnreachable) {
 			st.Close()
 			return nil, err
 		}

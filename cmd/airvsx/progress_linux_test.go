@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/demoreg"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/testkit/citool"
 )
 
 // TestRunStartupDeterministic runs the same run runStartupRuns times on

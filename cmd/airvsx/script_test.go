@@ -18,9 +18,9 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
-	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/ocitest"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/citool"
+	"github.com/airvsx/airvsx/testkit/ocitest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 // upstreams are the fixture servers of running scripts, by URL.
@@ -101,7 +101,7 @@ func TestScript(t *testing.T) {
 				_, err := exec.LookPath("cosign")
 				return citool.Condition(err, "cosign is not on PATH in CI")
 			case "registry":
-				// The CNCF distribution registry (internal/ocitest) is
+				// The CNCF distribution registry (testkit/ocitest) is
 				// installed by CI (.ci/run); where it is missing outside
 				// CI the script skips, in CI it must be there.
 				_, err := ocitest.Binary()

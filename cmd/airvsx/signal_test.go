@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/demoreg"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/filetest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 // TestSyncShowsPlanAndStall runs a sync without a terminal whose only

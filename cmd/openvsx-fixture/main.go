@@ -1,5 +1,5 @@
 // Command openvsx-fixture serves the fixture Open VSX server
-// (mirror/openvsxtest) on loopback, for the offline demo and manual tries:
+// (testkit/openvsxtest) on loopback, for the offline demo and manual tries:
 //
 //	go run ./cmd/openvsx-fixture -listen 127.0.0.1:0 -fixtures testdata/vsix
 //
@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/airvsx/airvsx/mirror/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 func main() {

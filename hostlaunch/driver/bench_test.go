@@ -18,7 +18,7 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/testkit/citool"
 )
 
 // lspDemo is the language client whose server.js (node over stdio,

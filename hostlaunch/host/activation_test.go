@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // TestActivationEvents: each activation event activates its extension at

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/testkit/citool"
 )
 
 // The benchmarks report the goals; they assert none (a loaded machine is

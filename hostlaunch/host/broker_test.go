@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/collect"
+	"github.com/airvsx/airvsx/testkit/collect"
 )
 
 // auditEvents returns the KindAudit events of r.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // TestDenied: what an extension without capabilities may not do fails

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/exttest"
+	"github.com/airvsx/airvsx/testkit/citool"
+	"github.com/airvsx/airvsx/testkit/exttest"
 	"github.com/airvsx/airvsx/internal/procstatus"
 )
 

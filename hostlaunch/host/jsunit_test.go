@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/testkit/citool"
 )
 
 // TestJSUnit runs the host's JavaScript unit tests, js/test/*.test.js,

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/collect"
+	"github.com/airvsx/airvsx/testkit/citool"
+	"github.com/airvsx/airvsx/testkit/collect"
 	"github.com/airvsx/airvsx/internal/procstatus"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/testkit/citool"
 )
 
 // TestCrashLoopDisables: an extension whose activation brings its host

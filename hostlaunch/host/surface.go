@@ -19,7 +19,7 @@ var surfaceJS []byte
 // APISurface runs node ("node" on PATH) on the host's vscode module with
 // apiJSON (the content of vscodeapi's api.json) and returns which of its
 // names the module implements: the content of vscodeapi's surface.json,
-// which internal/cmd/genvscodeapi writes.
+// which hostlaunch/internal/cmd/genvscodeapi writes.
 func APISurface(ctx context.Context, apiJSON []byte) (*vscodeapi.Surface, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/collect"
+	"github.com/airvsx/airvsx/testkit/citool"
+	"github.com/airvsx/airvsx/testkit/collect"
 )
 
 // The trust boundary between a host and the launcher: identity, grants,

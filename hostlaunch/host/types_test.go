@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/testkit/citool"
 )
 
 // TestTypes runs testdata/js/types.test.js under node against js/types.js:

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airvsx/airvsx/hostlaunch/vscodeapi"
-	"github.com/airvsx/airvsx/internal/citool"
+	"github.com/airvsx/airvsx/testkit/citool"
 )
 
 // TestSurfaceCurrent fails when vscodeapi's surface.json is not what the

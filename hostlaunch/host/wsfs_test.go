@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // TestWorkspaceFS: workspace.fs reaches the workspace folders through the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 func TestDecodeStrict(t *testing.T) {

@@ -16,8 +16,8 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
-	"github.com/airvsx/airvsx/internal/demoreg"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/demoreg"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // capPolicy grants cap.x spawn of git and network to one host.

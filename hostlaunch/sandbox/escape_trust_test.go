@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/internal/procstatus"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // The launcher runs outside every sandbox layer: what a host can make it
@@ -54,7 +54,7 @@ exports.activate = () => {
 `
 
 // flood runs one flood ("fs" or "fetch") from a sandboxed host, its
-// launcher internal/cmd/hostprobe (a fresh process without the race
+// launcher hostlaunch/internal/cmd/hostprobe (a fresh process without the race
 // detector, as airvsx run is), and returns what it did with the
 // launcher's peak resident memory.
 func flood(tb testing.TB, kind string) floodResult {

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// probeBin is internal/cmd/hostprobe, built once per test binary without
+// probeBin is hostlaunch/internal/cmd/hostprobe, built once per test binary without
 // the race detector (whose shadow memory would make a launcher's peak
 // memory meaningless, and whose runtime cannot start under a brokered
 // program's RLIMIT_DATA), static (it needs no ELF interpreter in a
@@ -36,12 +36,12 @@ func hostprobe(tb testing.TB) string {
 			return
 		}
 		probeBin.path = filepath.Join(probeBin.dir, "hostprobe")
-		cmd := exec.Command(goCmd, "build", "-o", probeBin.path, "github.com/airvsx/airvsx/internal/cmd/hostprobe")
+		cmd := exec.Command(goCmd, "build", "-o", probeBin.path, "github.com/airvsx/airvsx/hostlaunch/internal/cmd/hostprobe")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		probeBin.out, probeBin.err = cmd.CombinedOutput()
 	})
 	if probeBin.err != nil {
-		tb.Fatalf("go build internal/cmd/hostprobe: %v\n%s", probeBin.err, probeBin.out)
+		tb.Fatalf("go build hostlaunch/internal/cmd/hostprobe: %v\n%s", probeBin.err, probeBin.out)
 	}
 	return probeBin.path
 }

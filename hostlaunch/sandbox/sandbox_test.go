@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/internal/exttest"
+	"github.com/airvsx/airvsx/testkit/exttest"
 )
 
 // newSandbox is a Sandbox for tests; a machine without a layer fails the

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/collect"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/citool"
+	"github.com/airvsx/airvsx/testkit/collect"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // TestSpawnSandboxed: a program the broker starts runs under its own

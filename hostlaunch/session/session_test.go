@@ -15,8 +15,8 @@ import (
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/hostlaunch/sandbox"
 	"github.com/airvsx/airvsx/hostlaunch/session"
-	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/citool"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 func TestMain(m *testing.M) {

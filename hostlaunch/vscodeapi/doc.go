@@ -18,11 +18,11 @@
 //
 // Both files are generated:
 //
-//	go run ./internal/cmd/genvscodeapi -api      # api.json, needs npm
-//	go run ./internal/cmd/genvscodeapi -surface  # surface.json, needs node
+//	go run ./hostlaunch/internal/cmd/genvscodeapi -api      # api.json, needs npm
+//	go run ./hostlaunch/internal/cmd/genvscodeapi -surface  # surface.json, needs node
 //
 // (go generate ./hostlaunch/vscodeapi does the second). TestSurfaceCurrent
 // in hostlaunch/host fails when surface.json is stale.
 package vscodeapi
 
-//go:generate go run ../../internal/cmd/genvscodeapi -surface
+//go:generate go run ../internal/cmd/genvscodeapi -surface

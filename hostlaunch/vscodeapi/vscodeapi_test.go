@@ -14,7 +14,7 @@ import (
 
 var ident = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
-const regenerate = "go run ./internal/cmd/genvscodeapi -api (then -surface)"
+const regenerate = "go run ./hostlaunch/internal/cmd/genvscodeapi -api (then -surface)"
 
 // TestAPIFile fails when the committed api.json is malformed: the wrong
 // version, a kind api.json does not use, a name that is not an

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/internal/filetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // TestDirReplaceBlob: ReplaceBlob touches only a damaged blob, keeps the

@@ -18,8 +18,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/citool"
-	"github.com/airvsx/airvsx/internal/signtest"
+	"github.com/airvsx/airvsx/testkit/citool"
+	"github.com/airvsx/airvsx/testkit/signtest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 )

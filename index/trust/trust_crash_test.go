@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/internal/signtest"
+	"github.com/airvsx/airvsx/testkit/filetest"
+	"github.com/airvsx/airvsx/testkit/signtest"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 
 	"github.com/airvsx/airvsx/internal/atomicfile"
-	"github.com/airvsx/airvsx/internal/signtest"
+	"github.com/airvsx/airvsx/testkit/signtest"
 )
 
 // metaDir is a MetadataFS on a plain directory, for tests that tamper

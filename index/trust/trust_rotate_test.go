@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/internal/signtest"
+	"github.com/airvsx/airvsx/testkit/filetest"
+	"github.com/airvsx/airvsx/testkit/signtest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/internal/filetest"
-	"github.com/airvsx/airvsx/internal/signtest"
+	"github.com/airvsx/airvsx/testkit/filetest"
+	"github.com/airvsx/airvsx/testkit/signtest"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 )

@@ -5,7 +5,7 @@ import (
 	"encoding/pem"
 	"testing"
 
-	"github.com/airvsx/airvsx/internal/certtest"
+	"github.com/airvsx/airvsx/testkit/certtest"
 )
 
 // TestWithSystem: a bundle's certificate is trusted on top of the

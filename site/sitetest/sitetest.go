@@ -22,7 +22,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
-	"github.com/airvsx/airvsx/internal/synthreg"
+	"github.com/airvsx/airvsx/testkit/synthreg"
 )
 
 // Extension is one synthetic package: one entry of the catalog.

@@ -83,7 +83,7 @@ build night-theme
 build git-helper
 
 # More versions of hello-command, for the fixture Open VSX server
-# (mirror/openvsxtest): an older one, a pre-release, an engine-incompatible
+# (testkit/openvsxtest): an older one, a pre-release, an engine-incompatible
 # newest one, and a second platform build.
 build hello-command "" '{"version":"0.9.0"}'
 build hello-command "" '{"version":"1.1.0"}' --pre-release
@@ -109,7 +109,7 @@ out="$out/local" build stream-echo
 # object whose constructor writes a marker. The staging copy's modes
 # are normalized to 0644 like every file (and install unpacks 0644 too):
 # the test sets the exec bits after installing. It goes to hostile/, out of
-# the fixture Open VSX server's reach (mirror/openvsxtest serves
+# the fixture Open VSX server's reach (testkit/openvsxtest serves
 # testdata/vsix/*.vsix).
 esc="$sources/escape-suite"
 gcc -nostdlib -static -no-pie -s -Wl,--build-id=none -o "$esc/bin/int80" "$esc/bin/int80.S"

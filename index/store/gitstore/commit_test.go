@@ -19,8 +19,8 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
-	"github.com/airvsx/airvsx/internal/gittest"
-	"github.com/airvsx/airvsx/internal/signtest"
+	"github.com/airvsx/airvsx/testkit/gittest"
+	"github.com/airvsx/airvsx/testkit/signtest"
 )
 
 // needGit skips a test that runs stock git when there is none.

@@ -7,7 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/airvsx/airvsx/index/store/gitstore"
-	"github.com/airvsx/airvsx/internal/signtest"
+	"github.com/airvsx/airvsx/testkit/signtest"
 )
 
 // TestFS: the commit's tree as an fs.FS passes the standard library's

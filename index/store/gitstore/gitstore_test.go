@@ -7,7 +7,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
-	"github.com/airvsx/airvsx/internal/gittest"
+	"github.com/airvsx/airvsx/testkit/gittest"
 )
 
 func TestConformance(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store/gitstore"
-	"github.com/airvsx/airvsx/internal/signtest"
+	"github.com/airvsx/airvsx/testkit/signtest"
 )
 
 // TestRefs opens a registry of two commits at every kind of ref: readers

@@ -25,7 +25,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
-	"github.com/airvsx/airvsx/internal/synthreg"
+	"github.com/airvsx/airvsx/testkit/synthreg"
 )
 
 // Options size the registry. The zero value makes 400 entries of 5 MiB.
