@@ -57,8 +57,8 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/mirror"
-	"github.com/airvsx/airvsx/testkit/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
 const (

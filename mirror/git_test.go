@@ -12,9 +12,9 @@ import (
 
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/gittest"
-	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 

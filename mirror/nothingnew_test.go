@@ -14,9 +14,9 @@ import (
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
-	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
-	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 

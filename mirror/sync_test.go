@@ -24,11 +24,11 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
-	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
-	"github.com/airvsx/airvsx/policies"
 )
 
 func TestMain(m *testing.M) { demoreg.Main(m) }

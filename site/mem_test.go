@@ -10,8 +10,8 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/site"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // stores returns the registry in dir opened as a directory store

@@ -11,9 +11,9 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
-	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
 )

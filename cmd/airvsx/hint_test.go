@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/site/sitetest"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 )
 
 func TestShellQuote(t *testing.T) {

@@ -15,10 +15,10 @@ import (
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
+	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/certpool"
 	"github.com/airvsx/airvsx/internal/safefile"
-	"github.com/airvsx/airvsx/index/store/ocistore"
 )
 
 // placeHelp is how flag help names a place.

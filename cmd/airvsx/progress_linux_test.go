@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/site/sitetest"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 )
 
 // TestStderrProgressTerminal checks that progress is on when stderr is a

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/site/sitetest"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
-	"github.com/airvsx/airvsx/site/sitetest"
 )
 
 // TestSignalStops sends SIGTERM to a verify, a site and a sync while they

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/procstatus"
 	"github.com/airvsx/airvsx/testkit/citool"
 	"github.com/airvsx/airvsx/testkit/exttest"
-	"github.com/airvsx/airvsx/internal/procstatus"
 )
 
 // ext writes an extension folder holding extension.js with js as its

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/internal/procstatus"
 	"github.com/airvsx/airvsx/testkit/citool"
 	"github.com/airvsx/airvsx/testkit/collect"
-	"github.com/airvsx/airvsx/internal/procstatus"
 )
 
 // streamEcho is the fixture extension testdata/extensions/stream-echo,

@@ -17,11 +17,11 @@ import (
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
+	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
-	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
-	"github.com/airvsx/airvsx/policies"
 )
 
 // testNow is the clock of the sync and of every install.

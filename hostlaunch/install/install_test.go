@@ -17,8 +17,8 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/policies"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 )
 
 func ids(rs []install.Record) []string {

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
-	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/internal/procstatus"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // The escape suite's cases against the launcher's trust boundary rather

@@ -31,10 +31,10 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/testkit/synthreg"
 	"github.com/airvsx/airvsx/mirror"
-	"github.com/airvsx/airvsx/testkit/openvsxtest"
 	"github.com/airvsx/airvsx/policies"
+	"github.com/airvsx/airvsx/testkit/openvsxtest"
+	"github.com/airvsx/airvsx/testkit/synthreg"
 )
 
 // The clock: the first sync signs at SyncNow1, the second an hour later;

@@ -18,8 +18,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/testkit/ocitest"
 	"github.com/airvsx/airvsx/index/store/ocistore"
+	"github.com/airvsx/airvsx/testkit/ocitest"
 )
 
 // TestAuth: a registry that asks for credentials (htpasswd) is written and

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
-	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/transfer"
 )
 

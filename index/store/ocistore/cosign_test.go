@@ -15,8 +15,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/store/ocistore"
+	"github.com/airvsx/airvsx/index/trust"
 )
 
 // TestCosignSignature: with a signer, tagging an entry manifest writes a

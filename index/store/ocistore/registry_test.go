@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/testkit/ocitest"
 	"github.com/airvsx/airvsx/index/store/ocistore"
+	"github.com/airvsx/airvsx/testkit/ocitest"
 )
 
 // testRegistry is a CNCF distribution registry on loopback

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/testkit/filetest"
-	"github.com/airvsx/airvsx/index/store/ocistore"
 )
 
 // TestConformance runs the store conformance suite against a distribution

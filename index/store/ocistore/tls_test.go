@@ -16,8 +16,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/testkit/certtest"
 	"github.com/airvsx/airvsx/index/store/ocistore"
+	"github.com/airvsx/airvsx/testkit/certtest"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key into dir and

@@ -14,10 +14,10 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
-	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
 )
