@@ -154,15 +154,8 @@ func (h *Host) startup(ctx context.Context) error {
 func (h *Host) FinishStartup(ctx context.Context) []StartupFailure {
 	h.finishOnce.Do(func() {
 		defer close(h.finished)
-		ctx, cancel := context.WithCancel(ctx)
+		ctx, cancel := h.untilExit(ctx)
 		defer cancel()
-		go func() {
-			select {
-			case <-h.done:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 		h.activateAll(ctx, h.finishing, func(id string, err error) {
 			h.finishFailed = append(h.finishFailed, StartupFailure{id, err.Error()})
 		})
@@ -279,4 +272,19 @@ func commandOwners(opts Options) map[string]string {
 		}
 	}
 	return out
+}
+
+// untilExit returns a context that ends with ctx or when the host process
+// exits, whichever comes first: work done for the host stops when nothing
+// is left to answer. Call cancel when the work is done.
+func (h *Host) untilExit(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-h.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

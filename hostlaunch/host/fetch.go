@@ -198,13 +198,8 @@ func (h *Host) serveFetch(raw json.RawMessage, t *ticket) (any, error) {
 	a.Allowed = true
 	ctx, cancel := context.WithTimeout(context.Background(), FetchTimeout)
 	defer cancel()
-	go func() {
-		select {
-		case <-h.done: // the host ended: the answer has nowhere to go
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, stop := h.untilExit(ctx) // the host ended: the answer has nowhere to go
+	defer stop()
 	reserve := func(n int) error { return t.grow(int64(n)) }
 	resp, err := h.opts.Fetch.Fetch(ctx, FetchRequest{Method: req.Method, URL: u, Header: header, Body: body, AllowedHosts: e.AllowedHosts, Reserve: reserve})
 	if err != nil {

@@ -69,13 +69,8 @@ func (h *Host) serveUI(id int64, method string, params json.RawMessage) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), maxQuestionWait)
 	defer cancel()
-	go func() {
-		select {
-		case <-h.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, stop := h.untilExit(ctx)
+	defer stop()
 	ans, err := h.opts.UI.Answer(ctx, q)
 	if err != nil {
 		h.log.Warn("a question went unanswered", "kind", q.Kind, "extension", q.Extension, "err", err)
