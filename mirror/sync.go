@@ -142,53 +142,55 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Signer == nil && !opts.DryRun {
 		return nil, errors.New("sync: a signing key is required")
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	r := &syncRun{opts: opts, log: opts.Logger, now: time.Now, conc: opts.Concurrency}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
 	}
-	now := time.Now
 	if opts.Now != nil {
-		now = opts.Now
+		r.now = opts.Now
 	}
-	conc := opts.Concurrency
-	if conc <= 0 {
-		conc = 4
+	if r.conc <= 0 {
+		r.conc = 4
 	}
-	rep := &Report{Upstream: opts.Client.BaseURL(), PolicyDigest: opts.Policy.Digest(), DryRun: opts.DryRun, Stored: []string{}, Quarantined: []RejectError{}}
-	defer func() { rep.Egress = opts.Client.Egress() }()
+	r.rep = &Report{Upstream: opts.Client.BaseURL(), PolicyDigest: opts.Policy.Digest(), DryRun: opts.DryRun, Stored: []string{}, Quarantined: []RejectError{}}
+	defer func() { r.rep.Egress = opts.Client.Egress() }()
 
-	prev, prevDigest, tr, err := loadPrevious(ctx, opts.Store)
-	prevExpires := metadataExpires(tr)
+	var (
+		tr  *trust.Trusted
+		err error
+	)
+	r.prev, r.prevDigest, tr, err = loadPrevious(ctx, opts.Store)
+	r.prevExpires = metadataExpires(tr)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkBase(ctx, opts.Store, tr, opts.Signer); err != nil {
 		return nil, err
 	}
-	prog := newProgress(opts.Progress)
-	defer prog.heartbeat(opts.ProgressEvery)()
+	r.prog = newProgress(opts.Progress)
+	defer r.prog.heartbeat(opts.ProgressEvery)()
 	if opts.DryRun {
-		plan, err := MakePlan(ctx, trackedAPI{opts.Client, prog}, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log})
+		plan, err := MakePlan(ctx, trackedAPI{opts.Client, r.prog}, opts.Policy, r.prev, PlanOptions{Concurrency: r.conc, Logger: r.log})
 		if err != nil {
 			return nil, err
 		}
-		rep.Plan = plan
-		prog.planned(len(plan.New), plan.FetchBytes)
-		logPlan(log, plan)
+		r.rep.Plan = plan
+		r.prog.planned(len(plan.New), plan.FetchBytes)
+		logPlan(r.log, plan)
 		if opts.OnPlan != nil {
 			opts.OnPlan(plan)
 		}
-		return rep, nil
+		return r.rep, nil
 	}
 
 	var pinned []index.UpstreamKey
-	if prev != nil {
-		pinned = prev.UpstreamKeys
+	if r.prev != nil {
+		pinned = r.prev.UpstreamKeys
 	}
 	f := &fetcher{
-		client: opts.Client, store: opts.Store, pol: opts.Policy, log: log, keys: newKeyring(pinned),
-		req: make(chan struct{}, conc), items: make(chan struct{}, 2*conc), work: make(chan struct{}, conc),
-		transfer: make(chan struct{}, runtime.GOMAXPROCS(0)), progress: prog,
+		client: opts.Client, store: opts.Store, pol: opts.Policy, log: r.log, keys: newKeyring(pinned),
+		req: make(chan struct{}, r.conc), items: make(chan struct{}, 2*r.conc), work: make(chan struct{}, r.conc),
+		transfer: make(chan struct{}, runtime.GOMAXPROCS(0)), progress: r.prog,
 	}
 	if st, ok := opts.Store.(stager); ok {
 		if f.staging, err = st.NewStaging(); err != nil {
@@ -199,14 +201,45 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	} else {
 		// A killed sync cannot remove its downloads; the next one does
 		// (tempdir).
-		td, err := tempdir.New(opts.TempDir, "airvsx-sync-", log)
+		td, err := tempdir.New(opts.TempDir, "airvsx-sync-", r.log)
 		if err != nil {
 			return nil, err
 		}
 		defer td.Remove()
 		f.tmpDir = td.Path
 	}
+	plan, entries, err := r.fetchAll(ctx, f)
+	if err != nil {
+		if plan == nil {
+			return nil, err
+		}
+		return r.rep, err
+	}
+	return r.publish(ctx, plan, entries, f.keys.used())
+}
 
+// syncRun is one Sync's settings and what it found of the registry as it
+// was.
+type syncRun struct {
+	opts Options
+	log  *slog.Logger
+	now  func() time.Time
+	conc int
+	rep  *Report
+	prog *progress
+	// prev is the current catalog (nil for a new registry), prevDigest
+	// its digest and prevExpires when its metadata expires.
+	prev        *index.Catalog
+	prevDigest  string
+	prevExpires time.Time
+}
+
+// fetchAll makes the plan and fetches every new item in it with f,
+// recording in the report what was stored and what was quarantined. It
+// returns the plan (nil when the planning failed) and the entries
+// stored.
+func (r *syncRun) fetchAll(ctx context.Context, f *fetcher) (*Plan, []index.Entry, error) {
+	opts, rep, prog, log := r.opts, r.rep, r.prog, r.log
 	// The plan is made (and shown, OnPlan) before any package is
 	// fetched, so that what a long sync is about to do is known at once;
 	// the planner's requests and the fetches use the same request slots.
@@ -276,13 +309,13 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 			}
 		}()
 	}
-	plan, err := MakePlan(ctx, limitedAPI{opts.Client, f}, opts.Policy, prev, PlanOptions{Concurrency: conc, Logger: log, OnNew: onNew})
+	plan, err := MakePlan(ctx, limitedAPI{opts.Client, f}, opts.Policy, r.prev, PlanOptions{Concurrency: r.conc, Logger: log, OnNew: onNew})
 	if err != nil {
 		if cause := context.Cause(ctx); ctx.Err() != nil && cause != nil {
 			err = cause // the key was refused first, and stopped the planning
 		}
 		cancel(err)
-		return nil, err
+		return nil, nil, err
 	}
 	rep.Plan = plan
 	prog.planned(len(plan.New), plan.FetchBytes)
@@ -290,7 +323,7 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	// The plan is shown once the key is known to be usable: a sync that
 	// cannot sign stops with why, not with a plan it will not carry out.
 	if err := waitKey(ctx, keyOK); err != nil {
-		return rep, err
+		return plan, nil, err
 	}
 	if opts.OnPlan != nil {
 		opts.OnPlan(plan)
@@ -300,14 +333,22 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	}
 	wg.Wait()
 	if err := waitKey(ctx, keyOK); err != nil {
-		return rep, err // nothing was fetched: the key was wrong
+		return plan, nil, err // nothing was fetched: the key was wrong
 	}
 	if err := context.Cause(ctx); err != nil {
-		return rep, err
+		return plan, nil, err
 	}
 	slices.Sort(rep.Stored)
 	slices.SortFunc(rep.Quarantined, func(a, b RejectError) int { return strings.Compare(a.Item, b.Item) })
+	return plan, entries, nil
+}
 
+// publish signs the new catalog (what stays, what was stored, and what
+// leaves unless pruned) as the next serial, or, when it would say what
+// the current one says, leaves the registry as it is unless its metadata
+// must be signed again.
+func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry, keys []index.UpstreamKey) (*Report, error) {
+	opts, rep, prev, prevDigest, prevExpires, now, log := r.opts, r.rep, r.prev, r.prevDigest, r.prevExpires, r.now, r.log
 	// The new catalog: what stays, what was stored, and what leaves
 	// (unless pruned).
 	cat := &index.Catalog{
@@ -316,7 +357,7 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		Created:      now().UTC().Truncate(time.Second),
 		Upstream:     opts.Client.BaseURL(),
 		PolicyDigest: opts.Policy.Digest(),
-		UpstreamKeys: f.keys.used(),
+		UpstreamKeys: keys,
 	}
 	if prev != nil {
 		cat.Serial = prev.Serial + 1
