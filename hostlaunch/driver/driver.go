@@ -197,31 +197,10 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 		s.stream(ctx, pool)
 	}()
 
-	lines := make(chan []byte)
-	readErr := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 64<<10), maxMessage)
-		for sc.Scan() {
-			b := append([]byte(nil), sc.Bytes()...)
-			select {
-			case lines <- b:
-			case <-ctx.Done():
-				return
-			}
-		}
-		readErr <- sc.Err()
-	}()
-	slots := make(chan struct{}, maxInFlight)
-	var pending atomic.Int64
-	var handlers sync.WaitGroup // the client's requests being served
-	// Order: a request that changes the documents (documents/open,
-	// change, save, close, show) starts once every earlier one of them
-	// has finished, and every later request waits for it: a request sees
-	// the documents as the client's earlier messages left them.
-	// Other requests run concurrently.
-	lastChange := make(chan struct{})
-	close(lastChange)
+	lines, readErr := readLines(ctx, r)
+	d := &dispatcher{s: s, pool: pool, info: info, wg: &wg, slots: make(chan struct{}, maxInFlight), lastChange: make(chan struct{})}
+	close(d.lastChange)
+	handlers := &d.handlers
 	for {
 		var line []byte
 		select {
@@ -233,7 +212,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 			}
 			// The client closed its end: as shutdown, the requests being
 			// served finish first.
-			finish(ctx, &handlers)
+			finish(ctx, handlers)
 			return nil
 		case line = <-lines:
 		}
@@ -251,54 +230,105 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, pool Pool, info Info) e
 		}
 		if m.Method == "shutdown" {
 			// The requests being served finish first (within a bound).
-			finish(ctx, &handlers)
+			finish(ctx, handlers)
 			if len(m.ID) > 0 {
 				s.send(message{ID: m.ID, Result: json.RawMessage("{}")})
 			}
 			return nil
 		}
-		if pending.Add(1) > maxPending {
-			pending.Add(-1)
-			s.send(message{ID: m.ID, Error: &rpcError{Code: codeBusy, Message: fmt.Sprintf("the driver is serving %d requests already: refused, wait for answers before asking more", maxPending)}})
-			continue
-		}
-		wg.Add(1)
-		handlers.Add(1)
-		after := lastChange
-		var done chan struct{}
-		if changesDocuments[m.Method] {
-			done = make(chan struct{})
-			lastChange = done
-		}
-		go func() {
-			defer wg.Done()
-			defer handlers.Done()
-			defer pending.Add(-1)
-			if done != nil {
-				defer close(done)
-			}
-			select {
-			case <-after:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-slots }()
-			res, err := s.handle(ctx, pool, info, m)
-			if len(m.ID) == 0 {
-				return // a notification: no answer
-			}
-			if err != nil {
-				s.send(message{ID: m.ID, Error: err})
-				return
-			}
-			s.send(message{ID: m.ID, Result: res})
-		}()
+		d.start(ctx, m)
 	}
+}
+
+// readLines reads r's lines, one message each, on a goroutine of its own
+// until r ends or ctx does; the error channel then gets why r ended (nil
+// at its end).
+func readLines(ctx context.Context, r io.Reader) (<-chan []byte, <-chan error) {
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), maxMessage)
+		for sc.Scan() {
+			b := append([]byte(nil), sc.Bytes()...)
+			select {
+			case lines <- b:
+			case <-ctx.Done():
+				return
+			}
+		}
+		readErr <- sc.Err()
+	}()
+	return lines, readErr
+}
+
+// dispatcher serves the client's requests of one Serve, each on a
+// goroutine of its own, in bounds: at most maxPending accepted and
+// maxInFlight running at once.
+//
+// Order: a request that changes the documents (documents/open, change,
+// save, close, show) starts once every earlier one of them has finished,
+// and every later request waits for it: a request sees the documents as
+// the client's earlier messages left them. Other requests run
+// concurrently.
+type dispatcher struct {
+	s        *Server
+	pool     Pool
+	info     Info
+	wg       *sync.WaitGroup // Serve's goroutines
+	handlers sync.WaitGroup  // the client's requests being served
+	slots    chan struct{}
+	pending  atomic.Int64
+	// lastChange is closed when the latest request that changes the
+	// documents has finished (Serve's loop alone sets it).
+	lastChange chan struct{}
+}
+
+// start serves request m, or refuses it at once when maxPending are
+// being served already.
+func (d *dispatcher) start(ctx context.Context, m message) {
+	s := d.s
+	if d.pending.Add(1) > maxPending {
+		d.pending.Add(-1)
+		s.send(message{ID: m.ID, Error: &rpcError{Code: codeBusy, Message: fmt.Sprintf("the driver is serving %d requests already: refused, wait for answers before asking more", maxPending)}})
+		return
+	}
+	d.wg.Add(1)
+	d.handlers.Add(1)
+	after := d.lastChange
+	var done chan struct{}
+	if changesDocuments[m.Method] {
+		done = make(chan struct{})
+		d.lastChange = done
+	}
+	go func() {
+		defer d.wg.Done()
+		defer d.handlers.Done()
+		defer d.pending.Add(-1)
+		if done != nil {
+			defer close(done)
+		}
+		select {
+		case <-after:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case d.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		defer func() { <-d.slots }()
+		res, err := s.handle(ctx, d.pool, d.info, m)
+		if len(m.ID) == 0 {
+			return // a notification: no answer
+		}
+		if err != nil {
+			s.send(message{ID: m.ID, Error: err})
+			return
+		}
+		s.send(message{ID: m.ID, Result: res})
+	}()
 }
 
 // finish waits for the requests being served (handlers), at most
