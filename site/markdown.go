@@ -127,114 +127,146 @@ var rewrites = map[string]bool{
 // HTML. It only ever removes or narrows what the sanitizer let through.
 func rewriteDoc(r io.Reader, idPrefix string, img imageResolver) string {
 	z := html.NewTokenizer(r)
-	var b strings.Builder
-	var anchors []bool // for each open <a>: whether it was kept
-	inKeptAnchor := func() bool {
-		for _, k := range anchors {
-			if k {
-				return true
-			}
-		}
-		return false
-	}
+	w := &docRewriter{idPrefix: idPrefix, img: img}
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			for _, kept := range anchors {
+			for _, kept := range w.anchors {
 				if kept {
-					b.WriteString("</a>")
+					w.b.WriteString("</a>")
 				}
 			}
-			return b.String()
+			return w.b.String()
 		case html.CommentToken, html.DoctypeToken:
 			continue
 		case html.TextToken:
 			// The sanitizer's output: text is escaped already.
-			b.Write(z.Raw())
+			w.b.Write(z.Raw())
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			if !rewrites[string(name)] {
-				b.Write(z.Raw())
-				continue
-			}
-			t := html.Token{Type: html.EndTagToken, Data: string(name)}
-			if t.Data == "a" {
-				if len(anchors) == 0 {
-					continue
-				}
-				kept := anchors[len(anchors)-1]
-				anchors = anchors[:len(anchors)-1]
-				if !kept {
-					continue
-				}
-			}
-			if t.Data == "input" || t.Data == "img" || t.Data == "br" || t.Data == "hr" {
-				continue
-			}
-			b.WriteString(t.String())
+			w.endTag(z)
 		case html.StartTagToken, html.SelfClosingTagToken:
-			raw := z.Raw()
-			name, more := z.TagName()
-			if !rewrites[string(name)] {
-				b.Write(raw)
-				continue
-			}
-			t := html.Token{Type: tt, Data: string(name)}
-			for more {
-				var k, v []byte
-				k, v, more = z.TagAttr()
-				t.Attr = append(t.Attr, html.Attribute{Key: string(k), Val: string(v)})
-			}
-			switch t.Data {
-			case "a":
-				if inKeptAnchor() { // nested anchors: keep the text only
-					anchors = append(anchors, false)
-					continue
-				}
-				href, kind := classifyURL(getAttr(t, "href"))
-				switch kind {
-				case urlFragment:
-					t.Attr = []html.Attribute{{Key: "href", Val: "#" + idPrefix + href}}
-				case urlRemote, urlMail:
-					attrs := []html.Attribute{{Key: "href", Val: href}, {Key: "rel", Val: "nofollow noopener noreferrer"}}
-					if title := getAttr(t, "title"); title != "" {
-						attrs = append(attrs, html.Attribute{Key: "title", Val: title})
-					}
-					t.Attr = attrs
-				default:
-					anchors = append(anchors, false)
-					continue
-				}
-				anchors = append(anchors, true)
-			case "img":
-				b.WriteString(rewriteImage(t, img, inKeptAnchor()))
-				continue
-			case "input":
-				if getAttr(t, "type") != "checkbox" {
-					continue
-				}
-				if hasAttr(t, "checked") {
-					b.WriteString(`<input type="checkbox" checked="" disabled="">`)
-				} else {
-					b.WriteString(`<input type="checkbox" disabled="">`)
-				}
-				continue
-			case "h1", "h2", "h3", "h4", "h5", "h6":
-				if id := getAttr(t, "id"); id != "" {
-					t.Attr = []html.Attribute{{Key: "id", Val: idPrefix + id}}
-					if a := getAttr(t, "align"); a != "" {
-						t.Attr = append(t.Attr, html.Attribute{Key: "align", Val: a})
-					}
-				}
-			}
-			t.Type = html.StartTagToken
-			if t.Data == "br" || t.Data == "hr" {
-				t.Type = html.SelfClosingTagToken
-			}
-			b.WriteString(t.String())
+			w.startTag(z, tt)
 		}
 	}
+}
+
+// docRewriter is rewriteDoc's state: the output so far and the anchors
+// open at this point.
+type docRewriter struct {
+	idPrefix string
+	img      imageResolver
+	b        strings.Builder
+	anchors  []bool // for each open <a>: whether it was kept
+}
+
+// inKeptAnchor reports whether an anchor that was kept is open.
+func (w *docRewriter) inKeptAnchor() bool {
+	for _, k := range w.anchors {
+		if k {
+			return true
+		}
+	}
+	return false
+}
+
+// endTag writes the end tag z is at, unless its element was dropped or
+// is void.
+func (w *docRewriter) endTag(z *html.Tokenizer) {
+	name, _ := z.TagName()
+	if !rewrites[string(name)] {
+		w.b.Write(z.Raw())
+		return
+	}
+	t := html.Token{Type: html.EndTagToken, Data: string(name)}
+	if t.Data == "a" {
+		if len(w.anchors) == 0 {
+			return
+		}
+		kept := w.anchors[len(w.anchors)-1]
+		w.anchors = w.anchors[:len(w.anchors)-1]
+		if !kept {
+			return
+		}
+	}
+	if t.Data == "input" || t.Data == "img" || t.Data == "br" || t.Data == "hr" {
+		return
+	}
+	w.b.WriteString(t.String())
+}
+
+// startTag writes the start tag z is at (of type tt) as the rules narrow
+// it, or drops it.
+func (w *docRewriter) startTag(z *html.Tokenizer, tt html.TokenType) {
+	raw := z.Raw()
+	name, more := z.TagName()
+	if !rewrites[string(name)] {
+		w.b.Write(raw)
+		return
+	}
+	t := html.Token{Type: tt, Data: string(name)}
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		t.Attr = append(t.Attr, html.Attribute{Key: string(k), Val: string(v)})
+	}
+	switch t.Data {
+	case "a":
+		if !w.anchor(&t) {
+			return
+		}
+	case "img":
+		w.b.WriteString(rewriteImage(t, w.img, w.inKeptAnchor()))
+		return
+	case "input":
+		if getAttr(t, "type") != "checkbox" {
+			return
+		}
+		if hasAttr(t, "checked") {
+			w.b.WriteString(`<input type="checkbox" checked="" disabled="">`)
+		} else {
+			w.b.WriteString(`<input type="checkbox" disabled="">`)
+		}
+		return
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		if id := getAttr(t, "id"); id != "" {
+			t.Attr = []html.Attribute{{Key: "id", Val: w.idPrefix + id}}
+			if a := getAttr(t, "align"); a != "" {
+				t.Attr = append(t.Attr, html.Attribute{Key: "align", Val: a})
+			}
+		}
+	}
+	t.Type = html.StartTagToken
+	if t.Data == "br" || t.Data == "hr" {
+		t.Type = html.SelfClosingTagToken
+	}
+	w.b.WriteString(t.String())
+}
+
+// anchor narrows <a> t to a fragment within the document or a remote or
+// mail link, and reports whether it is kept; a nested anchor, or one to
+// anywhere else, is dropped (its text stays).
+func (w *docRewriter) anchor(t *html.Token) bool {
+	if w.inKeptAnchor() { // nested anchors: keep the text only
+		w.anchors = append(w.anchors, false)
+		return false
+	}
+	href, kind := classifyURL(getAttr(*t, "href"))
+	switch kind {
+	case urlFragment:
+		t.Attr = []html.Attribute{{Key: "href", Val: "#" + w.idPrefix + href}}
+	case urlRemote, urlMail:
+		attrs := []html.Attribute{{Key: "href", Val: href}, {Key: "rel", Val: "nofollow noopener noreferrer"}}
+		if title := getAttr(*t, "title"); title != "" {
+			attrs = append(attrs, html.Attribute{Key: "title", Val: title})
+		}
+		t.Attr = attrs
+	default:
+		w.anchors = append(w.anchors, false)
+		return false
+	}
+	w.anchors = append(w.anchors, true)
+	return true
 }
 
 // rewriteImage returns the HTML that replaces an <img>: the image from the
