@@ -326,19 +326,10 @@ func (o Options) withDefaults() Options {
 // start runs node through the CommandFunc with the IPC channel on fd 3
 // and its output captured.
 func (h *Host) start(ctx context.Context, node string) error {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	parent, child, err := ipcPair()
 	if err != nil {
-		return fmt.Errorf("socketpair: %w", err)
+		return err
 	}
-	// The launcher's end is non-blocking, so it goes through Go's poller
-	// and Close interrupts a pending read (and really closes the socket,
-	// which the host sees as a disconnect).
-	if err := syscall.SetNonblock(fds[0], true); err != nil {
-		syscall.Close(fds[0])
-		syscall.Close(fds[1])
-		return fmt.Errorf("socketpair: %w", err)
-	}
-	parent, child := os.NewFile(uintptr(fds[0]), "ipc-launcher"), os.NewFile(uintptr(fds[1]), "ipc-host")
 	defer child.Close()
 	h.conn = &conn{f: parent, pending: map[int64]*call{}}
 	storage, tmp, err := h.prepareStorage()
@@ -346,28 +337,7 @@ func (h *Host) start(ctx context.Context, node string) error {
 		return err
 	}
 	h.tmp = tmp
-	dir := h.hostDir
-	if len(h.opts.Workspace) > 0 {
-		dir = h.opts.Workspace[0]
-	}
-	args := []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")}
-	if h.opts.InsecureNoSeatBelt {
-		args = args[1:] // native code meets only the kernel
-	}
-	spec := Spec{Node: node, Args: args,
-		Env: hostEnv(tmp, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, Storage: storage, ReadOnly: protectedPaths(h.opts.Protected),
-		NoNodePermission: h.opts.InsecureNoSeatBelt, MemoryMB: h.opts.MemoryMB}
-	caps := map[string]bool{}
-	for _, e := range h.opts.Extensions {
-		spec.ExtensionDirs = append(spec.ExtensionDirs, e.Path)
-		for _, c := range e.Capabilities {
-			if !caps[c] {
-				caps[c] = true
-				spec.Capabilities = append(spec.Capabilities, c)
-			}
-		}
-	}
-	cmd, err := h.opts.Command(ctx, spec)
+	cmd, err := h.opts.Command(ctx, h.spec(node, storage, tmp))
 	if err != nil {
 		return fmt.Errorf("host command: %w", err)
 	}
@@ -393,6 +363,59 @@ func (h *Host) start(ctx context.Context, node string) error {
 		return fmt.Errorf("start %s: %w", node, err)
 	}
 	h.cmd = cmd
+	h.watch(outR, errR)
+	return nil
+}
+
+// ipcPair makes the IPC channel's socket pair: the launcher's end and
+// the host's (its fd 3). The launcher's end is non-blocking, so it goes
+// through Go's poller and Close interrupts a pending read (and really
+// closes the socket, which the host sees as a disconnect).
+func ipcPair() (parent, child *os.File, err error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return nil, nil, fmt.Errorf("socketpair: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "ipc-launcher"), os.NewFile(uintptr(fds[1]), "ipc-host"), nil
+}
+
+// spec is what the CommandFunc is asked to run: node on host.js, in the
+// first workspace folder, with the extensions' folders and the union of
+// their capabilities.
+func (h *Host) spec(node string, storage []string, tmp string) Spec {
+	dir := h.hostDir
+	if len(h.opts.Workspace) > 0 {
+		dir = h.opts.Workspace[0]
+	}
+	args := []string{"--no-addons", "--unhandled-rejections=warn", "--max-old-space-size=" + strconv.Itoa(h.opts.HeapMB), filepath.Join(h.hostDir, "host.js")}
+	if h.opts.InsecureNoSeatBelt {
+		args = args[1:] // native code meets only the kernel
+	}
+	spec := Spec{Node: node, Args: args,
+		Env: hostEnv(tmp, tmp), Dir: dir, HostDir: h.hostDir, Workspace: h.opts.Workspace, Storage: storage, ReadOnly: protectedPaths(h.opts.Protected),
+		NoNodePermission: h.opts.InsecureNoSeatBelt, MemoryMB: h.opts.MemoryMB}
+	caps := map[string]bool{}
+	for _, e := range h.opts.Extensions {
+		spec.ExtensionDirs = append(spec.ExtensionDirs, e.Path)
+		for _, c := range e.Capabilities {
+			if !caps[c] {
+				caps[c] = true
+				spec.Capabilities = append(spec.Capabilities, c)
+			}
+		}
+	}
+	return spec
+}
+
+// watch follows the started host: its output (stdout, stderr), its IPC
+// messages, and its exit, which closes h.done with why it ended.
+func (h *Host) watch(outR, errR *os.File) {
+	cmd := h.cmd
 	errDone := make(chan struct{})
 	go h.output(outR, KindStdout)
 	go func() {
@@ -428,7 +451,6 @@ func (h *Host) start(ctx context.Context, node string) error {
 		close(h.done)
 		h.log.Debug("host ended", "err", err)
 	}()
-	return nil
 }
 
 // serveFS answers the host's workspace.fs request id.
