@@ -95,7 +95,7 @@ type rawManifest struct {
 	mt types.MediaType
 }
 
-func (m rawManifest) RawManifest() ([]byte, error)       { return m.b, nil }
+func (m rawManifest) RawManifest() ([]byte, error)        { return m.b, nil }
 func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
 
 // reference is the go-containerregistry name of ref (a tag or a digest)
