@@ -72,20 +72,22 @@ func (s *Store) statusOf(err error) error {
 		return err
 	}
 	se := &statusError{host: s.base.Host, status: te.StatusCode}
-	msg := te.Error()
 	if te.Request != nil {
 		se.method, se.url = te.Request.Method, te.Request.URL.Redacted()
-		msg = strings.TrimPrefix(msg, se.method+" "+te.Request.URL.String()+": ")
 	}
-	if len(te.Errors) == 0 {
-		// "unexpected status code N Text[: body]": the body alone.
-		_, msg, _ = strings.Cut(msg, http.StatusText(te.StatusCode))
-		msg = strings.TrimPrefix(msg, ": ")
-		if strings.HasPrefix(msg, " (") {
-			msg = ""
+	if len(te.Errors) > 0 {
+		ds := make([]string, len(te.Errors))
+		for i, d := range te.Errors {
+			ds[i] = d.String()
 		}
+		se.body = strings.Join(ds, "; ")
+		return se
 	}
-	se.body = msg
+	// "... unexpected status code N Text[: body| (HEAD ...)]": the body.
+	_, rest, _ := strings.Cut(te.Error(), fmt.Sprintf("%d %s", te.StatusCode, http.StatusText(te.StatusCode)))
+	if body, ok := strings.CutPrefix(rest, ": "); ok {
+		se.body = body
+	}
 	return se
 }
 
