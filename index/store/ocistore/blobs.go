@@ -7,7 +7,6 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 
@@ -33,13 +32,13 @@ func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error
 
 // statBlob returns the size of digest in rpath: a HEAD through each API
 // of kinds ("blobs", "manifests") in turn until one has it.
+//
+// By hand, like getBlob: ggcr's remote.Layer HEADs a blob but reports a
+// missing one as an error to parse, and its remote.Head of a manifest
+// wants headers (Docker-Content-Digest) the store does not need.
 func (s *Store) statBlob(ctx context.Context, rpath, digest string, kinds ...string) (int64, error) {
 	for _, kind := range kinds {
-		r := request{method: http.MethodHead, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/"+kind+"/"+digest, nil), ok: []int{200, 404}}
-		if kind == "manifests" {
-			r.header = http.Header{"Accept": {manifestAccept}}
-		}
-		resp, err := s.do(ctx, r)
+		resp, err := s.blobRequest(ctx, http.MethodHead, rpath, kind, digest)
 		if err != nil {
 			return 0, err
 		}
@@ -48,12 +47,22 @@ func (s *Store) statBlob(ctx context.Context, rpath, digest string, kinds ...str
 			continue
 		}
 		if resp.ContentLength < 0 {
-			return 0, fmt.Errorf("HEAD %s: no Content-Length", r.url.Redacted())
+			return 0, fmt.Errorf("HEAD %s: no Content-Length", resp.Request.URL.Redacted())
 		}
 		s.seen(rpath, digest)
 		return resp.ContentLength, nil
 	}
 	return 0, fs.ErrNotExist
+}
+
+// blobRequest sends a GET or HEAD of digest through the API kind
+// ("blobs" or "manifests") of rpath; its status is 200 or 404.
+func (s *Store) blobRequest(ctx context.Context, method, rpath, kind, digest string) (*http.Response, error) {
+	var h http.Header
+	if kind == "manifests" {
+		h = http.Header{"Accept": {manifestAccept}}
+	}
+	return s.send(ctx, rpath, method, s.endpoint("/v2/"+rpath+"/"+kind+"/"+digest, nil), h, nil, 0, 200, 404)
 }
 
 // OpenBlob opens a blob for verified reading (store.OpenVerified).
@@ -65,13 +74,15 @@ func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (
 
 // getBlob starts reading a blob; its stored size is the response's
 // Content-Length (-1 when the registry does not say).
+//
+// By hand: ggcr's remote.Layer reader checks the digest itself and fails
+// with its own error, where the store's verified reader (the caller's)
+// must report a *store.MismatchError, and it follows redirects to any
+// host that is not a private address, where the store follows them only
+// to the hosts Options.AlsoDial names.
 func (s *Store) getBlob(ctx context.Context, rpath, digest string) (io.ReadCloser, int64, error) {
 	for _, kind := range []string{"blobs", "manifests"} {
-		r := request{method: http.MethodGet, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/"+kind+"/"+digest, nil), ok: []int{200, 404}}
-		if kind == "manifests" {
-			r.header = http.Header{"Accept": {manifestAccept}}
-		}
-		resp, err := s.do(ctx, r)
+		resp, err := s.blobRequest(ctx, http.MethodGet, rpath, kind, digest)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -177,6 +188,14 @@ func (e *retryUpload) Error() string { return e.err.Error() }
 
 // startUpload opens an upload session and returns its location; nil when
 // digest (if not "") was mounted from another repository instead.
+//
+// The upload (startUpload, upload, cancelUpload) is by hand: ggcr's
+// remote.WriteLayer commits whatever it streamed and leaves checking the
+// digest to the registry; the store hashes and counts while it streams,
+// commits only bytes that are what the digest and size name, and cancels
+// the session otherwise (see upload). Its mounts need the source
+// repository to be named up front (remote.WithMount-less Layer), where the
+// store remembers where it saw each digest.
 func (s *Store) startUpload(ctx context.Context, rpath, digest string) (*url.URL, error) {
 	q := url.Values{}
 	if digest != "" {
@@ -185,9 +204,7 @@ func (s *Store) startUpload(ctx context.Context, rpath, digest string) (*url.URL
 			q.Set("from", from)
 		}
 	}
-	r := request{method: http.MethodPost, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/blobs/uploads/", q),
-		body: func() (io.Reader, int64, error) { return nil, 0, nil }, ok: []int{201, 202}}
-	resp, err := s.do(ctx, r)
+	resp, err := s.send(ctx, rpath, http.MethodPost, s.endpoint("/v2/"+rpath+"/blobs/uploads/", q), nil, http.NoBody, 0, 201, 202)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +217,9 @@ func (s *Store) startUpload(ctx context.Context, rpath, digest string) (*url.URL
 	return s.location(resp)
 }
 
-// location resolves a response's Location header against the registry.
+// location resolves an upload response's Location header: the session's
+// next URL, on the registry or on a host Options.AlsoDial names (by the
+// rules of a redirect there).
 func (s *Store) location(resp *http.Response) (*url.URL, error) {
 	l := resp.Header.Get("Location")
 	if l == "" {
@@ -214,32 +233,11 @@ func (s *Store) location(resp *http.Response) (*url.URL, error) {
 		u.Scheme = s.base.Scheme
 		return u, nil
 	}
-	// Another host: one the operator named (blob storage), as it is,
-	// plain HTTP only as Insecure allows it for that host.
-	if !dialable(s.opts.AlsoDial, hostPort(u)) {
-		return nil, fmt.Errorf("%s %s: Location %s names another host; the store dials only %s (name that host with --also-dial)",
-			resp.Request.Method, resp.Request.URL.Redacted(), u.Redacted(), s.base.Host)
-	}
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && s.opts.Insecure && (s.opts.AllowInsecureRemote || localHost(u.Host)):
-	default:
-		return nil, fmt.Errorf("%s %s: Location %s: plain HTTP to another host needs --insecure (and --allow-insecure-remote unless it is a loopback or private address)",
-			resp.Request.Method, resp.Request.URL.Redacted(), u.Redacted())
+	next := &http.Request{Method: http.MethodGet, URL: u, Response: resp}
+	if err := s.redirectable(next); err != nil {
+		return nil, err
 	}
 	return u, nil
-}
-
-// hostPort is u's host with its port (the scheme's default when none).
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	port := "443"
-	if u.Scheme == "http" {
-		port = "80"
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // upload streams content to the session at loc (one PATCH), hashing it,
@@ -255,11 +253,12 @@ func (s *Store) upload(ctx context.Context, rpath string, loc *url.URL, content 
 		src = io.LimitReader(src, size+1)
 	}
 	cr.r = src
-	resp, err := s.do(ctx, request{method: http.MethodPatch, rpath: rpath, url: loc,
-		header:  http.Header{"Content-Type": {"application/octet-stream"}},
-		body:    func() (io.Reader, int64, error) { return cr, -1, nil },
-		ok:      []int{202},
-		noRetry: true})
+	// The transport may still read the body after RoundTrip has returned
+	// (a response before the whole body was sent); the content is not
+	// rewound or reused before it closes the body.
+	body := &closeSignal{r: cr, done: make(chan struct{})}
+	resp, err := s.send(once(ctx), rpath, http.MethodPatch, loc, http.Header{"Content-Type": {"application/octet-stream"}}, body, -1, 202)
+	<-body.done
 	if cr.err != nil {
 		s.cancelUpload(rpath, loc)
 		return "", 0, cr.err
@@ -291,8 +290,7 @@ func (s *Store) upload(ctx context.Context, rpath string, loc *url.URL, content 
 	q.Set("digest", got)
 	put := *loc
 	put.RawQuery = q.Encode()
-	resp, err = s.do(ctx, request{method: http.MethodPut, rpath: rpath, url: &put,
-		body: func() (io.Reader, int64, error) { return nil, 0, nil }, ok: []int{201}})
+	resp, err = s.send(ctx, rpath, http.MethodPut, &put, nil, http.NoBody, 0, 201)
 	if err != nil {
 		s.cancelUpload(rpath, loc)
 		return "", 0, &retryUpload{err}
@@ -305,7 +303,7 @@ func (s *Store) upload(ctx context.Context, rpath string, loc *url.URL, content 
 // error is only logged (the registry expires sessions anyway).
 func (s *Store) cancelUpload(rpath string, loc *url.URL) {
 	ctx := context.Background()
-	resp, err := s.do(ctx, request{method: http.MethodDelete, rpath: rpath, url: loc, ok: []int{200, 202, 204, 404}, noRetry: true})
+	resp, err := s.send(once(ctx), rpath, http.MethodDelete, loc, nil, nil, 0, 200, 202, 204, 404)
 	if err != nil {
 		s.log.Debug("cancel upload", "url", loc.Redacted(), "err", err)
 		return

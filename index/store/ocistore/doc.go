@@ -38,6 +38,14 @@
 // unless Options.AllowInsecureRemote is also set. The store dials only the host of its place, and the hosts
 // Options.AlsoDial names (a token service or blob storage elsewhere).
 //
+// The store speaks to the registry through go-containerregistry: its
+// transports authenticate (basic credentials, or a bearer token per
+// repository) and its remote package reads, pushes and deletes manifests
+// and lists tags and the catalog page by page. What it cannot do is done
+// here by hand, each part saying why: the retrying transport under the
+// authentication (retry.go: Retry-After), the dialer's allow-list
+// (store.go), and blob reads and the verified streaming upload (blobs.go).
+//
 // Manifests are blobs in the store.Store contract; here each manifest is
 // also uploaded as a blob, so OpenBlob reads it through the blob API (and
 // falls back to the manifest API for a manifest something else pushed).

@@ -8,27 +8,13 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
-	"time"
 
-	"github.com/airvsx/airvsx/internal/retry"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 )
-
-// request is one registry request, made again from scratch by every
-// retry: body (when set) returns its content from the first byte.
-type request struct {
-	method string
-	rpath  string // registry repository, for its credentials; "" for the catalog
-	url    *url.URL
-	header http.Header
-	body   func() (io.Reader, int64, error) // content and its length (-1: unknown)
-	// ok are the statuses that end the request; others are errors (a
-	// 429 or 5xx is retried first).
-	ok []int
-	// noRetry makes one attempt only (a streamed body cannot be sent
-	// again; its caller retries from a rewound source).
-	noRetry bool
-}
 
 // ErrUnauthorized is wrapped by the error of a request the registry
 // refused for want of credentials (401) or of rights (403).
@@ -77,6 +63,40 @@ func authHint(status int, host string) string {
 	return ""
 }
 
+// statusOf turns the *transport.Error of an unwanted response (what
+// go-containerregistry's remote package and transport.CheckError return)
+// into the store's *statusError; other errors are returned as they are.
+func (s *Store) statusOf(err error) error {
+	var te *transport.Error
+	if !errors.As(err, &te) {
+		return err
+	}
+	se := &statusError{host: s.base.Host, status: te.StatusCode}
+	if te.Request != nil {
+		se.method, se.url = te.Request.Method, te.Request.URL.Redacted()
+	}
+	if len(te.Errors) > 0 {
+		ds := make([]string, len(te.Errors))
+		for i, d := range te.Errors {
+			ds[i] = d.String()
+		}
+		se.body = strings.Join(ds, "; ")
+		return se
+	}
+	// "... unexpected status code N Text[: body| (HEAD ...)]": the body.
+	_, rest, _ := strings.Cut(te.Error(), fmt.Sprintf("%d %s", te.StatusCode, http.StatusText(te.StatusCode)))
+	if body, ok := strings.CutPrefix(rest, ": "); ok {
+		se.body = body
+	}
+	return se
+}
+
+// hasStatus reports whether err is a *statusError with one of codes.
+func hasStatus(err error, codes ...int) bool {
+	var se *statusError
+	return errors.As(err, &se) && slices.Contains(codes, se.status)
+}
+
 // contentError is an error from the content being uploaded: it is not
 // retried.
 type contentError struct{ err error }
@@ -92,129 +112,75 @@ func (s *Store) endpoint(path string, query url.Values) *url.URL {
 	return &u
 }
 
-// do makes r, retrying after network errors, 429 and 5xx responses with
-// retry.Backoff (a Retry-After is a floor), and returns the response whose status is
-// one of r.ok; the caller closes its body. Any other status is a
-// *statusError. At most Options.Concurrency requests run at once.
-func (s *Store) do(ctx context.Context, r request) (*http.Response, error) {
-	t, err := s.transport(ctx, r.rpath)
+// repo is the go-containerregistry name of a registry repository.
+func (s *Store) repo(rpath string) name.Repository { return s.reg.Repo(rpath) }
+
+// remote returns the options of a go-containerregistry remote call on
+// rpath: its authenticated transport (a *transport.Wrapper, which remote
+// uses as it is: no second ping, and no retry of its own over the
+// store's) and ctx.
+func (s *Store) remote(ctx context.Context, rpath string) ([]remote.Option, error) {
+	t, err := s.transport(ctx, rpath)
 	if err != nil {
 		return nil, err
 	}
-	retries := s.opts.Retries
-	switch {
-	case retries == 0:
-		retries = 5
-	case retries < 0:
-		retries = 0
-	}
-	backoff := retry.Backoff{Min: s.opts.Backoff, Max: time.Minute, MaxWait: s.opts.MaxRetryAfter}
-	if backoff.Min <= 0 {
-		backoff.Min = time.Second
-	}
-	if backoff.MaxWait <= 0 {
-		backoff.MaxWait = 2 * time.Minute
-	}
-	redirects := 0
-	for attempt := 0; ; attempt++ {
-		resp, hint, err := s.once(ctx, t, r)
-		if err == nil && isRedirect(resp.StatusCode) && !slices.Contains(r.ok, resp.StatusCode) {
-			// A redirect is followed only by a GET or HEAD, and only to
-			// the registry's own host.
-			drain(resp)
-			if r.method != http.MethodGet && r.method != http.MethodHead {
-				return nil, &statusError{method: r.method, url: r.url.Redacted(), status: resp.StatusCode}
-			}
-			next, lerr := s.location(resp)
-			if lerr != nil {
-				return nil, lerr
-			}
-			if redirects++; redirects > 5 {
-				return nil, fmt.Errorf("%s %s: more than 5 redirects", r.method, r.url.Redacted())
-			}
-			r.url = next
-			attempt--
-			continue
-		}
-		if err == nil {
-			return resp, nil
-		}
-		var ce *contentError
-		if hint < 0 || r.noRetry || attempt >= retries || errors.As(err, &ce) || ctx.Err() != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("%s %s: %w", r.method, r.url.Redacted(), context.Cause(ctx))
-			}
-			return nil, err
-		}
-		wait := backoff.Wait(attempt, hint)
-		s.log.Debug("retrying", "url", r.url.Redacted(), "attempt", attempt+1, "wait", wait, "err", err)
-		if err := retry.Sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", r.method, r.url.Redacted(), err)
-		}
-	}
+	return []remote.Option{remote.WithTransport(t), remote.WithContext(ctx), remote.WithPageSize(1000)}, nil
 }
 
-// once makes one attempt. hint < 0 means do not retry; hint > 0 is what a
-// Retry-After asked for; 0 means no more than the usual backoff.
-func (s *Store) once(ctx context.Context, t http.RoundTripper, r request) (*http.Response, time.Duration, error) {
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, -1, context.Cause(ctx)
-	}
-	defer func() { <-s.sem }()
-	var body io.Reader
-	size := int64(0)
-	if r.body != nil {
-		b, n, err := r.body()
-		if err != nil {
-			return nil, -1, &contentError{err}
-		}
-		body, size = b, n
-	}
-	var sent *closeSignal
-	if body != nil && size != 0 {
-		// The transport may still read the body after RoundTrip has
-		// returned (a response before the whole body was sent); the
-		// content is not rewound or reused before it closes the body.
-		sent = &closeSignal{r: body, done: make(chan struct{})}
-		body = sent
-		defer func() { <-sent.done }()
-	}
-	req, err := http.NewRequestWithContext(ctx, r.method, r.url.String(), body)
+// send makes a request by hand on rpath's authenticated transport (a GET
+// or HEAD following redirects the store allows) and returns its response
+// when its status is one of ok; the caller closes the body. Any other
+// status is a *statusError.
+func (s *Store) send(ctx context.Context, rpath, method string, u *url.URL, header http.Header, body io.Reader, size int64, ok ...int) (*http.Response, error) {
+	t, err := s.transport(ctx, rpath)
 	if err != nil {
-		if sent != nil {
-			sent.Close()
-		}
-		return nil, -1, err
+		closeBody(body)
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		closeBody(body)
+		return nil, err
 	}
 	if body != nil {
 		req.ContentLength = size
-	} else if r.body != nil {
-		req.Body = http.NoBody
 	}
-	for k, v := range r.header {
+	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := t.RoundTrip(req)
+	var resp *http.Response
+	if method == http.MethodGet || method == http.MethodHead {
+		resp, err = (&http.Client{Transport: t}).Do(req)
+	} else {
+		resp, err = t.RoundTrip(req)
+	}
 	if err != nil {
 		var ce *contentError
-		if errors.As(err, &ce) {
-			return nil, -1, ce
+		if ctx.Err() != nil && !errors.As(err, &ce) {
+			return nil, fmt.Errorf("%s %s: %w", method, u.Redacted(), context.Cause(ctx))
 		}
-		return nil, 0, fmt.Errorf("%s %s: %w", r.method, r.url.Redacted(), err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the client's "Get URL:" again
+		}
+		if strings.HasPrefix(err.Error(), method+" ") {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 	}
-	if slices.Contains(r.ok, resp.StatusCode) || isRedirect(resp.StatusCode) && resp.Header.Get("Location") != "" {
-		return resp, 0, nil
+	if err := transport.CheckError(resp, ok...); err != nil {
+		resp.Body.Close()
+		return nil, s.statusOf(err)
 	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	resp.Body.Close()
-	se := &statusError{method: r.method, url: r.url.Redacted(), host: s.base.Host, status: resp.StatusCode, body: string(b)}
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		hint, _ := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		return nil, hint, se
+	return resp, nil
+}
+
+// closeBody closes a request body that is an io.Closer, as a transport
+// does with the body of a request it gets.
+func closeBody(body io.Reader) {
+	if c, ok := body.(io.Closer); ok {
+		c.Close()
 	}
-	return nil, -1, se
 }
 
 // closeSignal is a request body that says when the transport has closed
@@ -230,27 +196,4 @@ func (c *closeSignal) Read(p []byte) (int, error) { return c.r.Read(p) }
 func (c *closeSignal) Close() error {
 	c.once.Do(func() { close(c.done) })
 	return nil
-}
-
-// isRedirect reports whether status sends the client elsewhere.
-func isRedirect(status int) bool {
-	switch status {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		return true
-	}
-	return false
-}
-
-// hasStatus reports whether err is a *statusError with one of codes.
-func hasStatus(err error, codes ...int) bool {
-	var se *statusError
-	if !errors.As(err, &se) {
-		return false
-	}
-	for _, c := range codes {
-		if se.status == c {
-			return true
-		}
-	}
-	return false
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/retry"
 )
 
 // The repositories under the prefix that are not extensions. Extension
@@ -98,7 +98,7 @@ type Store struct {
 	opts   Options
 	log    *slog.Logger
 	hc     http.RoundTripper // the base transport
-	sem    chan struct{}
+	rt     *retrying         // over hc, under the authentication
 	now    func() time.Time
 	auth   authn.Authenticator
 	metaMu sync.Mutex // serializes WriteMetadata and Quarantine
@@ -168,7 +168,20 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 	if n <= 0 {
 		n = 4
 	}
-	s.sem = make(chan struct{}, n)
+	s.rt = &retrying{next: s.hc, sem: make(chan struct{}, n), retries: opts.Retries, log: s.log, redirect: s.redirectable,
+		backoff: retry.Backoff{Min: opts.Backoff, Max: time.Minute, MaxWait: opts.MaxRetryAfter}}
+	switch {
+	case s.rt.retries == 0:
+		s.rt.retries = 5
+	case s.rt.retries < 0:
+		s.rt.retries = 0
+	}
+	if s.rt.backoff.Min <= 0 {
+		s.rt.backoff.Min = time.Second
+	}
+	if s.rt.backoff.MaxWait <= 0 {
+		s.rt.backoff.MaxWait = 2 * time.Minute
+	}
 	kc := opts.Keychain
 	if kc == nil {
 		kc = authn.DefaultKeychain
@@ -188,8 +201,8 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 // says so at once instead of through whatever read failed first.
 func (s *Store) CheckAccess(ctx context.Context) error {
 	rpath := s.repoPath(metadataRepo)
-	resp, err := s.do(ctx, request{method: http.MethodHead, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/manifests/"+metadataTag, nil),
-		header: http.Header{"Accept": {manifestAccept}}, ok: []int{200, 404}, noRetry: true})
+	resp, err := s.send(once(ctx), rpath, http.MethodHead, s.endpoint("/v2/"+rpath+"/manifests/"+metadataTag, nil),
+		http.Header{"Accept": {manifestAccept}}, nil, 0, 200, 404)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.place, err)
 	}
@@ -248,6 +261,12 @@ func localHost(hostport string) bool {
 // baseTransport dials only hosts (whatever a redirect or an auth realm
 // names, connections go there alone), uses no proxy from the environment,
 // and trusts roots (nil: the system's).
+//
+// By hand: go-containerregistry has no allow-list of hosts. Its remote
+// package refuses redirects to private addresses (checkRedirectSSRF) but
+// follows any other, and its transports reach whatever token realm a
+// registry's challenge names; the dialer is the one place every
+// connection passes, the token service's and blob storage's included.
 func baseTransport(hosts []string, roots *x509.CertPool) *http.Transport {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Transport{
@@ -304,8 +323,10 @@ func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper,
 	if t != nil {
 		return t, nil
 	}
+	// The ping and the first token are asked for once: a registry that
+	// does not answer is reported at once (store.ErrUnreachable).
 	if !pinged {
-		ch, err := transport.Ping(ctx, s.reg, s.hc)
+		ch, err := transport.Ping(once(ctx), s.reg, s.rt)
 		if err != nil {
 			return nil, s.connectError(ctx, err)
 		}
@@ -356,7 +377,7 @@ func (s *Store) scopes(rpath string) []string {
 // newTransport makes an authenticated transport for scopes (pinging the
 // registry first).
 func (s *Store) newTransport(ctx context.Context, scopes []string) (http.RoundTripper, error) {
-	t, err := transport.NewWithContext(ctx, s.reg, s.auth, s.hc, scopes)
+	t, err := transport.NewWithContext(once(ctx), s.reg, s.auth, s.rt, scopes)
 	if err != nil {
 		// A token service that refuses the credentials answers here.
 		var te *transport.Error
@@ -401,11 +422,4 @@ func (s *Store) mountSource(rpath, digest string) string {
 		return from
 	}
 	return ""
-}
-
-// drain reads what is left of a response body (a little) and closes it,
-// so its connection can be reused.
-func drain(resp *http.Response) {
-	io.CopyN(io.Discard, resp.Body, 4096)
-	resp.Body.Close()
 }

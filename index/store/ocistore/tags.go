@@ -8,11 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -70,40 +73,66 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 	return nil
 }
 
-// putManifest pushes b (of mediaType) to ref, a tag or its digest.
+// putManifest pushes b (of mediaType) to ref, a tag or its digest
+// (remote.Put, which first HEADs ref and leaves a ref that already
+// points at b as it is).
 func (s *Store) putManifest(ctx context.Context, rpath, ref, mediaType string, b []byte) error {
-	resp, err := s.do(ctx, request{method: http.MethodPut, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/manifests/"+ref, nil),
-		header: http.Header{"Content-Type": {mediaType}},
-		body:   func() (io.Reader, int64, error) { return strings.NewReader(string(b)), int64(len(b)), nil },
-		ok:     []int{201}})
+	opts, err := s.remote(ctx, rpath)
 	if err != nil {
 		return err
 	}
-	drain(resp)
-	return nil
+	r, err := s.reference(rpath, ref)
+	if err != nil {
+		return err
+	}
+	return s.statusOf(remote.Put(r, rawManifest{b, types.MediaType(mediaType)}, opts...))
 }
 
-// getManifest reads the manifest ref (a tag or digest) points at: its
-// bytes and media type; an error wrapping fs.ErrNotExist when absent.
+// rawManifest is a manifest's bytes and media type, what remote.Put
+// pushes.
+type rawManifest struct {
+	b  []byte
+	mt types.MediaType
+}
+
+func (m rawManifest) RawManifest() ([]byte, error)        { return m.b, nil }
+func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
+
+// reference is the go-containerregistry name of ref (a tag or a digest)
+// in rpath.
+func (s *Store) reference(rpath, ref string) (name.Reference, error) {
+	if store.ValidDigest(ref) {
+		return s.repo(rpath).Digest(ref), nil
+	}
+	if !store.ValidTag(ref) {
+		return nil, fmt.Errorf("manifest %s of %s: %w", ref, rpath, store.ErrInvalidName)
+	}
+	return s.repo(rpath).Tag(ref), nil
+}
+
+// getManifest reads the manifest ref (a tag or digest) points at
+// (remote.Get): its bytes and media type; an error wrapping
+// fs.ErrNotExist when absent.
 func (s *Store) getManifest(ctx context.Context, rpath, ref string) ([]byte, string, error) {
-	u := s.endpoint("/v2/"+rpath+"/manifests/"+ref, nil)
-	resp, err := s.do(ctx, request{method: http.MethodGet, rpath: rpath, url: u,
-		header: http.Header{"Accept": {manifestAccept}}, ok: []int{200, 404}})
+	opts, err := s.remote(ctx, rpath)
 	if err != nil {
 		return nil, "", err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode == 404 {
+	r, err := s.reference(rpath, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	d, err := remote.Get(r, opts...)
+	if hasStatus(s.statusOf(err), http.StatusNotFound) {
 		return nil, "", fmt.Errorf("manifest %s of %s: %w", ref, rpath, fs.ErrNotExist)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxManifest+1))
 	if err != nil {
-		return nil, "", fmt.Errorf("GET %s: %w", u.Redacted(), err)
+		return nil, "", s.statusOf(err)
 	}
-	if len(b) > maxManifest {
-		return nil, "", fmt.Errorf("GET %s: manifest over %d bytes: %w", u.Redacted(), maxManifest, store.ErrTooLarge)
+	if len(d.Manifest) > maxManifest {
+		return nil, "", fmt.Errorf("manifest %s of %s: over %d bytes: %w", ref, rpath, maxManifest, store.ErrTooLarge)
 	}
-	return b, resp.Header.Get("Content-Type"), nil
+	return d.Manifest, string(d.MediaType), nil
 }
 
 // Tags lists a repository's tags (cosign's signature tags left out), each
@@ -172,77 +201,22 @@ func (s *Store) describe(ctx context.Context, rpath, tag string) (store.Descript
 	return store.Descriptor{MediaType: mt, Digest: index.DigestBytes(b), Size: int64(len(b)), ArtifactType: m.ArtifactType}, nil
 }
 
-// listTags lists the tags of a registry repository, page by page; an
-// error wrapping fs.ErrNotExist when the registry knows no such name.
+// listTags lists the tags of a registry repository (remote.List, page
+// by page); an error wrapping fs.ErrNotExist when the registry knows no
+// such name.
 func (s *Store) listTags(ctx context.Context, rpath string) ([]string, error) {
-	var all []string
-	req := request{method: http.MethodGet, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/tags/list", url.Values{"n": {"1000"}}), ok: []int{200, 404}}
-	err := getPages(ctx, s, req, 16<<20, func(page tagList) {
-		all = append(all, page.Tags...)
-	})
+	opts, err := s.remote(ctx, rpath)
 	if err != nil {
 		return nil, err
 	}
-	return all, nil
-}
-
-// tagList is a page of the tags API (/v2/<name>/tags/list).
-type tagList struct {
-	Tags []string `json:"tags"`
-}
-
-// repoList is a page of the catalog API (/v2/_catalog).
-type repoList struct {
-	Repositories []string `json:"repositories"`
-}
-
-// getPages sends req, a GET of a paginated list, and GETs each next page
-// the answers link to, decoding at most limit bytes of each page's JSON
-// into a P for add. A 404 answer, where req.ok allows one, ends it with
-// fs.ErrNotExist.
-func getPages[P any](ctx context.Context, s *Store, req request, limit int64, add func(P)) error {
-	for req.url != nil {
-		resp, err := s.do(ctx, req)
-		if err != nil {
-			return err
+	tags, err := remote.List(s.repo(rpath), opts...)
+	if err != nil {
+		if err = s.statusOf(err); hasStatus(err, http.StatusNotFound) {
+			return nil, fs.ErrNotExist
 		}
-		if resp.StatusCode == 404 {
-			drain(resp)
-			return fs.ErrNotExist
-		}
-		var page P
-		err = json.NewDecoder(io.LimitReader(resp.Body, limit)).Decode(&page)
-		next, lerr := s.nextPage(resp)
-		resp.Body.Close()
-		if err != nil {
-			return fmt.Errorf("GET %s: %w", req.url.Redacted(), err)
-		}
-		if lerr != nil {
-			return lerr
-		}
-		add(page)
-		req.url = next
+		return nil, err
 	}
-	return nil
-}
-
-// nextPage returns the URL of a paginated response's next page (the Link
-// header, rel="next"), or nil.
-func (s *Store) nextPage(resp *http.Response) (*url.URL, error) {
-	link := resp.Header.Get("Link")
-	if link == "" {
-		return nil, nil
-	}
-	start, end := strings.IndexByte(link, '<'), strings.IndexByte(link, '>')
-	if start < 0 || end < start || !strings.Contains(link[end:], `rel="next"`) {
-		return nil, nil
-	}
-	u, err := s.base.Parse(link[start+1 : end])
-	if err != nil || u.Host != s.base.Host {
-		return nil, fmt.Errorf("%s: Link header %q: not a page of this registry", resp.Request.URL.Redacted(), link)
-	}
-	u.Scheme = s.base.Scheme
-	return u, nil
+	return tags, nil
 }
 
 // Untag deletes a tag (DELETE of the manifest by tag, which removes the
@@ -255,33 +229,37 @@ func (s *Store) Untag(ctx context.Context, repo, tag string) error {
 		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
 	}
 	rpath := s.repoPath(repo)
-	resp, err := s.do(ctx, request{method: http.MethodDelete, rpath: rpath, url: s.endpoint("/v2/"+rpath+"/manifests/"+tag, nil), ok: []int{200, 202, 204, 404}})
-	if err != nil {
+	opts, err := s.remote(ctx, rpath)
+	if err == nil {
+		err = s.statusOf(remote.Delete(s.repo(rpath).Tag(tag), opts...))
+	}
+	if err != nil && !hasStatus(err, http.StatusNotFound) {
 		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
 	}
-	drain(resp)
 	return nil
 }
 
 // Repos lists the extension repositories under the prefix, from the
-// registry's catalog API.
+// registry's catalog API (remote.Catalog, page by page).
 func (s *Store) Repos(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("repositories: %w", err)
 	}
-	var out []string
-	prefix := s.place.Prefix + "/"
-	req := request{method: http.MethodGet, rpath: "", url: s.endpoint("/v2/_catalog", url.Values{"n": {"1000"}}), ok: []int{200}}
-	err := getPages(ctx, s, req, 64<<20, func(page repoList) {
-		for _, r := range page.Repositories {
-			rest, ok := strings.CutPrefix(r, prefix)
-			if ok && store.CheckRepo(rest) == nil {
-				out = append(out, rest)
-			}
-		}
-	})
+	opts, err := s.remote(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("repositories: %w", err)
+	}
+	all, err := remote.Catalog(ctx, s.reg, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("repositories: %w", s.statusOf(err))
+	}
+	var out []string
+	prefix := s.place.Prefix + "/"
+	for _, r := range all {
+		rest, ok := strings.CutPrefix(r, prefix)
+		if ok && store.CheckRepo(rest) == nil {
+			out = append(out, rest)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
