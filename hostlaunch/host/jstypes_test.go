@@ -18,7 +18,7 @@ var jsTools = filepath.Join("..", "..", "testdata", "vsce")
 
 // TestJSTypes type-checks the host's scripts, as the launcher writes them
 // (beside vscode-api.json and node-modules.json, which they require), with
-// tsc --noEmit and checkJs (js/tsconfig.json, js/host.d.ts): a type error
+// tsc --noEmit and checkJs (js/tsconfig.json, js/globals.d.ts): a type error
 // fails the test. The pinned typescript is installed (npm ci in
 // testdata/vsce) when it is not yet.
 func TestJSTypes(t *testing.T) {
@@ -102,7 +102,7 @@ func installedTSC(t *testing.T) string {
 }
 
 // writeTSConfig writes a tsconfig.json at path that extends the host's
-// (js/tsconfig.json) to check files and js/host.d.ts, with the pinned
+// (js/tsconfig.json) to check files and js/globals.d.ts, with the pinned
 // @types.
 func writeTSConfig(t *testing.T, path string, files []string) {
 	t.Helper()
@@ -110,7 +110,7 @@ func writeTSConfig(t *testing.T, path string, files []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decls, err := filepath.Abs(filepath.Join("js", "host.d.ts"))
+	decls, err := filepath.Abs(filepath.Join("js", "globals.d.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}
