@@ -57,6 +57,7 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
@@ -65,7 +66,7 @@ const (
 	// benchLatency is added to every fixture response.
 	benchLatency = 50 * time.Millisecond
 	// benchRate is the client's rate limit: high enough never to be the
-	// bottleneck (the default, mirror.DefaultRate, is 2 requests/s).
+	// bottleneck (the default, openvsx.DefaultRate, is 2 requests/s).
 	benchRate = 1000
 	// benchNamespace is the publisher of the generated extensions.
 	benchNamespace = "bench-pub"
@@ -353,7 +354,7 @@ type syncResult struct {
 	wall   time.Duration
 	rss    rssPeaks      // zero for in-process runs
 	cpu    time.Duration // the child's user + system time; zero in process
-	egress []mirror.EgressRecord
+	egress []openvsx.EgressRecord
 	stored int
 }
 
@@ -363,7 +364,7 @@ func syncInProcess(b *testing.B, set *benchSet, pol *policies.Policy, conc int) 
 	srv := httptest.NewServer(set.h)
 	defer srv.Close()
 	dir := b.TempDir()
-	c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: benchRate})
+	c, err := openvsx.NewClient(openvsx.ClientOptions{BaseURL: srv.URL, Rate: benchRate})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -563,7 +564,7 @@ func (r syncResult) report(b *testing.B, spec benchSpec, conc int, bw float64, h
 	}
 	b.Logf("SUMMARY %s %s conc=%d: wall %.1fs, bound %.1fs = max(bytes/bw %.2fs [%s at %.0f MB/s], requests×latency/conc %.1fs [%d × %s / %d]), wall/bound %.2f; before the first request %.2fs, plan %.1fs (%d requests), fetch %.1fs, after the last request %.2fs; airvsx CPU %s; peak RSS %s; the default --rate %g would take ≥ %.0fs; load %s",
 		spec.name, how, conc, r.wall.Seconds(), bound, bwTerm, mb(bytesRead), bw/1e6, latTerm, reqs, benchLatency, conc, ratio,
-		before.Seconds(), planWall.Seconds(), planReqs, (r.wall - before - planWall).Seconds(), after.Seconds(), cpu, rss, mirror.DefaultRate, float64(reqs)/mirror.DefaultRate,
+		before.Seconds(), planWall.Seconds(), planReqs, (r.wall - before - planWall).Seconds(), after.Seconds(), cpu, rss, openvsx.DefaultRate, float64(reqs)/openvsx.DefaultRate,
 		load)
 }
 

@@ -18,7 +18,7 @@ import (
 
 // digestFile is a temp file that hashes what is written to it: the
 // package's sha256 and, when upstream signed it, the streaming Ed25519
-// check of that signature. Client.Download rewinds it before each retry
+// check of that signature. openvsx.Client.Download rewinds it before each retry
 // (Seek to 0, then Truncate to 0), which starts the hashes over too, so
 // they always cover exactly the bytes in the file. It can only start over:
 // resuming mid-file is refused.

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
 
@@ -48,7 +50,10 @@ func TestDigestFileRestarts(t *testing.T) {
 			t.Parallel()
 			s := openvsxtest.New(t, openvsxtest.Options{})
 			s.Fault("/cdn/", tt.fault, tt.times)
-			c, _ := newTestClient(t, s.URL, func(o *ClientOptions) { o.MaxRetries = 3 })
+			c, err := openvsx.NewClient(openvsx.ClientOptions{BaseURL: s.URL, Rate: 1000, Burst: 1000, MaxRetries: 3, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
 			f, err := os.Create(filepath.Join(t.TempDir(), "dl"))
 			if err != nil {
 				t.Fatal(err)

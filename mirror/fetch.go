@@ -17,13 +17,14 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/policies"
 )
 
 // fetcher downloads, verifies and stores items. It is safe for concurrent
 // use.
 type fetcher struct {
-	client *Client
+	client *openvsx.Client
 	store  store.Store
 	pol    *policies.Policy
 	tmpDir string
@@ -220,7 +221,7 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if errors.Is(err, ErrTooLarge) {
+	if errors.Is(err, openvsx.ErrTooLarge) {
 		return fmt.Sprintf("the download is larger than maxVsixBytes (%d)", f.pol.MaxVsixBytes), nil
 	}
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/vsix"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 )
 
 func keyIDFromURL(u string) string {
@@ -47,7 +48,7 @@ func newKeyring(pinned []index.UpstreamKey) *keyring {
 // get returns the key with the id, fetching it from keyURL the first time
 // unless the previous catalog pinned it. A fetched key that differs from
 // the pinned one is refused.
-func (k *keyring) get(ctx context.Context, c *Client, id, keyURL string) (ed25519.PublicKey, error) {
+func (k *keyring) get(ctx context.Context, c *openvsx.Client, id, keyURL string) (ed25519.PublicKey, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if pub, ok := k.keys[id]; ok {

@@ -11,14 +11,15 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/policies"
 )
 
-// API is the part of the Open VSX API the planner needs. *Client
+// API is the part of the Open VSX API the planner needs. *openvsx.Client
 // implements it.
 type API interface {
-	VersionReferences(ctx context.Context, id index.ID) ([]VersionReference, error)
-	ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (*Extension, error)
+	VersionReferences(ctx context.Context, id index.ID) ([]openvsx.VersionReference, error)
+	ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (*openvsx.Extension, error)
 	Sitemap(ctx context.Context) ([]index.ID, error)
 }
 
@@ -34,7 +35,7 @@ type Item struct {
 	Signed     bool           `json:"signed"`
 	Reason     string         `json:"reason"` // why the plan wants it
 	// Meta is upstream's JSON for this version, stored with the entry.
-	Meta *Extension `json:"-"`
+	Meta *openvsx.Extension `json:"-"`
 }
 
 // String returns "ns.name@version" plus "@platform" unless universal.
@@ -247,7 +248,7 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		pol = pol.WithDependencies(id)
 	}
 	refs, err := p.api.VersionReferences(ctx, id)
-	if errors.Is(err, ErrNotFound) || err == nil && len(refs) == 0 {
+	if errors.Is(err, openvsx.ErrNotFound) || err == nil && len(refs) == 0 {
 		if requiredBy != "" {
 			r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "not found upstream", Fatal: true})
 		} else {
@@ -267,8 +268,8 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 	// version's own metadata, fetched only for versions Select keeps.
 	type cand struct {
 		c         policies.Candidate
-		ref       VersionReference
-		meta      *Extension
+		ref       openvsx.VersionReference
+		meta      *openvsx.Extension
 		entry     *index.Entry
 		confirmed bool
 		unusable  string

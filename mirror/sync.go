@@ -17,6 +17,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/tempdir"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/policies"
 )
 
@@ -24,7 +25,7 @@ import (
 type Options struct {
 	// Client talks to the upstream; required. Sync opens no other
 	// connection.
-	Client *Client
+	Client *openvsx.Client
 	// Policy says what to mirror; required.
 	Policy *policies.Policy
 	// Store is the registry written to; required.
@@ -82,14 +83,14 @@ type Options struct {
 
 // Report is what a sync did, for people and machines.
 type Report struct {
-	Upstream     string         `json:"upstream"`
-	PolicyDigest string         `json:"policyDigest"`
-	DryRun       bool           `json:"dryRun"`
-	Plan         *Plan          `json:"plan"`
-	Stored       []string       `json:"stored"`
-	Quarantined  []RejectError  `json:"quarantined"`
-	Catalog      *CatalogInfo   `json:"catalog,omitempty"`
-	Egress       []EgressRecord `json:"egress"`
+	Upstream     string                 `json:"upstream"`
+	PolicyDigest string                 `json:"policyDigest"`
+	DryRun       bool                   `json:"dryRun"`
+	Plan         *Plan                  `json:"plan"`
+	Stored       []string               `json:"stored"`
+	Quarantined  []RejectError          `json:"quarantined"`
+	Catalog      *CatalogInfo           `json:"catalog,omitempty"`
+	Egress       []openvsx.EgressRecord `json:"egress"`
 }
 
 // CatalogInfo describes the catalog a sync signed, or the registry's
@@ -442,16 +443,16 @@ func logPlan(log *slog.Logger, plan *Plan) {
 // the fetcher's request slots, so planning and the downloads it overlaps
 // keep to --concurrency requests in flight together.
 type limitedAPI struct {
-	c *Client
+	c *openvsx.Client
 	f *fetcher
 }
 
-func (a limitedAPI) VersionReferences(ctx context.Context, id index.ID) (refs []VersionReference, err error) {
+func (a limitedAPI) VersionReferences(ctx context.Context, id index.ID) (refs []openvsx.VersionReference, err error) {
 	err = a.f.request(ctx, "versions of "+id.String(), func() error { refs, err = a.c.VersionReferences(ctx, id); return err })
 	return refs, err
 }
 
-func (a limitedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (e *Extension, err error) {
+func (a limitedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (e *openvsx.Extension, err error) {
 	err = a.f.request(ctx, "metadata of "+index.EntryName(id, version, platform), func() error { e, err = a.c.ExtensionVersion(ctx, id, platform, version); return err })
 	return e, err
 }
@@ -465,17 +466,17 @@ func (a limitedAPI) Sitemap(ctx context.Context) (ids []index.ID, err error) {
 // is in flight for the progress (a dry run fetches nothing else, so it
 // needs no request slots).
 type trackedAPI struct {
-	c    *Client
+	c    *openvsx.Client
 	prog *progress
 }
 
-func (a trackedAPI) VersionReferences(ctx context.Context, id index.ID) ([]VersionReference, error) {
+func (a trackedAPI) VersionReferences(ctx context.Context, id index.ID) ([]openvsx.VersionReference, error) {
 	_, end := a.prog.begin("versions of "+id.String(), false)
 	defer end()
 	return a.c.VersionReferences(ctx, id)
 }
 
-func (a trackedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (*Extension, error) {
+func (a trackedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (*openvsx.Extension, error) {
 	_, end := a.prog.begin("metadata of "+index.EntryName(id, version, platform), false)
 	defer end()
 	return a.c.ExtensionVersion(ctx, id, platform, version)

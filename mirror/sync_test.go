@@ -25,6 +25,7 @@ import (
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) { demoreg.Main(m) }
 // two plain syncs make it is shared (testkit/demoreg).
 type env struct {
 	srv    *openvsxtest.Server
-	client *mirror.Client
+	client *openvsx.Client
 	signer signature.SignerVerifier
 	dir    string
 }
@@ -524,7 +525,7 @@ func TestSyncUndeclaredDependency(t *testing.T) {
 	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	c, err := mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100})
+	c, err := openvsx.NewClient(openvsx.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

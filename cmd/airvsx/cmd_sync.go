@@ -14,6 +14,7 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/policies"
 )
 
@@ -126,7 +127,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	// of.
 	prog := syncProgress(g, opts.json)
 	logger := g.loggerBeside(prog)
-	client, err := mirror.NewClient(mirror.ClientOptions{
+	client, err := openvsx.NewClient(openvsx.ClientOptions{
 		BaseURL: upstream, UserAgent: userAgent(), Rate: opts.rate, CAFile: opts.caFile, Logger: logger,
 	})
 	if err != nil {
@@ -236,17 +237,17 @@ func syncFailed(err error, opts syncOptions) error {
 // syncHint is what to do next about a failed sync's error, on lines of
 // its own after the error, or "".
 func syncHint(err error) string {
-	var ce *mirror.ConnError
+	var ce *openvsx.ConnError
 	switch {
-	case errors.Is(err, mirror.ErrUnreachable):
+	case errors.Is(err, openvsx.ErrUnreachable):
 		return "\nhint: check that --upstream (or the policy's upstream:) names a running Open VSX; " +
 			"if this network reaches it through a proxy, set HTTPS_PROXY"
-	case errors.Is(err, mirror.ErrTLS):
+	case errors.Is(err, openvsx.ErrTLS):
 		return "\nhint: the upstream's TLS does not verify: check the scheme of --upstream (http or https); " +
 			"if a proxy inspects TLS here, pass its CA bundle with --ca-file"
 	case errors.As(err, &ce):
 		return "\nhint: the upstream kept failing; the next sync resumes where this one stopped"
-	case errors.Is(err, mirror.ErrRefused):
+	case errors.Is(err, openvsx.ErrRefused):
 		return "\nhint: airvsx sends requests only to the upstream and follows no redirect it deems unsafe; " +
 			"check --upstream"
 	}

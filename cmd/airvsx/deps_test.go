@@ -10,11 +10,13 @@ import (
 	"testing"
 )
 
-// dialers may make network connections: the sync engine (the only client,
-// docs/architecture.md) and the binary that wires it in. The fixture upstream
-// and its command only listen, on loopback; the tests' demo registry
-// syncs from it there.
+// dialers may make network connections: the Open VSX client (the only
+// client of an upstream, docs/architecture.md), the sync engine that uses it
+// (but imports no network package itself, see upstreamClient) and the binary
+// that wires them in. The fixture upstream and its command only listen, on
+// loopback; the tests' demo registry syncs from it there.
 var dialers = []string{
+	"github.com/airvsx/airvsx/mirror/openvsx",
 	"github.com/airvsx/airvsx/mirror",
 	"github.com/airvsx/airvsx/cmd/airvsx",
 	"github.com/airvsx/airvsx/testkit/openvsxtest",
@@ -33,6 +35,13 @@ var dialers = []string{
 	// fetches from a server on loopback.
 	"github.com/airvsx/airvsx/hostlaunch/internal/cmd/hostprobe",
 }
+
+// upstreamClient is the package that talks to an upstream Open VSX
+// registry; syncEngine reaches the network only through it.
+const (
+	upstreamClient = "github.com/airvsx/airvsx/mirror/openvsx"
+	syncEngine     = "github.com/airvsx/airvsx/mirror"
+)
 
 // wirers are the binaries that may import a network store or broker:
 // airvsx, and the flood tests' launcher.
@@ -102,12 +111,13 @@ func listPackages(t *testing.T) []listedPackage {
 }
 
 // TestOnlyMirrorDials proves from the import graph that no package of
-// airvsx but mirror can reach an HTTP or TLS client: none of them depends,
-// even through a third-party module, on net/http or crypto/tls, and none
-// imports net itself. (Every package may reach net through crypto/x509,
+// airvsx but the dialers (the Open VSX client, mirror/openvsx, and the sync
+// engine that uses it, mirror) can reach an HTTP or TLS client: none of
+// them depends, even through a third-party module, on net/http or
+// crypto/tls, and none imports net itself. (Every package may reach net through crypto/x509,
 // which parses IP addresses in certificates; that is why the check on net
-// is on direct imports.) cmd/airvsx reaches net/http only through mirror
-// and the extension host's network broker (hostlaunch/netbroker), which
+// is on direct imports.) cmd/airvsx reaches net/http only through
+// mirror/openvsx and the extension host's network broker (hostlaunch/netbroker), which
 // hostlaunch/host cannot reach.
 func TestOnlyMirrorDials(t *testing.T) {
 	pkgs := listPackages(t)
@@ -136,17 +146,47 @@ func TestOnlyMirrorDials(t *testing.T) {
 			t.Errorf("%s was not checked: it must be a package that cannot reach a network client", m)
 		}
 	}
-	// cmd/airvsx itself reaches net/http only through mirror.
+	// cmd/airvsx itself reaches net/http only through mirror/openvsx.
 	for _, p := range pkgs {
 		if p.ImportPath == "github.com/airvsx/airvsx/cmd/airvsx" {
 			for _, n := range append([]string{"net"}, netPackages...) {
 				if slices.Contains(p.Imports, n) {
-					t.Errorf("cmd/airvsx imports %s directly; it must reach the network only through mirror and the network broker", n)
+					t.Errorf("cmd/airvsx imports %s directly; it must reach the network only through mirror/openvsx and the network broker", n)
 				}
 			}
 		}
 	}
 	t.Logf("%d packages checked offline-only", checked)
+}
+
+// TestEngineDialsThroughClient proves from the import graph that the sync
+// engine (mirror) imports no network package itself, so every connection it
+// causes is one the Open VSX client (mirror/openvsx) makes, and that the
+// client does not depend on the engine.
+func TestEngineDialsThroughClient(t *testing.T) {
+	found := 0
+	for _, p := range listPackages(t) {
+		switch p.ImportPath {
+		case syncEngine:
+			found++
+			for _, n := range append([]string{"net"}, netPackages...) {
+				if slices.Contains(p.Imports, n) {
+					t.Errorf("%s imports %s: the sync engine must reach the network only through %s", syncEngine, n, upstreamClient)
+				}
+			}
+			if !slices.Contains(p.Imports, upstreamClient) {
+				t.Errorf("%s does not import %s: the check would prove nothing", syncEngine, upstreamClient)
+			}
+		case upstreamClient:
+			found++
+			if slices.Contains(p.Deps, syncEngine) {
+				t.Errorf("%s depends on %s: the client must not depend on the sync engine", upstreamClient, syncEngine)
+			}
+		}
+	}
+	if found != 2 {
+		t.Fatalf("found %d of %s and %s; want both", found, syncEngine, upstreamClient)
+	}
 }
 
 // TestReadersStayOffline proves from the import graph that verify, site,

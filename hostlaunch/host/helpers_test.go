@@ -98,10 +98,10 @@ func hasText(events []Event, kind, sub string) bool {
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
 func contains(s, sub string) bool     { return strings.Contains(s, sub) }
 
-// testHeartbeat is the ping interval of the tests that wait for a hung
-// host to be killed: short enough to keep them quick, long enough that a
-// host starting on a loaded machine (go test runs packages in parallel,
-// under -race) is never taken for hung.
+// testHeartbeat is the Heartbeat of TestBusyLoopKilled, whose heartbeats
+// the test gives by hand (handBeats): it only bounds each ping (10 times
+// it), so that a host slow to answer on a loaded machine is not taken for
+// hung.
 const testHeartbeat = time.Second
 
 // handBeats is a heartbeat the test gives by hand: each send on the
@@ -111,6 +111,11 @@ func handBeats(opts *Options) chan<- time.Time {
 	opts.beats = func(int, time.Duration) (<-chan time.Time, func()) { return c, func() {} }
 	return c
 }
+
+// cpuHeartbeat is the heartbeat of the tests whose hosts beat on their
+// CPU time (cpuBeats): a host that loops is killed after about three of
+// it, a host that waits for a CPU never.
+const cpuHeartbeat = 300 * time.Millisecond
 
 // cpuBeats makes the heartbeat of the hosts launched with opts tick
 // every Heartbeat of their process's CPU time, not of the wall clock: a

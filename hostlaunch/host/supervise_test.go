@@ -16,7 +16,9 @@ import (
 // down (a busy loop: hung, killed; an allocation without end: out of
 // its heap) is blamed; the host is restarted and the command tried again;
 // the second crash in a row disables the extension (Disable is told), and
-// the others keep working.
+// the others keep working. The heartbeat ticks on the hosts' CPU time
+// (cpuBeats): the busy loop misses it at once, while a host waiting for a
+// CPU on a loaded machine is never taken for hung.
 func TestCrashLoopDisables(t *testing.T) {
 	citool.Need(t, "node")
 	for _, tc := range []struct{ name, activate string }{
@@ -28,7 +30,9 @@ func TestCrashLoopDisables(t *testing.T) {
 			bad := ext(t, root, "a.bad", tc.activate)
 			good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
 			var told []string
-			s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat, HeapMB: 48},
+			opts := Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: cpuHeartbeat, HeapMB: 48}
+			cpuBeats(&opts)
+			s, err := Supervise(t.Context(), opts,
 				SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }, Disable: func(_ context.Context, id, reason string) error {
 					told = append(told, id+": "+reason)
 					return nil
@@ -52,12 +56,15 @@ func TestCrashLoopDisables(t *testing.T) {
 }
 
 // TestRestartLimit: past MaxRestarts within the window the supervisor
-// stops restarting and says so.
+// stops restarting and says so. The heartbeat ticks on the hosts' CPU
+// time (cpuBeats), as in TestCrashLoopDisables.
 func TestRestartLimit(t *testing.T) {
 	citool.Need(t, "node")
 	root := t.TempDir()
 	busy := ext(t, root, "a.busy", command("a.busy", "for (;;) {}"))
-	s, err := Supervise(t.Context(), Options{Extensions: []Extension{busy}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat},
+	opts := Options{Extensions: []Extension{busy}, StorageDir: filepath.Join(root, "storage"), Heartbeat: cpuHeartbeat}
+	cpuBeats(&opts)
+	s, err := Supervise(t.Context(), opts,
 		SuperviseOptions{Backoff: func(int) time.Duration { return time.Millisecond }, MaxRestarts: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -75,13 +82,16 @@ func TestRestartLimit(t *testing.T) {
 
 // TestEagerCrashLoop: a "*" extension that hangs the host while it starts
 // is blamed too: after two starts it is disabled and the host starts
-// without it.
+// without it. The heartbeat ticks on the hosts' CPU time (cpuBeats), as
+// in TestCrashLoopDisables.
 func TestEagerCrashLoop(t *testing.T) {
 	citool.Need(t, "node")
 	root := t.TempDir()
 	bad := ext(t, root, "a.eager", "exports.activate = () => { for (;;) {} };\n", "*", "onCommand:a.eager.cmd")
 	good := ext(t, root, "a.good", command("a.good", "return 'fine';"))
-	s, err := Supervise(t.Context(), Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: testHeartbeat},
+	opts := Options{Extensions: []Extension{bad, good}, StorageDir: filepath.Join(root, "storage"), Heartbeat: cpuHeartbeat}
+	cpuBeats(&opts)
+	s, err := Supervise(t.Context(), opts,
 		SuperviseOptions{Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
 	if err != nil {
 		t.Fatalf("Supervise: %v", err)

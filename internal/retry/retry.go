@@ -1,5 +1,5 @@
 // Package retry is the one retry pacing of airvsx's network clients (the
-// Open VSX client in mirror and the OCI-registry store): the backoff
+// Open VSX client in mirror/openvsx and the OCI-registry store): the backoff
 // between attempts, the reading of a server's Retry-After, and a sleep
 // that ends with its context.
 //
@@ -15,8 +15,8 @@
 //     other value is no hint. A delay is never more than MaxDelay, so no
 //     value can overflow a time.Duration; a date in the past is no wait.
 //
-// The package only computes and sleeps: it makes no requests (only mirror
-// and the OCI-registry store may dial out).
+// The package only computes and sleeps: it makes no requests (only
+// mirror/openvsx and the OCI-registry store may dial out).
 package retry
 
 import (

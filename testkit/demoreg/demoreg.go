@@ -32,6 +32,7 @@ import (
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
 	"github.com/airvsx/airvsx/testkit/synthreg"
@@ -212,7 +213,7 @@ func ParsePolicy(tb testing.TB, yaml string) *policies.Policy {
 
 // Client returns a client of the fixture upstream srv that is never
 // throttled and retries at once.
-func Client(tb testing.TB, srv *openvsxtest.Server) *mirror.Client {
+func Client(tb testing.TB, srv *openvsxtest.Server) *openvsx.Client {
 	tb.Helper()
 	c, err := newClient(srv)
 	if err != nil {
@@ -221,8 +222,8 @@ func Client(tb testing.TB, srv *openvsxtest.Server) *mirror.Client {
 	return c
 }
 
-func newClient(srv *openvsxtest.Server) (*mirror.Client, error) {
-	return mirror.NewClient(mirror.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond})
+func newClient(srv *openvsxtest.Server) (*openvsx.Client, error) {
+	return openvsx.NewClient(openvsx.ClientOptions{BaseURL: srv.URL, Rate: 1000, Burst: 100, RetryWaitMin: time.Millisecond, RetryWaitMax: 20 * time.Millisecond})
 }
 
 // Signer returns a fresh signer (synthreg.NewSigner: cheap) and writes

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The editor's own commands that extensions call through
 // commands.executeCommand: setContext, vscode.open, the

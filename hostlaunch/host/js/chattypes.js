@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Chat and language model data types: chat turns and response parts,
 // language model messages, parts, tool results and errors, and MCP

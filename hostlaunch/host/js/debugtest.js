@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Debug and testing data types: breakpoints, debug adapter descriptors,
 // debug threads and frames, test tags, requests, messages and coverage.
@@ -115,6 +116,11 @@ class TestMessageStackFrame {
 class TestMessage {
   constructor(message) {
     this.message = message;
+    // Declarations only: diff sets them.
+    /** @type {string | undefined} */
+    this.expectedOutput;
+    /** @type {string | undefined} */
+    this.actualOutput;
   }
 
   // diff is a message that shows expected against actual.

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Text documents and editors: the model of the files open in the host.
 // The launcher (the editor or the driver) opens, changes and closes
@@ -68,6 +69,15 @@ class TextDocument {
     this.isUntitled = uri.scheme === 'untitled';
     this.encoding = 'utf8';
     Object.defineProperty(this, '_readOnly', { value: !!readOnly, writable: true });
+    // Declarations only (defined non-enumerable above and by _set).
+    /** @type {any} the registry (the documents' state and events) */
+    this._reg;
+    /** @type {boolean} */
+    this._readOnly;
+    /** @type {string} */
+    this._text;
+    /** @type {number[]} the offset each line starts at */
+    this._starts;
     this._set(text);
   }
 
@@ -376,6 +386,11 @@ class TextEditor {
     this.viewColumn = viewColumn > 0 ? viewColumn : 1;
     this.visibleRanges = [new Range(0, 0, Math.max(0, document.lineCount - 1), 0)];
     Object.defineProperty(this, '_decorations', { value: new Map() });
+    // Declarations only (defined non-enumerable above).
+    /** @type {any} the registry (the documents' state and events) */
+    this._reg;
+    /** @type {Map<any, any>} */
+    this._decorations;
   }
 
   get selection() { return this._selections[0]; }

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Edits and rich strings: TextEdit, SnippetTextEdit, WorkspaceEdit,
 // SnippetString and MarkdownString.
@@ -255,6 +256,7 @@ class MarkdownString {
   // appendCodeblock appends value fenced as code in language; the fence
   // is longer than any run of backticks starting a line of value.
   appendCodeblock(value, language = '') {
+    /** @type {string[]} */
     const runs = String(value).match(/^`+/gm) || [];
     const longest = runs.reduce((n, r) => Math.max(n, r.length), 0);
     const fence = '`'.repeat(longest >= 3 ? longest + 1 : 3);

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The enums of the vscode API: frozen objects whose values are the
 // numbers vscode.d.ts (1.140) gives them; no reverse mapping.

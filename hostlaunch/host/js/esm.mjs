@@ -1,3 +1,4 @@
+// @ts-check
 // The import() side of the seat belt: a module.register resolve hook
 // (it runs on Node's loader thread) applying policy.js to what an
 // extension's code imports. fs is refused here without fsWide: the
@@ -15,6 +16,7 @@ export function initialize(data) {
 }
 
 const deny = (ext, what, cap) => {
+  /** @type {HostError} */
   const err = new Error(message(ext.id, what, cap));
   err.code = 'ERR_AIRVSX_DENIED';
   throw err;
@@ -28,6 +30,7 @@ export async function resolve(specifier, context, next) {
   if (isBuiltin(specifier)) {
     const name = specifier.replace(/^node:/, '');
     if (NEEDS[name] && ext.caps.includes(NEEDS[name]) && (BROKERED[name] || name === 'child_process')) {
+      /** @type {HostError} */
       const err = new Error(brokeredMessage(ext.id, `import('${specifier}')`, NEEDS[name], BROKERED[name] || "require('child_process')"));
       err.code = 'ERR_AIRVSX_DENIED';
       throw err;

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Lifetimes and events: Disposable, EventEmitter, CancellationTokenSource
 // and CancellationError, with VS Code's semantics.

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The extensions of one host: lazy activation (dependencies first),
 // commands, documents, and deactivation with a deadline.
@@ -40,6 +41,7 @@ module.exports = function (host) {
 
   // fail is an error the launcher sees with the extension it concerns.
   function fail(kind, ext, message) {
+    /** @type {HostError} */
     const err = new Error(message);
     err.rpcCode = -32001;
     err.rpcData = { kind, extension: ext ? ext.id : undefined };
@@ -229,6 +231,7 @@ module.exports = function (host) {
   self.documentOf = function (p) {
     const d = p && p.uri ? self.documents.get(String(p.uri)) : undefined;
     if (!d) {
+      /** @type {HostError} */
       const err = new Error(`${p && p.uri} is not open (documents/open it first)`);
       err.rpcCode = -32001;
       err.rpcData = { kind: 'notOpen' };

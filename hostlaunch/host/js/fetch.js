@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The fetch an extension granted "network" gets. Node's own cannot work
 // (the kernel sandbox refuses every socket inside the host): the request

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The JavaScript seat belt: what an extension may require and touch. The
 // kernel sandbox (a later layer) is what enforces; this gives early, clear
@@ -16,6 +17,7 @@ const fetchBroker = require('./fetch.js');
 // first argument (target: the program, the URL, the file).
 function denied(host, ext, what, cap, target) {
   const t = typeof target === 'string' ? target.slice(0, 512) : undefined;
+  /** @type {HostError} */
   const err = new Error(message(ext && ext.id, t === undefined ? what : `${what}(${JSON.stringify(t)})`, cap));
   err.code = 'ERR_AIRVSX_DENIED';
   err.capability = cap;
@@ -26,6 +28,7 @@ function denied(host, ext, what, cap, target) {
 // brokered is the refusal of a module a granted capability reaches only
 // through its broker.
 function brokered(host, ext, what, cap, instead) {
+  /** @type {HostError} */
   const err = new Error(brokeredMessage(ext && ext.id, what, cap, instead));
   err.code = 'ERR_AIRVSX_DENIED';
   err.capability = cap;
@@ -124,6 +127,8 @@ exports.install = function (host, reg, belted) {
   }
 
   // Globals that reach the network or native code.
+  // gated stands in for process functions of every signature.
+  /** @type {(name: string, cap: string | null, real?: Function) => any} */
   const gated = (name, cap, real) => function (...a) {
     const ext = current();
     if (real && ext && ext.caps.has(cap)) return real.apply(this, a);
@@ -132,7 +137,9 @@ exports.install = function (host, reg, belted) {
   // fetch is the broker's (fetch.js) for a network-granted extension;
   // the other network globals open sockets of their own and are refused.
   const brokeredFetch = fetchBroker(host);
-  globalThis.fetch = function fetch(input, init) {
+  // input is whatever the extension passed: a string, a URL, a Request
+  // or anything else.
+  globalThis.fetch = function fetch(/** @type {any} */ input, init) {
     const ext = current();
     if (!ext || !ext.caps.has('network')) return Promise.reject(denied(host, ext, 'use fetch', 'network', typeof input === 'string' ? input : input && String(input.href || input.url || '')));
     return brokeredFetch(input, init);

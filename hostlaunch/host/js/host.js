@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The airvsx extension host: runs VS Code extensions for the Go launcher
 // (hostlaunch/host). The launcher opens Node's IPC channel (NODE_CHANNEL_FD,
@@ -151,11 +152,13 @@ function jsonSafe(v) {
   return JSON.parse(json);
 }
 
-process.on('message', (msg) => {
+// msg is a JSON-RPC message from the launcher: parsed JSON, any shape.
+process.on('message', (/** @type {any} */ msg) => {
   if (msg && msg.jsonrpc === '2.0' && msg.method === undefined && asked.has(msg.id)) {
     const a = asked.get(msg.id); // the launcher's answer to a request of ours
     asked.delete(msg.id);
     if (!msg.error) return a.resolve(msg.result);
+    /** @type {HostError} */
     const err = new Error(msg.error.message);
     if (msg.error.code === -32002) err.code = 'ERR_AIRVSX_DENIED'; // a broker's refusal
     if (msg.error.code === -32003) err.code = 'ERR_AIRVSX_BUSY'; // a broker's limit: try again later

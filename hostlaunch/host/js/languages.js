@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Language features: the providers extensions register
 // (languages.register*Provider), asked by the launcher ("provide") for a

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The data classes of language features: diagnostics, completion, code
 // actions, symbols, hovers, semantic tokens, inlay hints and the rest.
@@ -50,14 +51,17 @@ class Diagnostic {
 function hierarchical(Kind) {
   Object.assign(Kind.prototype, {
     // append adds parts, dot-separated.
+    /** @this {{value: string}} */
     append(...parts) {
       return new Kind([this.value, ...parts].filter((p) => p).join('.'));
     },
     // contains reports whether other is this kind or a sub-kind of it.
+    /** @this {{value: string}} */
     contains(other) {
       return this.value === other.value || other.value.startsWith(this.value + '.');
     },
     // intersects reports whether either kind contains the other.
+    /** @this {{contains(other: any): boolean}} */
     intersects(other) {
       return this.contains(other) || other.contains(this);
     },
@@ -69,6 +73,12 @@ function hierarchical(Kind) {
 class CodeActionKind {
   constructor(value) {
     Object.defineProperty(this, 'value', { value, enumerable: true });
+    // Declarations only: value is defined above, the methods by
+    // hierarchical.
+    /** @type {string} */
+    this.value;
+    /** @type {(...parts: string[]) => CodeActionKind} */
+    this.append;
   }
 }
 hierarchical(CodeActionKind);
@@ -89,6 +99,12 @@ CodeActionKind.Notebook = CodeActionKind.Empty.append('notebook');
 class DocumentDropOrPasteEditKind {
   constructor(value) {
     Object.defineProperty(this, 'value', { value, enumerable: true });
+    // Declarations only: value is defined above, the methods by
+    // hierarchical.
+    /** @type {string} */
+    this.value;
+    /** @type {(...parts: string[]) => DocumentDropOrPasteEditKind} */
+    this.append;
   }
 }
 hierarchical(DocumentDropOrPasteEditKind);
@@ -278,6 +294,21 @@ class CompletionItem {
   constructor(label, kind) {
     this.label = label;
     this.kind = kind;
+    // Declarations only: the extension sets those it wants.
+    /** @type {string | undefined} */
+    this.detail;
+    /** @type {any} a string or a MarkdownString */
+    this.documentation;
+    /** @type {string | undefined} */
+    this.sortText;
+    /** @type {string | undefined} */
+    this.filterText;
+    /** @type {boolean | undefined} */
+    this.preselect;
+    /** @type {any} a string or a SnippetString */
+    this.insertText;
+    /** @type {any} */
+    this.textEdit;
   }
 
   toJSON() {

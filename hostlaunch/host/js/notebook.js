@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Notebook data types: NotebookRange, NotebookCellOutputItem,
 // NotebookCellOutput, NotebookCellData, NotebookData,
@@ -10,6 +11,11 @@ class NotebookRange {
     if (typeof start !== 'number' || start < 0 || !Number.isInteger(start)) throw illegal('start must be a non-negative integer');
     if (typeof end !== 'number' || end < 0 || !Number.isInteger(end)) throw illegal('end must be a non-negative integer');
     const [s, e] = start <= end ? [start, end] : [end, start];
+    // Declarations only (defined read-only below).
+    /** @type {number} */
+    this.start;
+    /** @type {number} */
+    this.end;
     Object.defineProperty(this, 'start', { value: s, enumerable: true });
     Object.defineProperty(this, 'end', { value: e, enumerable: true });
   }
@@ -100,6 +106,11 @@ class NotebookEdit {
   constructor(range, newCells) {
     this.range = range;
     this.newCells = newCells;
+    // Declarations only: the metadata edits set one of them.
+    /** @type {Record<string, any> | undefined} */
+    this.newCellMetadata;
+    /** @type {Record<string, any> | undefined} */
+    this.newNotebookMetadata;
   }
 
   // isNotebookEdit reports whether thing is one or looks like one.

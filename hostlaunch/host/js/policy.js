@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // What an extension may load, shared by require (gate.js) and import()
 // (esm.mjs).

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Positions in text: Position, Range, Selection and Location, immutable
 // as in VS Code.
@@ -20,6 +21,11 @@ class Position {
     if (typeof character !== 'number' || Number.isNaN(character)) throw illegal('character');
     if (line < 0) throw illegal('line must be non-negative');
     if (character < 0) throw illegal('character must be non-negative');
+    // Declarations only (fix defines them read-only).
+    /** @type {number} */
+    this.line;
+    /** @type {number} */
+    this.character;
     fix(this, { line, character });
   }
 
@@ -106,6 +112,11 @@ class Range {
       end = Position.of(startCharacter);
     }
     if (!start || !end) throw new Error('Invalid arguments');
+    // Declarations only (fix defines them read-only).
+    /** @type {Position} */
+    this.start;
+    /** @type {Position} */
+    this.end;
     if (start.isBefore(end)) fix(this, { start, end });
     else fix(this, { start: end, end: start });
   }
@@ -179,6 +190,8 @@ class Range {
     return new Range(s, e);
   }
 
+  // toJSON is [start, end], as in VS Code.
+  /** @returns {any} */
   toJSON() { return [this.start, this.end]; }
 }
 
@@ -197,6 +210,11 @@ class Selection extends Range {
     }
     if (!anchor || !active) throw new Error('Invalid arguments');
     super(anchor, active);
+    // Declarations only (fix defines them read-only).
+    /** @type {Position} */
+    this.anchor;
+    /** @type {Position} */
+    this.active;
     fix(this, { anchor, active });
   }
 

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Host-wide events: one emitter per event of the vscode API (a document
 // opened, a terminal closed, ...), shared by every extension of the host,

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The child_process an extension granted "spawn" gets. Node's own cannot
 // work (the kernel sandbox refuses fork and exec inside the host): every
@@ -51,6 +52,40 @@ class ChildProcess extends EventEmitter {
   constructor() {
     super();
     Object.assign(this, { pid: undefined, exitCode: null, signalCode: null, killed: false, connected: false });
+    // The fields spawn, batch and fork set (declarations only: nothing is
+    // assigned here).
+    /** @type {number | undefined} */
+    this.pid;
+    /** @type {number | null} */
+    this.exitCode;
+    /** @type {string | null} */
+    this.signalCode;
+    /** @type {boolean} */
+    this.killed;
+    /** @type {boolean} */
+    this.connected;
+    /** @type {boolean | undefined} */
+    this.timedOut;
+    /** @type {boolean | undefined} */
+    this.truncated;
+    /** @type {any} the extension that started it */
+    this._ext;
+    /** @type {any} */
+    this.stdin;
+    /** @type {any} */
+    this.stdout;
+    /** @type {any} */
+    this.stderr;
+    /** @type {any[]} */
+    this.stdio;
+    /** @type {(signal?: string | number) => boolean} */
+    this.kill;
+    /** @type {(message: unknown, ...rest: any[]) => boolean} */
+    this.send;
+    /** @type {() => void} */
+    this.disconnect;
+    /** @type {any} */
+    this._done;
   }
 
   ref() {}
@@ -80,6 +115,7 @@ module.exports = function (host, ext) {
 
   // refused is the error of a call the broker cannot serve.
   function refused(name, instead) {
+    /** @type {HostError} */
     const err = new Error(`airvsx: extension ${ext.id} may not call child_process.${name}: brokered spawn is asynchronous${instead ? `; use child_process.${instead}` : ''}`);
     err.code = 'ERR_AIRVSX_DENIED';
     err.capability = 'spawn';
@@ -145,6 +181,7 @@ module.exports = function (host, ext) {
     // while the stream wants more, else when it is read.
     const reader = () => {
       let wanted = null;
+      /** @type {Readable & {_take?: (b: any) => Promise<any>}} */
       const r = new Readable({ read() { const w = wanted; wanted = null; if (w) w(); } });
       r.once('close', () => { const w = wanted; wanted = null; if (w) w(); });
       r._take = (b) => new Promise((resolve) => {

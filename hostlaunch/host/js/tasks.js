@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // vscode.tasks: task providers, fetchTasks and executeTask. A
 // CustomExecution runs in the host (its Pseudoterminal becomes a

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Task data types: Task, TaskGroup and the executions (process, shell,
 // custom).

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The classes and enums of the vscode API (what vscode.d.ts declares as
 // values, not interfaces), with VS Code's semantics. Each group lives in

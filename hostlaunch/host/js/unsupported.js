@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The guard over each extension's vscode module: a name of the VS Code
 // API (vscode-api.json, written by the launcher from
@@ -11,6 +12,7 @@
 // the module as it is. Classes and enums are returned as they are.
 
 function unsupported(name) {
+  /** @type {HostError} */
   const err = new Error(`vscode.${name} is not supported by the airvsx host`);
   err.code = 'ERR_AIRVSX_UNSUPPORTED';
   return err;

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The `vscode` module extensions run against (API version: the
 // launcher's apiVersion). The classes and enums are types.js; documents
@@ -116,6 +117,7 @@ module.exports = function createApi(ext, reg) {
     return new Disposable(() => commands.delete(id));
   }
 
+  /** @type {Record<string, any>} the module an extension gets */
   const api = Object.assign({}, types, {
     version: opts.apiVersion || '1.140.0',
     commands: {

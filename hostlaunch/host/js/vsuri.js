@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // vscode.Uri with VS Code's semantics: parsing (RFC 3986 split, percent-
 // decoding), the aggressive encoding of toString, fsPath and the
@@ -75,6 +76,17 @@ class Uri {
       if (!path) path = '/';
       else if (path[0] !== '/') path = '/' + path;
     }
+    // Declarations only (defined read-only below).
+    /** @type {string} */
+    this.scheme;
+    /** @type {string} */
+    this.authority;
+    /** @type {string} */
+    this.path;
+    /** @type {string} */
+    this.query;
+    /** @type {string} */
+    this.fragment;
     for (const [k, v] of Object.entries({ scheme, authority: authority || '', path, query: query || '', fragment: fragment || '' })) {
       Object.defineProperty(this, k, { value: v, enumerable: true, writable: false, configurable: false });
     }

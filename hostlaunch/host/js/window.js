@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The parts of vscode.window a user would answer or look at: quick picks,
 // input boxes and messages with choices (asked of the launcher: "ui/*"

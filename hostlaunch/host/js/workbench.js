@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Workbench data types: theme colors and icons, tree items, quick input
 // buttons, relative patterns, file system errors, file decorations,

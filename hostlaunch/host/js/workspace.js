@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // vscode.workspace beyond documents: workspace.fs (the launcher's
 // workspace broker for files, an extension's FileSystemProvider for its

@@ -1,4 +1,4 @@
-package mirror
+package openvsx
 
 // Restarting a download: the destination is rewound before each attempt,
 // or the retry is refused once something was written to a destination that

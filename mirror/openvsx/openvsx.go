@@ -1,4 +1,4 @@
-package mirror
+package openvsx
 
 // The Open VSX API: the JSON shapes a mirror reads and the calls that read
 // them. Upstream sources: the endpoints are RegistryAPI.java and the shapes

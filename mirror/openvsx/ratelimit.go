@@ -1,4 +1,4 @@
-package mirror
+package openvsx
 
 // Pacing: the request rate limit, the pause a 429 imposes on every request,
 // and the wait before a retry.

@@ -1,4 +1,4 @@
-package mirror
+package openvsx
 
 // Egress: what leaves the process. Every request goes through the client's
 // transport, which enforces where it may go, spaces it by the rate limit,

@@ -1,4 +1,4 @@
-package mirror
+package openvsx
 
 // The ETag cache: conditional GETs of JSON answered from memory on a 304.
 

@@ -1,4 +1,4 @@
-package mirror
+package openvsx
 
 // One client call: its attempts through retryablehttp, the retry policy,
 // each attempt's body read and checked inside the retry loop, and the error

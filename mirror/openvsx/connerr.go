@@ -1,4 +1,4 @@
-package mirror
+package openvsx
 
 // Connection errors: a request that got no HTTP answer is classified by its
 // cause, so that what retrying cannot fix (nothing listens at the address,

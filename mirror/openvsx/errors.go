@@ -1,4 +1,4 @@
-package mirror
+package openvsx
 
 // Errors the client returns: the sentinels callers match with errors.Is,
 // and the *HTTPError of an upstream's non-2xx answer.
