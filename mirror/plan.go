@@ -263,18 +263,42 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		return nil, fmt.Errorf("list versions of %s: %w", id, err)
 	}
 
-	// Candidates from the references; what a reference does not say
-	// (the pre-release flag, the signature, the size) is learnt from the
-	// version's own metadata, fetched only for versions Select keeps.
-	type cand struct {
-		c         policies.Candidate
-		ref       openvsx.VersionReference
-		meta      *openvsx.Extension
-		entry     *index.Entry
-		confirmed bool
-		unusable  string
+	cands := p.candidates(r, id, refs)
+	selected, err := p.selectConfirmed(ctx, pol, id, cands)
+	if err != nil {
+		return nil, err
 	}
-	var cands []*cand
+	if requiredBy != "" && len(selected) == 0 {
+		r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "no version upstream satisfies the policy", Fatal: true})
+	}
+	if err := r.record(pol, id, requiredBy, cands, selected); err != nil {
+		return nil, err
+	}
+	if p.onNew != nil {
+		for _, it := range r.plan.New {
+			p.onNew(it)
+		}
+	}
+	return r, nil
+}
+
+// candidate is one version and platform upstream lists for an extension.
+// What a reference does not say (the pre-release flag, the signature, the
+// size) is learnt from the version's own metadata, fetched only for
+// versions Select keeps.
+type candidate struct {
+	c         policies.Candidate
+	ref       openvsx.VersionReference
+	meta      *openvsx.Extension
+	entry     *index.Entry // the current catalog's, when it has this one
+	confirmed bool         // c holds what the metadata or the entry says
+	unusable  string       // why it cannot be mirrored, when it cannot
+}
+
+// candidates are the versions refs lists that can be read; the others
+// are skipped in r, with why.
+func (p *planner) candidates(r *extPlan, id index.ID, refs []openvsx.VersionReference) []*candidate {
+	var cands []*candidate
 	for _, ref := range refs {
 		v, err := index.ParseVersion(ref.Version)
 		if err != nil {
@@ -287,15 +311,22 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 			continue
 		}
 		engine, _ := index.ParseEngineRange(ref.Engines["vscode"]) // a bad range stays zero and is refused by an editor check
-		c := &cand{c: policies.Candidate{ID: id, Version: v, Platform: plat, Engine: engine, Signed: true}, ref: ref}
+		c := &candidate{c: policies.Candidate{ID: id, Version: v, Platform: plat, Engine: engine, Signed: true}, ref: ref}
 		if e := p.current[index.EntryKey(id, ref.Version, plat)]; e != nil {
 			c.entry, c.confirmed = e, true
 			c.c.PreRelease, c.c.Signed, c.c.Size = e.PreRelease, e.Upstream.Signed, e.VsixSize
 		}
 		cands = append(cands, c)
 	}
+	return cands
+}
 
-	var selected []*cand
+// selectConfirmed returns the candidates the policy keeps, once what it
+// decided on is confirmed by each kept version's metadata: a version
+// whose metadata changes the decision (or that has no download) makes
+// the policy choose again, at most once per candidate.
+func (p *planner) selectConfirmed(ctx context.Context, pol *policies.Policy, id index.ID, cands []*candidate) ([]*candidate, error) {
+	var selected []*candidate
 	for range len(cands) + 1 {
 		var usable []policies.Candidate
 		for _, c := range cands {
@@ -307,7 +338,7 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		selected = selected[:0]
 		changed := false
 		for _, k := range keep {
-			i := slices.IndexFunc(cands, func(c *cand) bool {
+			i := slices.IndexFunc(cands, func(c *candidate) bool {
 				return c.unusable == "" && c.c.Version.Equal(k.Version) && c.c.Version.Original() == k.Version.Original() && c.c.Platform == k.Platform
 			})
 			c := cands[i]
@@ -337,13 +368,16 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 			break
 		}
 	}
+	return selected, nil
+}
 
-	chosen := map[*cand]bool{}
+// record files every candidate in r's plan: skipped (with why), kept as
+// it is stored, or new; and the dependencies and pack members of what is
+// kept.
+func (r *extPlan) record(pol *policies.Policy, id index.ID, requiredBy string, cands, selected []*candidate) error {
+	chosen := map[*candidate]bool{}
 	for _, c := range selected {
 		chosen[c] = true
-	}
-	if requiredBy != "" && len(selected) == 0 {
-		r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "no version upstream satisfies the policy", Fatal: true})
 	}
 	for _, c := range cands {
 		name := index.EntryName(id, c.ref.Version, c.c.Platform)
@@ -381,22 +415,17 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		r.plan.FetchBytes += max(it.Size, 0)
 		ds, err := c.meta.DependencyIDs()
 		if err != nil {
-			return nil, fmt.Errorf("%s: dependencies: %w", name, err)
+			return fmt.Errorf("%s: dependencies: %w", name, err)
 		}
 		ps, err := c.meta.PackIDs()
 		if err != nil {
-			return nil, fmt.Errorf("%s: extension pack: %w", name, err)
+			return fmt.Errorf("%s: extension pack: %w", name, err)
 		}
 		for _, d := range append(ds, ps...) {
 			r.deps = append(r.deps, dep{id: d, requiredBy: name})
 		}
 	}
-	if p.onNew != nil {
-		for _, it := range r.plan.New {
-			p.onNew(it)
-		}
-	}
-	return r, nil
+	return nil
 }
 
 func excludedReason(pol *policies.Policy, id index.ID) (string, bool) {
