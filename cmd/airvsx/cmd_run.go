@@ -38,16 +38,8 @@ type runOptions struct {
 	format     bool
 }
 
-func newRunCommand(g *globals) *cobra.Command {
-	var opts runOptions
-	cmd := &cobra.Command{
-		Use: "run --extensions DIR [--workspace W] [--open LANGUAGE[:FILE]] [--command ID [ARG...]] [--wait D]",
-		Example: `  # run an installed extension's command in the sandboxed extension host
-  airvsx run --extensions ./exts --workspace . --command yaml.showSchema
-  # open a document first (activates onLanguage extensions), then wait for their events
-  airvsx run --extensions ./exts --workspace . --open python:main.py --wait 2s`,
-		Short: "Run installed extensions in a Node.js extension host and execute a command",
-		Long: `Run starts Node.js extension host processes for the enabled extensions of
+// runLong is run's help text.
+const runLong = `Run starts Node.js extension host processes for the enabled extensions of
 DIR/installed.json (their records' seals and their files checked as list
 checks them: an extension whose record airvsx did not write gets no grant
 and does not run), one process per distinct set of effective capabilities
@@ -116,7 +108,18 @@ refuses them, naming both.
 Exit status: 0 success, 1 the command is unknown, an activation failed, the
 command threw, timed out or the host died, 2 usage or I/O error (no node,
 nothing installed, a damaged installed.json, a workspace that overlaps what
-no extension may write).`,
+no extension may write).`
+
+func newRunCommand(g *globals) *cobra.Command {
+	var opts runOptions
+	cmd := &cobra.Command{
+		Use: "run --extensions DIR [--workspace W] [--open LANGUAGE[:FILE]] [--command ID [ARG...]] [--wait D]",
+		Example: `  # run an installed extension's command in the sandboxed extension host
+  airvsx run --extensions ./exts --workspace . --command yaml.showSchema
+  # open a document first (activates onLanguage extensions), then wait for their events
+  airvsx run --extensions ./exts --workspace . --open python:main.py --wait 2s`,
+		Short: "Run installed extensions in a Node.js extension host and execute a command",
+		Long:  runLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.extensions == "" {
 				return usagef("run: --extensions DIR is required")
