@@ -107,63 +107,93 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, int64, error) {
 			req.Header.Set("If-None-Match", e.etag)
 		}
 	}
-	tooLarge := permanent(fmt.Errorf("GET %s: body exceeds %d bytes: %w", r.url, r.max, ErrTooLarge))
-	var buf bytes.Buffer
-	var n int64
-	req.SetResponseHandler(func(resp *http.Response) error {
-		defer resp.Body.Close()
-		if resp.StatusCode == http.StatusNotModified && cached != nil {
-			buf.Reset()
-			buf.Write(cached.body)
-			n = int64(buf.Len())
-			return nil
-		}
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return permanent(newHTTPError(r.url, resp))
-		}
-		if resp.ContentLength > r.max {
-			return tooLarge
-		}
-		var w io.Writer = &buf
-		buf.Reset()
-		if r.open != nil {
-			ow, err := r.open()
-			if err != nil {
-				return permanent(fmt.Errorf("GET %s: open destination: %w", r.url, err))
-			}
-			w = ow
-		}
-		ew := &errWriter{w: w}
-		var got int64
-		var err error
-		if r.kind == kindDownload {
-			// Large reads and writes: a package is megabytes, written to a
-			// file and hashed as it comes.
-			got, err = copybuf.Copy(ew, io.LimitReader(resp.Body, limit))
-		} else {
-			got, err = io.Copy(ew, io.LimitReader(resp.Body, limit))
-		}
-		switch {
-		case ew.err != nil:
-			return permanent(fmt.Errorf("GET %s: write: %w", r.url, ew.err))
-		case err != nil:
-			return fmt.Errorf("GET %s: read body: %w", r.url, err)
-		case got > r.max:
-			return tooLarge
-		case resp.ContentLength >= 0 && got != resp.ContentLength:
-			return fmt.Errorf("GET %s: got %d of %d bytes: %w", r.url, got, resp.ContentLength, io.ErrUnexpectedEOF)
-		}
-		n = got
-		if et := resp.Header.Get("ETag"); r.etag && et != "" {
-			c.cache.put(r.url, et, buf.Bytes())
-		}
+	b := &bodyRead{c: c, r: r, cached: cached, limit: limit,
+		tooLarge: permanent(fmt.Errorf("GET %s: body exceeds %d bytes: %w", r.url, r.max, ErrTooLarge))}
+	req.SetResponseHandler(b.handle)
+	resp, err := c.retrier(ctx, cl, r).Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	resp.Body.Close()
+	if r.open != nil {
+		return nil, b.n, nil
+	}
+	return b.buf.Bytes(), b.n, nil
+}
+
+// bodyRead reads one attempt's response body for do: into buf, or into
+// the writer r.open returns, checked against Content-Length and r.max.
+type bodyRead struct {
+	c        *Client
+	r        request
+	cached   *cacheEntry // the cached answer the request's ETag names
+	limit    int64       // r.max + 1: a longer body is too large
+	tooLarge error
+	buf      bytes.Buffer
+	n        int64 // the body's length, once read
+}
+
+// handle reads resp's body; an error that must not be retried is marked
+// permanent.
+func (b *bodyRead) handle(resp *http.Response) error {
+	r := b.r
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotModified && b.cached != nil {
+		b.buf.Reset()
+		b.buf.Write(b.cached.body)
+		b.n = int64(b.buf.Len())
 		return nil
-	})
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return permanent(newHTTPError(r.url, resp))
+	}
+	if resp.ContentLength > r.max {
+		return b.tooLarge
+	}
+	var w io.Writer = &b.buf
+	b.buf.Reset()
+	if r.open != nil {
+		ow, err := r.open()
+		if err != nil {
+			return permanent(fmt.Errorf("GET %s: open destination: %w", r.url, err))
+		}
+		w = ow
+	}
+	ew := &errWriter{w: w}
+	var got int64
+	var err error
+	if r.kind == kindDownload {
+		// Large reads and writes: a package is megabytes, written to a
+		// file and hashed as it comes.
+		got, err = copybuf.Copy(ew, io.LimitReader(resp.Body, b.limit))
+	} else {
+		got, err = io.Copy(ew, io.LimitReader(resp.Body, b.limit))
+	}
+	switch {
+	case ew.err != nil:
+		return permanent(fmt.Errorf("GET %s: write: %w", r.url, ew.err))
+	case err != nil:
+		return fmt.Errorf("GET %s: read body: %w", r.url, err)
+	case got > r.max:
+		return b.tooLarge
+	case resp.ContentLength >= 0 && got != resp.ContentLength:
+		return fmt.Errorf("GET %s: got %d of %d bytes: %w", r.url, got, resp.ContentLength, io.ErrUnexpectedEOF)
+	}
+	b.n = got
+	if et := resp.Header.Get("ETag"); r.etag && et != "" {
+		b.c.cache.put(r.url, et, b.buf.Bytes())
+	}
+	return nil
+}
+
+// retrier is the retryablehttp client of one call: the API's or the
+// downloads' HTTP client, with the call's retry decisions and waits.
+func (c *Client) retrier(ctx context.Context, cl *call, r request) *retryablehttp.Client {
 	hc := c.api
 	if r.kind == kindDownload {
 		hc = c.dl
 	}
-	rc := &retryablehttp.Client{
+	return &retryablehttp.Client{
 		HTTPClient: hc,
 		RetryMax:   c.maxRetries,
 		CheckRetry: checkRetry(cl),
@@ -182,15 +212,6 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, int64, error) {
 			return nil, c.finalError(ctx, r.url, resp, err, tries)
 		},
 	}
-	resp, err := rc.Do(req)
-	if err != nil {
-		return nil, 0, err
-	}
-	resp.Body.Close()
-	if r.open != nil {
-		return nil, n, nil
-	}
-	return buf.Bytes(), n, nil
 }
 
 // finalError is the error a call returns once retryablehttp gives up.
