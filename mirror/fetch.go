@@ -16,6 +16,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/policies"
 )
@@ -29,7 +31,7 @@ type fetcher struct {
 	tmpDir string
 	// staging is tmpDir when the store can adopt files from it as blobs
 	// (see stager); nil otherwise.
-	staging *store.Staging
+	staging *dirstore.Staging
 	log     *slog.Logger
 	keys    *keyring
 	// progress counts the packages that arrive; nil counts nothing.
@@ -47,9 +49,9 @@ type fetcher struct {
 }
 
 // stager is a store that can take a downloaded file as a blob by renaming
-// it, instead of copying and hashing it again (store.Dir).
+// it, instead of copying and hashing it again (dirstore.Store).
 type stager interface {
-	NewStaging() (*store.Staging, error)
+	NewStaging() (*dirstore.Staging, error)
 }
 
 // acquire takes a slot of sem, or fails when ctx is done.
@@ -106,7 +108,7 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 	}()
 	// A package that no registry could hold is refused before it is
 	// downloaded (inspect reports the same rule).
-	if err := store.CheckEntryName(it.ID, it.Version, it.Platform); err != nil {
+	if err := artifact.CheckEntryName(it.ID, it.Version, it.Platform); err != nil {
 		return index.Entry{}, f.reject(ctx, it, files, "cannot be stored in a registry: "+err.Error())
 	}
 

@@ -51,7 +51,7 @@ type Options struct {
 	// Concurrency bounds parallel downloads. 0 means 4.
 	Concurrency int
 	// TempDir holds downloads while they are verified, for stores that
-	// cannot stage them in the registry itself (a Dir can: its downloads
+	// cannot stage them in the registry itself (a directory store can: its downloads
 	// become blobs by a rename). "" means the system's temp directory.
 	TempDir string
 	// Logger receives progress records. nil means discard.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // blobFiler is what a directory store offers besides store.Store: the
@@ -148,7 +149,7 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 	// CPU, so more at once, whose fsyncs the file system can group.
 	items := c.plan.blobs
 	n := 0
-	for n < len(items) && items[n].digest == store.EmptyConfigDigest {
+	for n < len(items) && items[n].digest == artifact.EmptyConfigDigest {
 		n++
 	}
 	err := pool(items[:n], max(c.opts.Workers, layoutWorkers))

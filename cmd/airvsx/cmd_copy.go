@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/transfer"
 )
@@ -177,7 +178,7 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceDir && dst == nil {
 		// A dry run to a directory that does not exist yet: the space
 		// of the file system it would be made on.
-		o.FreeSpace = func() (int64, int64, error) { return store.FreeSpaceAt(p.Path) }
+		o.FreeSpace = func() (int64, int64, error) { return dirstore.FreeSpaceAt(p.Path) }
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
 	prog.Done()

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
@@ -122,13 +123,13 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 		return st, nil
 	case store.PlaceDir:
 		if !write {
-			st, err := store.OpenDir(p.Path, store.DirOptions{ReadOnly: true})
+			st, err := dirstore.Open(p.Path, dirstore.Options{ReadOnly: true})
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("registry %s does not exist (check the path, or create one with airvsx sync)", p.Path)
 			}
 			return st, err
 		}
-		return store.OpenDir(p.Path, store.DirOptions{Create: true})
+		return dirstore.Open(p.Path, dirstore.Options{Create: true})
 	case store.PlaceGit:
 		st, err := gitstore.Open(p.Path, gitstore.Options{Ref: p.Ref, Write: write, Create: write, Signer: n.signer})
 		if !write && errors.Is(err, os.ErrNotExist) {

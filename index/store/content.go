@@ -41,7 +41,7 @@ func (c seekContent) Rewind() error {
 // Committer is implemented by stores that group writes into changes (a
 // git store makes one commit per change). Writers end each change with
 // Commit once its metadata is written, the catalog last. Stores whose
-// every write is visible at once (Dir) do not implement it.
+// every write is visible at once (the directory store) do not implement it.
 type Committer interface {
 	// Commit records every write since the last Commit as one change
 	// described by message. Nothing is visible to readers of the change
@@ -101,7 +101,7 @@ type errReader struct{ err error }
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // Discarder is implemented by stores that can remove a registry their
-// opening created while it is still empty (Dir.Discard): a writer whose
+// opening created while it is still empty (dirstore.Store.Discard): a writer whose
 // first sync or copy failed before it stored anything leaves nothing.
 type Discarder interface {
 	// Discard removes the registry if this store created it and it
@@ -109,8 +109,6 @@ type Discarder interface {
 	// still be closed.
 	Discard() (bool, error)
 }
-
-var _ Discarder = (*Dir)(nil)
 
 // History is implemented by stores whose content is a signed history of
 // changes (a git store: commits). Readers that keep state between runs

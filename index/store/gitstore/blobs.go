@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // The tree's fixed names (as the directory store's).
@@ -37,7 +38,7 @@ func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error
 	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return 0, fmt.Errorf("stat blob: %w", err)
 	}
-	h, ok, err := s.lookup(store.BlobName(repo, digest))
+	h, ok, err := s.lookup(artifact.BlobName(repo, digest))
 	if err == nil && !ok {
 		err = notExist("no such blob")
 	}
@@ -80,7 +81,7 @@ func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c 
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
 	s.mu.Lock()
-	s.setPending(store.BlobName(repo, digest), h)
+	s.setPending(artifact.BlobName(repo, digest), h)
 	s.mu.Unlock()
 	return nil
 }
@@ -88,7 +89,7 @@ func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c 
 // OpenBlob opens a blob for verified reading, streamed from its object.
 func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
 	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
-		h, ok, err := s.lookup(store.BlobName(repo, digest))
+		h, ok, err := s.lookup(artifact.BlobName(repo, digest))
 		if err == nil && !ok {
 			err = notExist("no such blob")
 		}
@@ -154,7 +155,7 @@ func (s *Store) ensureLayout(ctx context.Context, repo string) error {
 	if err != nil || ok {
 		return err
 	}
-	idx, err := store.EncodeIndex(nil)
+	idx, err := artifact.EncodeIndex(nil)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/internal/atomicfile"
 )
 
@@ -197,7 +198,7 @@ func (s *Store) tagChanges(root plumbing.Hash, changes map[string]plumbing.Hash)
 // decode (the message is a summary, not a check).
 func (s *Store) decodeIndexObject(h plumbing.Hash) []store.TagEntry {
 	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil || o.Size() > store.MaxIndexBytes {
+	if err != nil || o.Size() > artifact.MaxIndexBytes {
 		return nil
 	}
 	r, err := o.Reader()
@@ -209,7 +210,7 @@ func (s *Store) decodeIndexObject(h plumbing.Hash) []store.TagEntry {
 	if err != nil {
 		return nil
 	}
-	tags, _ := store.DecodeIndex(data)
+	tags, _ := artifact.DecodeIndex(data)
 	return tags
 }
 

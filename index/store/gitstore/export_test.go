@@ -3,12 +3,12 @@ package gitstore
 import (
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // BlobObject returns the git object of a blob, for tests that damage it.
 func (s *Store) BlobObject(repo, digest string) (plumbing.Hash, bool, error) {
-	return s.lookup(store.BlobName(repo, digest))
+	return s.lookup(artifact.BlobName(repo, digest))
 }
 
 // RootTree returns the tree of the commit read.

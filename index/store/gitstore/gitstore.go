@@ -19,6 +19,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/internal/flock"
 	"github.com/airvsx/airvsx/internal/madedir"
 )
@@ -160,17 +161,17 @@ func (s *Store) open() error {
 		return fmt.Errorf("no commit at %s: %w", s.refName(), store.ErrNotRegistry)
 	}
 	if !s.root.IsZero() {
-		if _, ok, err := s.lookup(store.MarkerFile); err != nil {
+		if _, ok, err := s.lookup(artifact.MarkerFile); err != nil {
 			return err
 		} else if !ok {
-			return fmt.Errorf("commit %s has no %s file: %w", s.head, store.MarkerFile, store.ErrNotRegistry)
+			return fmt.Errorf("commit %s has no %s file: %w", s.head, artifact.MarkerFile, store.ErrNotRegistry)
 		}
 	} else {
 		h, err := s.writeBytes(markerBytes())
 		if err != nil {
 			return err
 		}
-		s.setPendingOnly(store.MarkerFile, h)
+		s.setPendingOnly(artifact.MarkerFile, h)
 	}
 	if s.opts.Write {
 		if err := s.openJournal(); err != nil {
@@ -364,7 +365,7 @@ func (s *Store) Close() error {
 func (s *Store) Discard() (bool, error) {
 	s.mu.Lock()
 	empty := s.created != "" && s.lock != nil && s.head.IsZero() && len(s.pending) <= 1
-	if _, marker := s.pending[store.MarkerFile]; len(s.pending) == 1 && !marker {
+	if _, marker := s.pending[artifact.MarkerFile]; len(s.pending) == 1 && !marker {
 		empty = false
 	}
 	s.mu.Unlock()
@@ -402,9 +403,9 @@ func (s *Store) writable() error {
 	return nil
 }
 
-// markerBytes is the content of the marker file, as Dir writes it.
+// markerBytes is the content of the marker file, as the directory store writes it.
 func markerBytes() []byte {
-	return []byte(fmt.Sprintf(`{"kind":"airvsx-registry","format":%d}`+"\n", store.DirFormat))
+	return []byte(fmt.Sprintf(`{"kind":"airvsx-registry","format":%d}`+"\n", artifact.DirFormat))
 }
 
 // setPending records a write of blob h at path in the change and in its

@@ -21,6 +21,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // Options adapt the suite to a store.
@@ -126,9 +127,9 @@ func (f *failingReader) Read(p []byte) (int, error) {
 // returns its descriptor.
 func manifest(t *testing.T, s store.Store, repo, text string) store.Descriptor {
 	t.Helper()
-	put(t, s, repo, []byte(store.EmptyConfig))
-	b := manifestBytes(store.ArtifactType, text)
-	return store.Descriptor{MediaType: store.MediaTypeManifest, Digest: put(t, s, repo, b), Size: int64(len(b)), ArtifactType: store.ArtifactType}
+	put(t, s, repo, []byte(artifact.EmptyConfig))
+	b := manifestBytes(artifact.ArtifactType, text)
+	return store.Descriptor{MediaType: artifact.MediaTypeManifest, Digest: put(t, s, repo, b), Size: int64(len(b)), ArtifactType: artifact.ArtifactType}
 }
 
 // manifestBytes is a valid OCI image manifest with the empty config, no
@@ -140,7 +141,7 @@ func manifestBytes(artifactType, text string) []byte {
 		at = `"artifactType":"` + artifactType + `",`
 	}
 	return []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",` + at +
-		`"config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":"` + store.EmptyConfigDigest + `","size":2},` +
+		`"config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":"` + artifact.EmptyConfigDigest + `","size":2},` +
 		`"layers":[],"annotations":{"x":"` + text + `"}}`)
 }
 

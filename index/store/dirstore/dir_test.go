@@ -1,4 +1,4 @@
-package store_test
+package dirstore_test
 
 import (
 	"bytes"
@@ -18,26 +18,28 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/google/go-cmp/cmp"
 )
 
-func newDir(t *testing.T) *store.Dir {
+func newDir(t *testing.T) *dirstore.Store {
 	t.Helper()
-	d := storetest.OpenDir(t, filepath.Join(t.TempDir(), "reg"), store.DirOptions{Create: true})
+	d := storetest.OpenDir(t, filepath.Join(t.TempDir(), "reg"), dirstore.Options{Create: true})
 	t.Cleanup(func() { d.Close() })
 	return d
 }
 
-func blobFile(d *store.Dir, repo, digest string) string {
-	return filepath.Join(d.Path(), filepath.FromSlash(store.BlobName(repo, digest)))
+func blobFile(d *dirstore.Store, repo, digest string) string {
+	return filepath.Join(d.Path(), filepath.FromSlash(artifact.BlobName(repo, digest)))
 }
 
 func TestDirConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return newDir(t) }, storetest.Options{
 		Tamper: func(t *testing.T, s store.Store, repo, digest string) {
-			filetest.FlipByte(t, blobFile(s.(*store.Dir), repo, digest))
+			filetest.FlipByte(t, blobFile(s.(*dirstore.Store), repo, digest))
 		},
 	})
 }
@@ -54,25 +56,25 @@ func putBlob(t *testing.T, s store.Store, repo string, b []byte) string {
 }
 
 // testEntry stores one complete entry and returns its manifest.
-func testEntry(t *testing.T, s store.Store, id, version string, platform index.Platform) *store.Manifest {
+func testEntry(t *testing.T, s store.Store, id, version string, platform index.Platform) *artifact.Manifest {
 	t.Helper()
 	vsix := []byte("PK vsix of " + id + "@" + version + "@" + string(platform))
 	pkg := []byte(`{"name":"x"}`)
-	info := store.ArtifactInfo{
+	info := artifact.ArtifactInfo{
 		ID: index.MustParseID(id), Version: version, Platform: platform,
 		Created:        time.Date(2025, 3, 4, 3, 29, 7, 108336000, time.UTC),
 		UpstreamSHA256: strings.TrimPrefix(sha(vsix), "sha256:"),
 	}
-	repo := store.Repo(info.ID)
-	layers := []store.Layer{
-		{Role: store.RoleManifest, Title: "package.json", Digest: putBlob(t, s, repo, pkg), Size: int64(len(pkg))},
-		{Role: store.RoleVsix, Title: id + "-" + version + ".vsix", Digest: putBlob(t, s, repo, vsix), Size: int64(len(vsix))},
+	repo := artifact.Repo(info.ID)
+	layers := []artifact.Layer{
+		{Role: artifact.RoleManifest, Title: "package.json", Digest: putBlob(t, s, repo, pkg), Size: int64(len(pkg))},
+		{Role: artifact.RoleVsix, Title: id + "-" + version + ".vsix", Digest: putBlob(t, s, repo, vsix), Size: int64(len(vsix))},
 	}
-	b, err := store.BuildManifest(info, layers)
+	b, err := artifact.BuildManifest(info, layers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := store.PutArtifact(t.Context(), s, b)
+	m, err := artifact.PutArtifact(t.Context(), s, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ func TestDirCrashSafety(t *testing.T) {
 	}
 
 	// index.json is replaced whole or not at all.
-	restore := store.SetTestHookBeforeRename(func(name string) error {
+	restore := dirstore.SetTestHookBeforeRename(func(name string) error {
 		if strings.HasSuffix(name, "index.json") {
 			return errors.New("power cut")
 		}
@@ -248,7 +250,7 @@ func TestDirCrashSafety(t *testing.T) {
 	beforeReopen := tree(t, path)
 	d.Close()
 
-	r := storetest.OpenDir(t, path, store.DirOptions{ReadOnly: true})
+	r := storetest.OpenDir(t, path, dirstore.Options{ReadOnly: true})
 	repos, err := r.Repos(ctx)
 	if err != nil || !slices.Equal(repos, []string{"golang/go"}) {
 		t.Errorf("Repos() with temp files = %v, %v", repos, err)
@@ -264,7 +266,7 @@ func TestDirCrashSafety(t *testing.T) {
 		t.Errorf("a reader removed temp files: %v", got)
 	}
 
-	w := storetest.OpenDir(t, path, store.DirOptions{})
+	w := storetest.OpenDir(t, path, dirstore.Options{})
 	defer w.Close()
 	if got := temps(t, path); len(got) > 0 {
 		t.Errorf("temp files after the next writer opened: %v", got)
@@ -324,21 +326,21 @@ func TestDirDeterministic(t *testing.T) {
 func TestOpenDir(t *testing.T) {
 	base := t.TempDir()
 	missing := filepath.Join(base, "missing")
-	if _, err := store.OpenDir(missing, store.DirOptions{}); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := dirstore.Open(missing, dirstore.Options{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("OpenDir(missing) = %v; want fs.ErrNotExist", err)
 	}
 	notEmpty := filepath.Join(base, "home")
 	os.MkdirAll(notEmpty, 0o755)
 	os.WriteFile(filepath.Join(notEmpty, "notes.txt"), []byte("x"), 0o644)
-	for _, opts := range []store.DirOptions{{}, {Create: true}, {ReadOnly: true}} {
-		if _, err := store.OpenDir(notEmpty, opts); !errors.Is(err, store.ErrNotRegistry) {
+	for _, opts := range []dirstore.Options{{}, {Create: true}, {ReadOnly: true}} {
+		if _, err := dirstore.Open(notEmpty, opts); !errors.Is(err, store.ErrNotRegistry) {
 			t.Errorf("OpenDir(non-empty directory, %+v) = %v; want ErrNotRegistry", opts, err)
 		}
 	}
-	if _, err := store.OpenDir(filepath.Join(notEmpty, "notes.txt"), store.DirOptions{Create: true}); !errors.Is(err, store.ErrNotRegistry) {
+	if _, err := dirstore.Open(filepath.Join(notEmpty, "notes.txt"), dirstore.Options{Create: true}); !errors.Is(err, store.ErrNotRegistry) {
 		t.Errorf("OpenDir(a file) = %v; want ErrNotRegistry", err)
 	}
-	if _, err := store.OpenDir(notEmpty, store.DirOptions{Create: true, ReadOnly: true}); err == nil {
+	if _, err := dirstore.Open(notEmpty, dirstore.Options{Create: true, ReadOnly: true}); err == nil {
 		t.Error("OpenDir(Create and ReadOnly) = nil error")
 	}
 	if got := tree(t, notEmpty); len(got) != 2 {
@@ -347,29 +349,29 @@ func TestOpenDir(t *testing.T) {
 
 	empty := filepath.Join(base, "empty")
 	os.MkdirAll(empty, 0o755)
-	w, err := store.OpenDir(empty, store.DirOptions{Create: true})
+	w, err := dirstore.Open(empty, dirstore.Options{Create: true})
 	if err != nil {
 		t.Fatalf("OpenDir(empty directory, Create) = %v", err)
 	}
-	if _, err := store.OpenDir(empty, store.DirOptions{}); !errors.Is(err, store.ErrLocked) && isUnix() {
+	if _, err := dirstore.Open(empty, dirstore.Options{}); !errors.Is(err, store.ErrLocked) && isUnix() {
 		t.Errorf("second writer = %v; want ErrLocked", err)
 	}
-	r, err := store.OpenDir(empty, store.DirOptions{ReadOnly: true})
+	r, err := dirstore.Open(empty, dirstore.Options{ReadOnly: true})
 	if err != nil {
 		t.Errorf("reader beside a writer = %v", err)
 	} else {
 		r.Close()
 	}
 	w.Close()
-	w, err = store.OpenDir(empty, store.DirOptions{Create: true})
+	w, err = dirstore.Open(empty, dirstore.Options{Create: true})
 	if err != nil {
 		t.Fatalf("OpenDir(existing registry, Create) = %v", err)
 	}
 	w.Close()
 
 	for _, marker := range []string{`{"kind":"airvsx-registry","format":2}`, `{"kind":"other","format":1}`, `{"kind":"airvsx-registry","format":1,"x":1}`, "garbage", strings.Repeat(" ", 5000)} {
-		os.WriteFile(filepath.Join(empty, store.MarkerFile), []byte(marker), 0o644)
-		if d, err := store.OpenDir(empty, store.DirOptions{}); err == nil {
+		os.WriteFile(filepath.Join(empty, artifact.MarkerFile), []byte(marker), 0o644)
+		if d, err := dirstore.Open(empty, dirstore.Options{}); err == nil {
 			d.Close()
 			t.Errorf("OpenDir with marker %.40q = nil error", marker)
 		}
@@ -380,7 +382,7 @@ func isUnix() bool { return runtime.GOOS != "windows" }
 
 func TestDirQuarantineLayout(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	d := storetest.OpenDir(t, t.TempDir(), store.DirOptions{Create: true, Now: func() time.Time { return now }})
+	d := storetest.OpenDir(t, t.TempDir(), dirstore.Options{Create: true, Now: func() time.Time { return now }})
 	defer d.Close()
 	p, err := d.Quarantine(t.Context(), "golang.go-0.40.0", "sha256 mismatch", map[string]io.Reader{
 		"golang.go-0.40.0.vsix": strings.NewReader("bad"),
@@ -438,8 +440,8 @@ func TestDirSyncsBlobsBeforeNamingThem(t *testing.T) {
 	ctx := t.Context()
 	d := newDir(t)
 	var events []string
-	defer store.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
-	defer store.SetTestHookBeforeRename(func(name string) error {
+	defer dirstore.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
+	defer dirstore.SetTestHookBeforeRename(func(name string) error {
 		events = append(events, "rename "+name)
 		return nil
 	})()
@@ -501,7 +503,7 @@ func TestDirSyncsBlobsBeforeNamingThem(t *testing.T) {
 func TestDirSyncsManyBlobsAtOnce(t *testing.T) {
 	d := newDir(t)
 	var events []string
-	defer store.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
+	defer dirstore.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
 	for i := range 100 {
 		putBlob(t, d, "ns/other", []byte("blob "+itoa(int64(i))))
 	}

@@ -1,4 +1,4 @@
-package store
+package dirstore
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/internal/flock"
 	"github.com/airvsx/airvsx/internal/madedir"
 	"github.com/airvsx/airvsx/internal/safefile"
@@ -21,15 +23,6 @@ import (
 
 // The registry directory's fixed names.
 const (
-	// MarkerFile marks a directory as a registry; it holds
-	// {"kind":"airvsx-registry","format":DirFormat}.
-	MarkerFile = "airvsx-registry"
-	// DirFormat is the version of the directory layout this package
-	// reads and writes.
-	DirFormat = 1
-	// MaxIndexBytes caps the size of an index.json a Dir reads.
-	MaxIndexBytes = 8 << 20
-
 	markerKind    = "airvsx-registry"
 	metadataDir   = "metadata"
 	extensionsDir = "extensions"
@@ -46,9 +39,9 @@ var testHookSyncDir func(dir string)
 // renamed into place; an error makes the write fail there.
 var testHookBeforeRename func(name string) error
 
-// DirOptions configure OpenDir. The zero value opens an existing registry
+// Options configure Open. The zero value opens an existing registry
 // for reading and writing.
-type DirOptions struct {
+type Options struct {
 	// Create makes a new registry when the path does not exist or is an
 	// empty directory. Default false: the path must already be a registry.
 	Create bool
@@ -62,7 +55,7 @@ type DirOptions struct {
 	Now func() time.Time
 }
 
-// Dir is the directory store: a registry in a local directory.
+// Store is the directory store: a registry in a local directory.
 //
 //	<root>/airvsx-registry               marker: {"kind":"airvsx-registry","format":1}
 //	<root>/metadata/<name>               TUF metadata and the catalog
@@ -86,15 +79,15 @@ type DirOptions struct {
 // (symlinks included) can lead outside it, and only regular files are
 // read.
 //
-// A Dir is safe for concurrent use by multiple goroutines.
-type Dir struct {
+// A Store is safe for concurrent use by multiple goroutines.
+type Store struct {
 	path string
 	root *os.Root
 	lock *os.File // writers: the marker file, locked
 	// dirLock is, for writers, the registry's directory, locked before
 	// its marker is read or written.
 	dirLock *os.File
-	opts    DirOptions
+	opts    Options
 	log     *slog.Logger
 	mu      sync.Mutex // serializes the choice of quarantine names
 	// repos serializes the read-modify-write of each repository's
@@ -117,24 +110,24 @@ type Dir struct {
 	syncMu sync.Mutex
 
 	// made says that this open wrote the marker: the registry is new
-	// (Discard). created is the outermost directory OpenDir made for it
+	// (Discard). created is the outermost directory Open made for it
 	// (the registry's own, or a missing parent): "" when the directory
 	// existed.
 	made    bool
 	created string
 }
 
-var _ Store = (*Dir)(nil)
+var _ store.Store = (*Store)(nil)
 
 type marker struct {
 	Kind   string `json:"kind"`
 	Format int    `json:"format"`
 }
 
-// OpenDir opens the registry in the directory at path (or creates one, with
+// Open opens the registry in the directory at path (or creates one, with
 // opts.Create). Writers take the registry's lock and fail with ErrLocked
 // while another process holds it.
-func OpenDir(path string, opts DirOptions) (*Dir, error) {
+func Open(path string, opts Options) (*Store, error) {
 	if opts.Create && opts.ReadOnly {
 		return nil, fmt.Errorf("open registry %s: Create and ReadOnly exclude each other", path)
 	}
@@ -149,13 +142,13 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open registry: %w", err)
 	case !fi.IsDir():
-		return nil, fmt.Errorf("open registry %s: not a directory: %w", path, ErrNotRegistry)
+		return nil, fmt.Errorf("open registry %s: not a directory: %w", path, store.ErrNotRegistry)
 	}
 	root, err := os.OpenRoot(path)
 	if err != nil {
 		return nil, fmt.Errorf("open registry: %w", err)
 	}
-	d := &Dir{path: path, root: root, opts: opts, log: opts.Logger, created: created}
+	d := &Store{path: path, root: root, opts: opts, log: opts.Logger, created: created}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -167,7 +160,7 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	return d, nil
 }
 
-func (d *Dir) open() error {
+func (d *Store) open() error {
 	if !d.opts.ReadOnly {
 		// The directory's lock first: it exists before the marker, so of
 		// two writers creating a registry in it at once one gets it and
@@ -179,12 +172,12 @@ func (d *Dir) open() error {
 		}
 		d.dirLock = f
 		if err := flock.Try(f); errors.Is(err, flock.ErrHeld) {
-			return fmt.Errorf("%s: %w", d.path, ErrLocked)
+			return fmt.Errorf("%s: %w", d.path, store.ErrLocked)
 		} else if err != nil && !errors.Is(err, errors.ErrUnsupported) {
 			return fmt.Errorf("lock %s: %w", d.path, err)
 		}
 	}
-	data, err := readRegular(d.root, MarkerFile, maxMarker)
+	data, err := readRegular(d.root, artifact.MarkerFile, maxMarker)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && d.opts.Create:
 		entries, err := fs.ReadDir(d.root.FS(), ".")
@@ -193,38 +186,38 @@ func (d *Dir) open() error {
 		}
 		for _, e := range entries {
 			if !strings.HasPrefix(e.Name(), tempPrefix) { // a creation that died before the marker
-				return fmt.Errorf("directory is not empty and has no %s file: %w", MarkerFile, ErrNotRegistry)
+				return fmt.Errorf("directory is not empty and has no %s file: %w", artifact.MarkerFile, store.ErrNotRegistry)
 			}
 		}
-		b, _ := json.Marshal(marker{Kind: markerKind, Format: DirFormat})
-		if err := d.writeBytes(context.Background(), ".", MarkerFile, append(b, '\n')); err != nil {
+		b, _ := json.Marshal(marker{Kind: markerKind, Format: artifact.DirFormat})
+		if err := d.writeBytes(context.Background(), ".", artifact.MarkerFile, append(b, '\n')); err != nil {
 			return err
 		}
 		d.made = true
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("no %s file: %w", MarkerFile, ErrNotRegistry)
+		return fmt.Errorf("no %s file: %w", artifact.MarkerFile, store.ErrNotRegistry)
 	case err != nil:
 		return err
 	default:
 		var m marker
 		if err := strictjson.Unmarshal(data, &m); err != nil || m.Kind != markerKind {
-			return fmt.Errorf("%s: not {\"kind\":%q,...}: %w", MarkerFile, markerKind, ErrNotRegistry)
+			return fmt.Errorf("%s: not {\"kind\":%q,...}: %w", artifact.MarkerFile, markerKind, store.ErrNotRegistry)
 		}
-		if m.Format != DirFormat {
-			return fmt.Errorf("%s: format %d; this airvsx reads format %d", MarkerFile, m.Format, DirFormat)
+		if m.Format != artifact.DirFormat {
+			return fmt.Errorf("%s: format %d; this airvsx reads format %d", artifact.MarkerFile, m.Format, artifact.DirFormat)
 		}
 	}
 	if d.opts.ReadOnly {
 		return nil
 	}
-	f, err := d.root.Open(MarkerFile)
+	f, err := d.root.Open(artifact.MarkerFile)
 	if err != nil {
 		return err
 	}
 	d.lock = f
 	// The marker's lock too: the lock of writers before the directory's
 	// (an older airvsx).
-	if err := flock.TryLock(f, ErrLocked); err != nil {
+	if err := flock.TryLock(f, store.ErrLocked); err != nil {
 		return err
 	}
 	for _, dir := range []string{metadataDir, extensionsDir, quarantineDir} {
@@ -240,7 +233,7 @@ func (d *Dir) open() error {
 
 // removeTemps removes the ".tmp-*" files and directories a killed writer
 // left behind. Only a writer holding the lock calls it.
-func (d *Dir) removeTemps() error {
+func (d *Store) removeTemps() error {
 	var n int
 	err := fs.WalkDir(d.root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -267,18 +260,18 @@ func (d *Dir) removeTemps() error {
 	return nil
 }
 
-// Discard removes a registry this Dir created (OpenDir with Create, on a
+// Discard removes a registry this Store created (Open with Create, on a
 // path that did not exist or was an empty directory) while it is still
-// the skeleton OpenDir made: nothing in metadata/, extensions/ or
+// the skeleton Open made: nothing in metadata/, extensions/ or
 // quarantine/ but temp files. It is for a writer whose first sync or
 // copy failed before it stored anything, so that the failure leaves
-// nothing behind. Only what OpenDir made is removed: the marker, the
+// nothing behind. Only what Open made is removed: the marker, the
 // empty directories, the registry's directory and the missing parents it
 // created, never a directory that existed before. The writer lock is
 // held throughout (the directories go while it is held), so no other
 // writer sees the registry half removed. It reports whether it removed
-// the registry; the Dir must still be closed.
-func (d *Dir) Discard() (bool, error) {
+// the registry; the Store must still be closed.
+func (d *Store) Discard() (bool, error) {
 	if !d.made || d.opts.ReadOnly || d.lock == nil || !d.skeleton() {
 		return false, nil
 	}
@@ -288,7 +281,7 @@ func (d *Dir) Discard() (bool, error) {
 	if err := d.removeTemps(); err != nil {
 		return false, fmt.Errorf("discard registry %s: %w", d.path, err)
 	}
-	for _, name := range []string{metadataDir, extensionsDir, quarantineDir, MarkerFile} {
+	for _, name := range []string{metadataDir, extensionsDir, quarantineDir, artifact.MarkerFile} {
 		if err := d.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return false, fmt.Errorf("discard registry %s: %w", d.path, err)
 		}
@@ -302,11 +295,11 @@ func (d *Dir) Discard() (bool, error) {
 	return true, nil
 }
 
-// skeleton reports whether the registry holds nothing but what OpenDir
+// skeleton reports whether the registry holds nothing but what Open
 // made: the marker and the empty metadata/, extensions/ and quarantine/
 // (temp files aside).
-func (d *Dir) skeleton() bool {
-	want := map[string]bool{MarkerFile: true, metadataDir: true, extensionsDir: true, quarantineDir: true}
+func (d *Store) skeleton() bool {
+	want := map[string]bool{artifact.MarkerFile: true, metadataDir: true, extensionsDir: true, quarantineDir: true}
 	entries, err := fs.ReadDir(d.root.FS(), ".")
 	if err != nil {
 		return false
@@ -332,7 +325,7 @@ func (d *Dir) skeleton() bool {
 
 // Close makes every blob written durable and releases the directory and
 // the writer lock.
-func (d *Dir) Close() error {
+func (d *Store) Close() error {
 	var errs []error
 	if d.lock != nil {
 		errs = append(errs, d.syncDirty(""))
@@ -348,11 +341,11 @@ func (d *Dir) Close() error {
 }
 
 // Path returns the directory the registry is in.
-func (d *Dir) Path() string { return d.path }
+func (d *Store) Path() string { return d.path }
 
-func (d *Dir) writable() error {
+func (d *Store) writable() error {
 	if d.opts.ReadOnly {
-		return ErrReadOnly
+		return store.ErrReadOnly
 	}
 	return nil
 }
@@ -361,7 +354,7 @@ func (d *Dir) writable() error {
 // still lets it write, and the size of its blocks (each file takes whole
 // blocks). Where the system cannot say, the error wraps
 // errors.ErrUnsupported.
-func (d *Dir) FreeSpace() (free, block int64, err error) {
+func (d *Store) FreeSpace() (free, block int64, err error) {
 	free, block, err = freeSpaceAt(d.path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("free space of %s: %w", d.path, err)
@@ -369,7 +362,7 @@ func (d *Dir) FreeSpace() (free, block int64, err error) {
 	return free, block, nil
 }
 
-// FreeSpaceAt is Dir.FreeSpace for a registry directory that does not
+// FreeSpaceAt is Store.FreeSpace for a registry directory that does not
 // exist yet: the free space of the file system that would hold path (its
 // nearest existing parent's).
 func FreeSpaceAt(path string) (free, block int64, err error) {

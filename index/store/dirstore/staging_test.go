@@ -1,4 +1,4 @@
-package store_test
+package dirstore_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 )
 
@@ -103,7 +104,7 @@ func TestStagingAdoptBlob(t *testing.T) {
 
 func TestStagingLeftBehind(t *testing.T) {
 	reg := filepath.Join(t.TempDir(), "reg")
-	d := storetest.OpenDir(t, reg, store.DirOptions{Create: true})
+	d := storetest.OpenDir(t, reg, dirstore.Options{Create: true})
 	s, err := d.NewStaging()
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestStagingLeftBehind(t *testing.T) {
 	}
 	d.Close() // a killed sync never removes it
 
-	ro := storetest.OpenDir(t, reg, store.DirOptions{ReadOnly: true})
+	ro := storetest.OpenDir(t, reg, dirstore.Options{ReadOnly: true})
 	if _, err := ro.NewStaging(); !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("NewStaging on a read-only registry: %v, want ErrReadOnly", err)
 	}
@@ -122,7 +123,7 @@ func TestStagingLeftBehind(t *testing.T) {
 	}
 	ro.Close()
 
-	d, err = store.OpenDir(reg, store.DirOptions{})
+	d, err = dirstore.Open(reg, dirstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

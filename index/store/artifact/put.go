@@ -1,9 +1,11 @@
-package store
+package artifact
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/airvsx/airvsx/index/store"
 )
 
 // PutArtifact stores an entry manifest in s and tags it. It parses the
@@ -12,7 +14,7 @@ import (
 // empty config blob and the manifest blob, and tags the manifest
 // Tag(platform, version) last, so a tag never points at an incomplete
 // entry. Put the layer blobs first.
-func PutArtifact(ctx context.Context, s Store, manifest []byte) (*Manifest, error) {
+func PutArtifact(ctx context.Context, s store.Store, manifest []byte) (*Manifest, error) {
 	m, err := ParseManifest(manifest)
 	if err != nil {
 		return nil, err
@@ -26,16 +28,16 @@ func PutArtifact(ctx context.Context, s Store, manifest []byte) (*Manifest, erro
 			missing = append(missing, fmt.Errorf("layer %s (%s): %w", l.Role, l.Title, err))
 		case size != l.Size:
 			missing = append(missing, fmt.Errorf("layer %s (%s): %w", l.Role, l.Title,
-				&MismatchError{Repo: repo, Digest: l.Digest, Size: l.Size, GotSize: size}))
+				&store.MismatchError{Repo: repo, Digest: l.Digest, Size: l.Size, GotSize: size}))
 		}
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("put %s:%s: %w", repo, tag, errors.Join(missing...))
 	}
-	if err := s.PutBlob(ctx, repo, EmptyConfigDigest, int64(len(EmptyConfig)), BytesContent([]byte(EmptyConfig))); err != nil {
+	if err := s.PutBlob(ctx, repo, EmptyConfigDigest, int64(len(EmptyConfig)), store.BytesContent([]byte(EmptyConfig))); err != nil {
 		return nil, fmt.Errorf("put %s:%s: config: %w", repo, tag, err)
 	}
-	if err := s.PutBlob(ctx, repo, m.Digest, m.Size, BytesContent(manifest)); err != nil {
+	if err := s.PutBlob(ctx, repo, m.Digest, m.Size, store.BytesContent(manifest)); err != nil {
 		return nil, fmt.Errorf("put %s:%s: manifest: %w", repo, tag, err)
 	}
 	if err := s.Tag(ctx, repo, tag, m.Descriptor()); err != nil {

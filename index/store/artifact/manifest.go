@@ -1,4 +1,4 @@
-package store
+package artifact
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/strictjson"
 	digest "github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -127,7 +128,7 @@ func infoFromAnnotations(ann map[string]string) (ArtifactInfo, []error) {
 		info.ID = index.ID{Namespace: ns, Name: name}
 		if err := info.ID.Validate(); err != nil {
 			bad(AnnotationID, "%v", err)
-		} else if err := CheckRepo(Repo(info.ID)); err != nil {
+		} else if err := store.CheckRepo(Repo(info.ID)); err != nil {
 			bad(AnnotationID, "%v", err)
 		}
 	}
@@ -159,7 +160,7 @@ func infoFromAnnotations(ann map[string]string) (ArtifactInfo, []error) {
 		}
 	}
 	if v, ok := ann[AnnotationUpstreamSHA256]; ok {
-		if !ValidDigest(index.SHA256Digest(v)) {
+		if !store.ValidDigest(index.SHA256Digest(v)) {
 			bad(AnnotationUpstreamSHA256, "%q: want 64 lowercase hex (empty means: omit the annotation)", v)
 		} else {
 			info.UpstreamSHA256 = v
@@ -210,7 +211,7 @@ func layerFromDescriptor(i int, d ocispec.Descriptor) (Layer, []error) {
 			bad("mediaType", "%q; want %q for role %s and title %q", l.MediaType, want, l.Role, l.Title)
 		}
 	}
-	if !ValidDigest(l.Digest) {
+	if !store.ValidDigest(l.Digest) {
 		bad("digest", "%q: want sha256:<64 lowercase hex>", l.Digest)
 	}
 	if l.Size < 0 {
@@ -230,6 +231,9 @@ func layerFromDescriptor(i int, d ocispec.Descriptor) (Layer, []error) {
 	}
 	return l, errs
 }
+
+// maxElementLen is the longest file name (most filesystems' limit).
+const maxElementLen = 255
 
 // checkTitle checks a layer's file name: a tool that pulls the artifact
 // (oras pull) writes files by these names.

@@ -1,4 +1,4 @@
-package store
+package dirstore
 
 import (
 	"bytes"
@@ -13,15 +13,16 @@ import (
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/airvsx/airvsx/internal/copybuf"
 )
 
-// How Dir writes: every file through a temporary file that is renamed
+// How a Store writes: every file through a temporary file that is renamed
 // into place, blobs made durable in batches before anything names them.
 
 // writeBytes writes data to dir/name crash-safely.
-func (d *Dir) writeBytes(ctx context.Context, dir, name string, data []byte) error {
+func (d *Store) writeBytes(ctx context.Context, dir, name string, data []byte) error {
 	return d.writeFile(ctx, dir, name, bytes.NewReader(data), nil)
 }
 
@@ -29,7 +30,7 @@ func (d *Dir) writeBytes(ctx context.Context, dir, name string, data []byte) err
 // while copied, fsynced, checked by check (given the byte count and
 // "sha256:<hex>"), renamed into place, the directory fsynced. On any error
 // the temp file is removed and dir/name is untouched.
-func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
+func (d *Store) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
 	if err := d.writeTemp(ctx, dir, name, r, check, true); err != nil {
 		return err
 	}
@@ -38,7 +39,7 @@ func (d *Dir) writeFile(ctx context.Context, dir, name string, r io.Reader, chec
 
 // writeBlobFile is writeFile for a blob: the file and its directory are
 // made durable later, by syncDirty, before anything can name the blob.
-func (d *Dir) writeBlobFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
+func (d *Store) writeBlobFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
 	if err := d.writeTemp(ctx, dir, name, r, check, false); err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func (d *Dir) writeBlobFile(ctx context.Context, dir, name string, r io.Reader, 
 // markDirty records that dir has a rename not yet fsynced, and that the
 // files named (none, or blob files renamed into dir) have content not
 // yet fsynced.
-func (d *Dir) markDirty(dir string, files ...string) {
+func (d *Store) markDirty(dir string, files ...string) {
 	d.dirtyMu.Lock()
 	defer d.dirtyMu.Unlock()
 	if d.dirty == nil {
@@ -63,7 +64,7 @@ func (d *Dir) markDirty(dir string, files ...string) {
 // file and then of its directory, or when syncFSFiles files or more are
 // dirty in the registry, one syncfs of the file system where the system
 // has it (which makes every dirty file and directory durable at once).
-func (d *Dir) syncDirty(prefix string) error {
+func (d *Store) syncDirty(prefix string) error {
 	// One at a time: a caller that finds nothing dirty under prefix must
 	// not go on while another caller's syncfs, which took its files, is
 	// still running.
@@ -139,7 +140,7 @@ func (d *Dir) syncDirty(prefix string) error {
 const syncFSFiles = 64
 
 // syncFile fsyncs a file written earlier.
-func (d *Dir) syncFile(name string) error {
+func (d *Store) syncFile(name string) error {
 	f, err := d.root.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return err
@@ -153,14 +154,14 @@ func (d *Dir) syncFile(name string) error {
 
 // writeTemp is writeFile without the fsync of dir, and with fsync false
 // without the fsync of the file.
-func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) error {
+func (d *Store) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) error {
 	t, err := atomicfile.In(d.root).Create(dir, tempPrefix+"*", 0o644)
 	if err != nil {
 		return err
 	}
 	defer t.Cleanup()
 	h := sha256.New()
-	n, err := copybuf.Copy(io.MultiWriter(t, h), ContextReader(ctx, r))
+	n, err := copybuf.Copy(io.MultiWriter(t, h), store.ContextReader(ctx, r))
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func (d *Dir) writeTemp(ctx context.Context, dir, name string, r io.Reader, chec
 
 // syncDir fsyncs a directory so a rename in it is durable. Windows cannot
 // and filesystems that do not support it are skipped.
-func (d *Dir) syncDir(dir string) error {
+func (d *Store) syncDir(dir string) error {
 	if testHookSyncDir != nil {
 		testHookSyncDir(dir)
 	}

@@ -1,17 +1,18 @@
-package store
+package artifact
 
 import (
 	"testing"
 
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzDecodeIndex: an index.json decodeIndex accepts re-encodes to one
 // that decodes to the same tags.
 func FuzzDecodeIndex(f *testing.F) {
-	good, _ := encodeIndex([]TagEntry{
-		{Tag: "universal-1.0.0", Manifest: Descriptor{MediaType: MediaTypeManifest, Digest: EmptyConfigDigest, Size: 2, ArtifactType: ArtifactType}},
-		{Tag: "a", Manifest: Descriptor{MediaType: MediaTypeIndex, Digest: EmptyConfigDigest, Size: 2, Annotations: map[string]string{"k": "v"}}},
+	good, _ := encodeIndex([]store.TagEntry{
+		{Tag: "universal-1.0.0", Manifest: store.Descriptor{MediaType: MediaTypeManifest, Digest: EmptyConfigDigest, Size: 2, ArtifactType: ArtifactType}},
+		{Tag: "a", Manifest: store.Descriptor{MediaType: MediaTypeIndex, Digest: EmptyConfigDigest, Size: 2, Annotations: map[string]string{"k": "v"}}},
 	})
 	f.Add(good)
 	f.Add([]byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`))
@@ -32,7 +33,7 @@ func FuzzDecodeIndex(f *testing.F) {
 			t.Fatalf("round trip (-first +second):\n%s", diff)
 		}
 		for _, tg := range tags {
-			if CheckTag(tg.Tag) != nil || !ValidDigest(tg.Manifest.Digest) {
+			if store.CheckTag(tg.Tag) != nil || !store.ValidDigest(tg.Manifest.Digest) {
 				t.Fatalf("accepted bad tag or digest: %+v", tg)
 			}
 		}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package store_test
+package dirstore_test
 
 import (
 	"errors"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/internal/safefile"
 )
@@ -78,7 +80,7 @@ func TestDirHostileTree(t *testing.T) {
 		return `{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"` + good + `","size":2,"annotations":{"org.opencontainers.image.ref.name":"` + tag + `"}}`
 	}
 	for name, content := range map[string]string{
-		"too large":      `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[` + strings.Repeat(" ", store.MaxIndexBytes) + `]}`,
+		"too large":      `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[` + strings.Repeat(" ", artifact.MaxIndexBytes) + `]}`,
 		"unknown field":  `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[],"x":1}`,
 		"trailing data":  `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}{}`,
 		"schema 1":       `{"schemaVersion":1,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`,
@@ -117,7 +119,7 @@ func TestOpenDirLinkedSkeleton(t *testing.T) {
 	for _, dir := range []string{"metadata", "extensions", "quarantine"} {
 		t.Run(dir, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "reg")
-			d := storetest.OpenDir(t, path, store.DirOptions{Create: true})
+			d := storetest.OpenDir(t, path, dirstore.Options{Create: true})
 			d.Close()
 			outside := t.TempDir()
 			if err := os.RemoveAll(filepath.Join(path, dir)); err != nil {
@@ -126,7 +128,7 @@ func TestOpenDirLinkedSkeleton(t *testing.T) {
 			if err := os.Symlink(outside, filepath.Join(path, dir)); err != nil {
 				t.Fatal(err)
 			}
-			d, err := store.OpenDir(path, store.DirOptions{})
+			d, err := dirstore.Open(path, dirstore.Options{})
 			if err == nil {
 				d.Close()
 				t.Fatalf("OpenDir with %s/ linked out of the registry succeeded", dir)

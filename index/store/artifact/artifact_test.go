@@ -1,4 +1,4 @@
-package store_test
+package artifact_test
 
 import (
 	"bytes"
@@ -10,13 +10,16 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/google/go-cmp/cmp"
 )
 
 func digest(s string) string { return sha([]byte(s)) }
 
-func testInfo() store.ArtifactInfo {
-	return store.ArtifactInfo{
+func sha(b []byte) string { return index.DigestBytes(b) }
+
+func testInfo() artifact.ArtifactInfo {
+	return artifact.ArtifactInfo{
 		ID:             index.MustParseID("Golang.Go"),
 		Version:        "0.41.0-pre.1+b7",
 		Platform:       index.DarwinArm64,
@@ -26,16 +29,16 @@ func testInfo() store.ArtifactInfo {
 	}
 }
 
-func testLayers() []store.Layer {
-	return []store.Layer{
-		{Role: store.RoleVsix, Title: "golang.go-0.41.0-pre.1+b7@darwin-arm64.vsix", Digest: digest("vsix"), Size: 4},
-		{Role: store.RoleUpstreamMetadata, Title: "golang.go.json", Digest: digest("api"), Size: 3},
-		{Role: store.RoleUpstreamSignature, Title: "golang.go.sigzip", Digest: digest("sig"), Size: 3},
-		{Role: store.RoleManifest, Title: "package.json", Digest: digest("pkg"), Size: 3},
-		{Role: store.RoleReadme, Title: "README.md", Digest: digest("readme"), Size: 6},
-		{Role: store.RoleChangelog, Title: "CHANGELOG.md", Digest: digest("changes"), Size: 7},
-		{Role: store.RoleLicense, Title: "LICENSE", Digest: digest("mit"), Size: 3},
-		{Role: store.RoleIcon, Title: "icon.png", Digest: digest("png"), Size: 3},
+func testLayers() []artifact.Layer {
+	return []artifact.Layer{
+		{Role: artifact.RoleVsix, Title: "golang.go-0.41.0-pre.1+b7@darwin-arm64.vsix", Digest: digest("vsix"), Size: 4},
+		{Role: artifact.RoleUpstreamMetadata, Title: "golang.go.json", Digest: digest("api"), Size: 3},
+		{Role: artifact.RoleUpstreamSignature, Title: "golang.go.sigzip", Digest: digest("sig"), Size: 3},
+		{Role: artifact.RoleManifest, Title: "package.json", Digest: digest("pkg"), Size: 3},
+		{Role: artifact.RoleReadme, Title: "README.md", Digest: digest("readme"), Size: 6},
+		{Role: artifact.RoleChangelog, Title: "CHANGELOG.md", Digest: digest("changes"), Size: 7},
+		{Role: artifact.RoleLicense, Title: "LICENSE", Digest: digest("mit"), Size: 3},
+		{Role: artifact.RoleIcon, Title: "icon.png", Digest: digest("png"), Size: 3},
 	}
 }
 
@@ -43,14 +46,14 @@ func testLayers() []store.Layer {
 // the bytes round-trip through ParseManifest, and Created is the given
 // time in UTC.
 func TestBuildManifestDeterministic(t *testing.T) {
-	want, err := store.BuildManifest(testInfo(), testLayers())
+	want, err := artifact.BuildManifest(testInfo(), testLayers())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for seed := range uint64(10) {
 		layers := testLayers()
 		rand.New(rand.NewPCG(seed, 3)).Shuffle(len(layers), func(i, j int) { layers[i], layers[j] = layers[j], layers[i] })
-		got, err := store.BuildManifest(testInfo(), layers)
+		got, err := artifact.BuildManifest(testInfo(), layers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +61,7 @@ func TestBuildManifestDeterministic(t *testing.T) {
 			t.Fatalf("shuffle %d changed the bytes:\n%s", seed, cmp.Diff(string(want), string(got)))
 		}
 	}
-	m, err := store.ParseManifest(want)
+	m, err := artifact.ParseManifest(want)
 	if err != nil {
 		t.Fatalf("ParseManifest(BuildManifest()) = %v", err)
 	}
@@ -66,9 +69,9 @@ func TestBuildManifestDeterministic(t *testing.T) {
 	info.Created = info.Created.UTC()
 	layers := testLayers()
 	for i := range layers {
-		layers[i].MediaType = store.MediaTypeFor(layers[i].Role, layers[i].Title)
+		layers[i].MediaType = artifact.MediaTypeFor(layers[i].Role, layers[i].Title)
 	}
-	wantM := &store.Manifest{Info: info, Layers: layers, Digest: sha(want), Size: int64(len(want))}
+	wantM := &artifact.Manifest{Info: info, Layers: layers, Digest: sha(want), Size: int64(len(want))}
 	if diff := cmp.Diff(wantM, m); diff != "" {
 		t.Errorf("ParseManifest (-want +got):\n%s", diff)
 	}
@@ -78,7 +81,7 @@ func TestBuildManifestDeterministic(t *testing.T) {
 	if m.Repo() != "golang/go" || m.Tag() != "darwin-arm64-0.41.0-pre.1_b7" {
 		t.Errorf("Repo, Tag = %s, %s", m.Repo(), m.Tag())
 	}
-	if l, ok := m.Layer(store.RoleIcon); !ok || l.MediaType != "image/png" {
+	if l, ok := m.Layer(artifact.RoleIcon); !ok || l.MediaType != "image/png" {
 		t.Errorf("Layer(icon) = %+v, %v", l, ok)
 	}
 }
@@ -86,33 +89,33 @@ func TestBuildManifestDeterministic(t *testing.T) {
 func TestBuildManifestRejects(t *testing.T) {
 	tests := []struct {
 		name    string
-		edit    func(*store.ArtifactInfo, *[]store.Layer)
+		edit    func(*artifact.ArtifactInfo, *[]artifact.Layer)
 		wantErr []string
 	}{
-		{"zero created", func(i *store.ArtifactInfo, _ *[]store.Layer) { i.Created = time.Time{} }, []string{"created", "zero time"}},
-		{"bad id", func(i *store.ArtifactInfo, _ *[]store.Layer) { i.ID = index.ID{Namespace: "a/b", Name: "c"} }, []string{"vnd.airvsx.id"}},
-		{"reserved id", func(i *store.ArtifactInfo, _ *[]store.Layer) { i.ID = index.MustParseID("con.x") }, []string{"reserved"}},
-		{"loose version", func(i *store.ArtifactInfo, _ *[]store.Layer) { i.Version = "v1.2" }, []string{"vnd.airvsx.version"}},
-		{"version too long for a tag", func(i *store.ArtifactInfo, _ *[]store.Layer) { i.Version = "1.0.0-" + strings.Repeat("a", 120) }, []string{"tag"}},
-		{"platform", func(i *store.ArtifactInfo, _ *[]store.Layer) { i.Platform = "darwin-ppc" }, []string{"darwin-ppc"}},
-		{"upstream sha", func(i *store.ArtifactInfo, _ *[]store.Layer) { i.UpstreamSHA256 = "ABC" }, []string{"upstream.sha256"}},
-		{"vsix differs from upstream", func(i *store.ArtifactInfo, _ *[]store.Layer) {
+		{"zero created", func(i *artifact.ArtifactInfo, _ *[]artifact.Layer) { i.Created = time.Time{} }, []string{"created", "zero time"}},
+		{"bad id", func(i *artifact.ArtifactInfo, _ *[]artifact.Layer) { i.ID = index.ID{Namespace: "a/b", Name: "c"} }, []string{"vnd.airvsx.id"}},
+		{"reserved id", func(i *artifact.ArtifactInfo, _ *[]artifact.Layer) { i.ID = index.MustParseID("con.x") }, []string{"reserved"}},
+		{"loose version", func(i *artifact.ArtifactInfo, _ *[]artifact.Layer) { i.Version = "v1.2" }, []string{"vnd.airvsx.version"}},
+		{"version too long for a tag", func(i *artifact.ArtifactInfo, _ *[]artifact.Layer) { i.Version = "1.0.0-" + strings.Repeat("a", 120) }, []string{"tag"}},
+		{"platform", func(i *artifact.ArtifactInfo, _ *[]artifact.Layer) { i.Platform = "darwin-ppc" }, []string{"darwin-ppc"}},
+		{"upstream sha", func(i *artifact.ArtifactInfo, _ *[]artifact.Layer) { i.UpstreamSHA256 = "ABC" }, []string{"upstream.sha256"}},
+		{"vsix differs from upstream", func(i *artifact.ArtifactInfo, _ *[]artifact.Layer) {
 			i.UpstreamSHA256 = strings.TrimPrefix(digest("other"), "sha256:")
 		}, []string{"layers[0].digest", "differs"}},
-		{"no vsix", func(_ *store.ArtifactInfo, l *[]store.Layer) { *l = (*l)[1:] }, []string{"no vsix layer"}},
-		{"two readmes", func(_ *store.ArtifactInfo, l *[]store.Layer) { *l = append(*l, (*l)[4]) }, []string{"layers[8]: role readme repeats layers[4]"}},
-		{"unknown role", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Role = "screenshot" }, []string{"layers[4]", "screenshot"}},
-		{"path title", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "../README.md" }, []string{"layers[4]", "plain file name"}},
-		{"empty title", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "" }, []string{"layers[4]", "missing"}},
-		{"control title", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "a\nb" }, []string{"control"}},
+		{"no vsix", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { *l = (*l)[1:] }, []string{"no vsix layer"}},
+		{"two readmes", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { *l = append(*l, (*l)[4]) }, []string{"layers[8]: role readme repeats layers[4]"}},
+		{"unknown role", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Role = "screenshot" }, []string{"layers[4]", "screenshot"}},
+		{"path title", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Title = "../README.md" }, []string{"layers[4]", "plain file name"}},
+		{"empty title", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Title = "" }, []string{"layers[4]", "missing"}},
+		{"control title", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Title = "a\nb" }, []string{"control"}},
 		// Device names only index/vsix refused before index.WindowsReserved.
-		{"device title clock$", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "CLOCK$.md" }, []string{"layers[4]", "reserved device name"}},
-		{"device title superscript", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "COM¹.md" }, []string{"layers[4]", "reserved device name"}},
-		{"device title trailing space", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Title = "con .md" }, []string{"layers[4]", "reserved device name"}},
-		{"wrong media type", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].MediaType = "text/html" }, []string{"layers[4].mediaType", "text/markdown"}},
-		{"bad digest", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Digest = "sha256:xyz" }, []string{"layers[4].digest"}},
-		{"negative size", func(_ *store.ArtifactInfo, l *[]store.Layer) { (*l)[4].Size = -1 }, []string{"layers[4].size"}},
-		{"many problems", func(i *store.ArtifactInfo, l *[]store.Layer) {
+		{"device title clock$", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Title = "CLOCK$.md" }, []string{"layers[4]", "reserved device name"}},
+		{"device title superscript", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Title = "COM¹.md" }, []string{"layers[4]", "reserved device name"}},
+		{"device title trailing space", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Title = "con .md" }, []string{"layers[4]", "reserved device name"}},
+		{"wrong media type", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].MediaType = "text/html" }, []string{"layers[4].mediaType", "text/markdown"}},
+		{"bad digest", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Digest = "sha256:xyz" }, []string{"layers[4].digest"}},
+		{"negative size", func(_ *artifact.ArtifactInfo, l *[]artifact.Layer) { (*l)[4].Size = -1 }, []string{"layers[4].size"}},
+		{"many problems", func(i *artifact.ArtifactInfo, l *[]artifact.Layer) {
 			i.Version = "x"
 			(*l)[3].Size = -1
 			(*l)[5].Title = "/"
@@ -122,7 +125,7 @@ func TestBuildManifestRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			info, layers := testInfo(), testLayers()
 			tt.edit(&info, &layers)
-			_, err := store.BuildManifest(info, layers)
+			_, err := artifact.BuildManifest(info, layers)
 			if err == nil {
 				t.Fatal("BuildManifest = nil error")
 			}
@@ -136,7 +139,7 @@ func TestBuildManifestRejects(t *testing.T) {
 }
 
 func TestParseManifestRejects(t *testing.T) {
-	good, err := store.BuildManifest(testInfo(), testLayers())
+	good, err := artifact.BuildManifest(testInfo(), testLayers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,13 +183,13 @@ func TestParseManifestRejects(t *testing.T) {
 			if in == string(good) {
 				t.Fatalf("edit %q changed nothing; fix the test", tt.old)
 			}
-			_, err := store.ParseManifest([]byte(in))
-			if !errors.Is(err, store.ErrInvalidManifest) || !strings.Contains(err.Error(), tt.wantErr) {
+			_, err := artifact.ParseManifest([]byte(in))
+			if !errors.Is(err, artifact.ErrInvalidManifest) || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("ParseManifest = %v; want ErrInvalidManifest mentioning %q", err, tt.wantErr)
 			}
 		})
 	}
-	if _, err := store.ParseManifest(bytes.Repeat([]byte(" "), store.MaxManifestBytes+1)); !errors.Is(err, store.ErrInvalidManifest) {
+	if _, err := artifact.ParseManifest(bytes.Repeat([]byte(" "), artifact.MaxManifestBytes+1)); !errors.Is(err, artifact.ErrInvalidManifest) {
 		t.Errorf("ParseManifest(huge) = %v", err)
 	}
 }
@@ -194,15 +197,15 @@ func TestParseManifestRejects(t *testing.T) {
 // FuzzParseManifest: whatever ParseManifest accepts is exactly what
 // BuildManifest writes for the parsed info and layers.
 func FuzzParseManifest(f *testing.F) {
-	good, _ := store.BuildManifest(testInfo(), testLayers())
+	good, _ := artifact.BuildManifest(testInfo(), testLayers())
 	f.Add(good)
 	f.Add([]byte(`{"schemaVersion":2}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := store.ParseManifest(data)
+		m, err := artifact.ParseManifest(data)
 		if err != nil {
 			return
 		}
-		again, err := store.BuildManifest(m.Info, m.Layers)
+		again, err := artifact.BuildManifest(m.Info, m.Layers)
 		if err != nil || !bytes.Equal(again, data) {
 			t.Fatalf("accepted %q but BuildManifest gives %q, %v", data, again, err)
 		}
@@ -214,25 +217,25 @@ func FuzzParseManifest(f *testing.F) {
 
 func TestMediaTypeFor(t *testing.T) {
 	tests := []struct {
-		role  store.Role
+		role  artifact.Role
 		title string
 		want  string
 	}{
-		{store.RoleVsix, "x.zip", store.MediaTypeVsix},
-		{store.RoleUpstreamMetadata, "x.json", store.MediaTypeUpstreamMetadata},
-		{store.RoleUpstreamSignature, "x.sigzip", store.MediaTypeUpstreamSignature},
-		{store.RoleManifest, "package.json", "application/json"},
-		{store.RoleReadme, "README.md", "text/markdown"},
-		{store.RoleReadme, "readme.MARKDOWN", "text/markdown"},
-		{store.RoleChangelog, "CHANGELOG.txt", "text/plain"},
-		{store.RoleLicense, "LICENSE", "text/plain"},
-		{store.RoleIcon, "icon.PNG", "image/png"},
-		{store.RoleIcon, "icon.jpeg", "image/jpeg"},
-		{store.RoleIcon, "icon.svg", "image/svg+xml"},
-		{store.RoleIcon, "icon.gif", "application/octet-stream"},
+		{artifact.RoleVsix, "x.zip", artifact.MediaTypeVsix},
+		{artifact.RoleUpstreamMetadata, "x.json", artifact.MediaTypeUpstreamMetadata},
+		{artifact.RoleUpstreamSignature, "x.sigzip", artifact.MediaTypeUpstreamSignature},
+		{artifact.RoleManifest, "package.json", "application/json"},
+		{artifact.RoleReadme, "README.md", "text/markdown"},
+		{artifact.RoleReadme, "readme.MARKDOWN", "text/markdown"},
+		{artifact.RoleChangelog, "CHANGELOG.txt", "text/plain"},
+		{artifact.RoleLicense, "LICENSE", "text/plain"},
+		{artifact.RoleIcon, "icon.PNG", "image/png"},
+		{artifact.RoleIcon, "icon.jpeg", "image/jpeg"},
+		{artifact.RoleIcon, "icon.svg", "image/svg+xml"},
+		{artifact.RoleIcon, "icon.gif", "application/octet-stream"},
 	}
 	for _, tt := range tests {
-		if got := store.MediaTypeFor(tt.role, tt.title); got != tt.want {
+		if got := artifact.MediaTypeFor(tt.role, tt.title); got != tt.want {
 			t.Errorf("MediaTypeFor(%s, %q) = %q; want %q", tt.role, tt.title, got, tt.want)
 		}
 	}
@@ -251,12 +254,12 @@ func TestTag(t *testing.T) {
 		{index.Win32Ia32, "0.0.0-0", "win32-ia32-0.0.0-0"},
 	}
 	for _, tt := range tests {
-		got, err := store.Tag(tt.platform, tt.version)
+		got, err := artifact.Tag(tt.platform, tt.version)
 		if err != nil || got != tt.want {
 			t.Errorf("Tag(%s, %s) = %q, %v; want %q", tt.platform, tt.version, got, err, tt.want)
 			continue
 		}
-		p, v, err := store.ParseTag(got)
+		p, v, err := artifact.ParseTag(got)
 		if err != nil || p != tt.platform || v != tt.version {
 			t.Errorf("ParseTag(%q) = %s, %s, %v; want %s, %s", got, p, v, err, tt.platform, tt.version)
 		}
@@ -265,12 +268,12 @@ func TestTag(t *testing.T) {
 		p index.Platform
 		v string
 	}{{"", "1.0.0"}, {"linux-ppc", "1.0.0"}, {index.Universal, "1.0"}, {index.Universal, "v1.0.0"}, {index.Universal, "1.0.0-" + strings.Repeat("x", 118)}} {
-		if got, err := store.Tag(bad.p, bad.v); err == nil {
+		if got, err := artifact.Tag(bad.p, bad.v); err == nil {
 			t.Errorf("Tag(%q, %q) = %q; want an error", bad.p, bad.v, got)
 		}
 	}
 	for _, bad := range []string{"", "universal", "universal-", "universal-1.0", "sha256-" + strings.Repeat("a", 64) + ".sig", "linux-1.0.0", "x-1.0.0", "universal-1.0.0_a_b", "universal-1.0.0+a"} {
-		if p, v, err := store.ParseTag(bad); err == nil {
+		if p, v, err := artifact.ParseTag(bad); err == nil {
 			t.Errorf("ParseTag(%q) = %s, %s; want an error", bad, p, v)
 		}
 	}
@@ -282,7 +285,7 @@ func TestRepo(t *testing.T) {
 		{"ms-python.python", "ms-python/python"},
 		{"A_b.C$d~e", "a_b/c$d~e"},
 	} {
-		r := store.Repo(index.MustParseID(tt.id))
+		r := artifact.Repo(index.MustParseID(tt.id))
 		if r != tt.want {
 			t.Errorf("Repo(%s) = %s; want %s", tt.id, r, tt.want)
 		}

@@ -1,4 +1,4 @@
-package store_test
+package dirstore_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
@@ -18,8 +19,8 @@ import (
 type plainStore struct{ store.Store }
 
 // entryOf returns the catalog entry of a manifest stored by testEntry.
-func entryOf(m *store.Manifest) *index.Entry {
-	l, _ := m.Layer(store.RoleVsix)
+func entryOf(m *artifact.Manifest) *index.Entry {
+	l, _ := m.Layer(artifact.RoleVsix)
 	return &index.Entry{ID: m.Info.ID, Version: m.Info.Version, Platform: m.Info.Platform,
 		ManifestDigest: m.Digest, ManifestSize: m.Size,
 		VsixSHA256: strings.TrimPrefix(l.Digest, "sha256:"), VsixSize: l.Size}
@@ -30,7 +31,7 @@ func TestEntryManifest(t *testing.T) {
 	m := testEntry(t, d, "golang.go", "0.40.0", index.Universal)
 	e := entryOf(m)
 	for _, s := range []store.Store{d, plainStore{d}} {
-		got, err := store.EntryManifest(t.Context(), s, e)
+		got, err := artifact.EntryManifest(t.Context(), s, e)
 		if err != nil || got.Digest != m.Digest {
 			t.Fatalf("EntryManifest = %v, %v", got, err)
 		}
@@ -44,12 +45,12 @@ func TestEntryManifest(t *testing.T) {
 		{"other vsix", func(e *index.Entry) { e.VsixSHA256 = strings.Repeat("a", 64) }},
 		{"other vsix size", func(e *index.Entry) { e.VsixSize++ }},
 		{"manifest size lies", func(e *index.Entry) { e.ManifestSize-- }},
-		{"manifest too large", func(e *index.Entry) { e.ManifestSize = store.MaxManifestBytes + 1 }},
+		{"manifest too large", func(e *index.Entry) { e.ManifestSize = artifact.MaxManifestBytes + 1 }},
 	}
 	for _, tt := range tests {
 		bad := *e
 		tt.edit(&bad)
-		if _, err := store.EntryManifest(t.Context(), d, &bad); err == nil {
+		if _, err := artifact.EntryManifest(t.Context(), d, &bad); err == nil {
 			t.Errorf("%s: EntryManifest = nil error", tt.name)
 		}
 	}

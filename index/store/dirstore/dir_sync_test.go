@@ -1,4 +1,4 @@
-package store_test
+package dirstore_test
 
 import (
 	"fmt"
@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 )
 
 // TestDirConcurrentTagsWaitForSync: tags written at once (a copy writes
@@ -27,8 +28,8 @@ func TestDirConcurrentTagsWaitForSync(t *testing.T) {
 		defer mu.Unlock()
 		events = append(events, e)
 	}
-	defer store.SetTestHookSyncDir(func(dir string) { record("sync " + dir) })()
-	defer store.SetTestHookBeforeRename(func(name string) error {
+	defer dirstore.SetTestHookSyncDir(func(dir string) { record("sync " + dir) })()
+	defer dirstore.SetTestHookBeforeRename(func(name string) error {
 		record("rename " + name)
 		return nil
 	})()
@@ -47,10 +48,10 @@ func TestDirConcurrentTagsWaitForSync(t *testing.T) {
 	for i := range entries {
 		id := fmt.Sprintf("ns.e%d", i)
 		vsix := []byte("PK vsix of " + id)
-		info := store.ArtifactInfo{ID: index.MustParseID(id), Version: "1.0.0", Platform: index.Universal,
+		info := artifact.ArtifactInfo{ID: index.MustParseID(id), Version: "1.0.0", Platform: index.Universal,
 			Created: time.Date(2025, 3, 4, 3, 29, 7, 0, time.UTC), UpstreamSHA256: index.SHA256Hex(vsix)}
-		b, err := store.BuildManifest(info, []store.Layer{
-			{Role: store.RoleVsix, Title: id + "-1.0.0.vsix", Digest: putBlob(t, d, store.Repo(info.ID), vsix), Size: int64(len(vsix))},
+		b, err := artifact.BuildManifest(info, []artifact.Layer{
+			{Role: artifact.RoleVsix, Title: id + "-1.0.0.vsix", Digest: putBlob(t, d, artifact.Repo(info.ID), vsix), Size: int64(len(vsix))},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +61,7 @@ func TestDirConcurrentTagsWaitForSync(t *testing.T) {
 	for i := range entries {
 		wg.Go(func() {
 			<-start
-			_, errs[i] = store.PutArtifact(ctx, d, manifest[i])
+			_, errs[i] = artifact.PutArtifact(ctx, d, manifest[i])
 		})
 	}
 	close(start)

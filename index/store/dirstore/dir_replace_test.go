@@ -1,4 +1,4 @@
-package store_test
+package dirstore_test
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package store
+package dirstore
 
 // SetTestHookBeforeRename makes every crash-safe write call f before its
 // final rename; an error from f fails the write there. It returns a

@@ -1,10 +1,11 @@
-package store
+package artifact
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 )
 
 // Tag returns the tag of an entry: "<platform>-<version>" with "+" (SemVer
@@ -19,7 +20,7 @@ func Tag(platform index.Platform, version string) (string, error) {
 		return "", fmt.Errorf("tag: %w", err)
 	}
 	tag := string(platform) + "-" + strings.ReplaceAll(version, "+", "_")
-	if err := CheckTag(tag); err != nil {
+	if err := store.CheckTag(tag); err != nil {
 		return "", fmt.Errorf("tag for %s@%s: %w", version, platform, err)
 	}
 	return tag, nil
@@ -29,7 +30,7 @@ func Tag(platform index.Platform, version string) (string, error) {
 // a digit, so the split is unambiguous. Tags that Tag does not make (such
 // as a signature's "sha256-<hex>.sig") are errors.
 func ParseTag(tag string) (index.Platform, string, error) {
-	if err := CheckTag(tag); err != nil {
+	if err := store.CheckTag(tag); err != nil {
 		return "", "", err
 	}
 	for _, p := range index.Platforms {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package store_test
+package dirstore_test
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 )
 
 // TestOpenDirCreateRace: writers that create the same new registry at
@@ -24,7 +25,7 @@ func TestOpenDirCreateRace(t *testing.T) {
 		var (
 			wg     sync.WaitGroup
 			start  = make(chan struct{})
-			opened = make([]*store.Dir, writers)
+			opened = make([]*dirstore.Store, writers)
 			errs   = make([]error, writers)
 		)
 		for w := range writers {
@@ -32,7 +33,7 @@ func TestOpenDirCreateRace(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				opened[w], errs[w] = store.OpenDir(dir, store.DirOptions{Create: true})
+				opened[w], errs[w] = dirstore.Open(dir, dirstore.Options{Create: true})
 			}()
 		}
 		close(start)

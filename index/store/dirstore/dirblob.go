@@ -1,4 +1,4 @@
-package store
+package dirstore
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/safefile"
 )
 
@@ -22,8 +23,8 @@ func blobPath(repo, digest string) string {
 }
 
 // StatBlob returns the size of a blob.
-func (d *Dir) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
-	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
+func (d *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
+	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return 0, fmt.Errorf("stat blob: %w", err)
 	}
 	fi, err := d.root.Lstat(blobPath(repo, digest))
@@ -36,11 +37,11 @@ func (d *Dir) StatBlob(ctx context.Context, repo, digest string) (int64, error) 
 	return fi.Size(), nil
 }
 
-// PutBlob stores a blob crash-safely (see Dir). A present blob of the right
+// PutBlob stores a blob crash-safely (see Store). A present blob of the right
 // size is kept and c is not read; one of another size is replaced. A local
 // write is not retried, so c is read once and never rewound.
-func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, c Content) error {
-	if err := CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
+func (d *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
+	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
 		return err
 	}
 	if err := d.writable(); err != nil {
@@ -64,13 +65,13 @@ func (d *Dir) PutBlob(ctx context.Context, repo, digest string, size int64, c Co
 // checkBlob returns the check of a blob's new file: size bytes whose
 // digest is digest, in a repository whose layout exists before its first
 // blob does.
-func (d *Dir) checkBlob(ctx context.Context, repo, digest string, size int64) func(n int64, sum string) error {
+func (d *Store) checkBlob(ctx context.Context, repo, digest string, size int64) func(n int64, sum string) error {
 	return func(n int64, sum string) error {
 		if n > size {
-			return &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n}
+			return &store.MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n}
 		}
 		if n != size || sum != digest {
-			return &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n, GotDigest: sum}
+			return &store.MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n, GotDigest: sum}
 		}
 		return d.ensureLayout(ctx, repo)
 	}
@@ -83,14 +84,14 @@ func (d *Dir) checkBlob(ctx context.Context, repo, digest string, size int64) fu
 // deleted), and c, checked as PutBlob checks it, is renamed over it and
 // made durable before ReplaceBlob returns. It returns where the damaged
 // file went ("quarantine/damaged-blob-<hex>[.N]").
-func (d *Dir) ReplaceBlob(ctx context.Context, repo, digest string, size int64, reason string, c Content) (string, error) {
-	if err := CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
+func (d *Store) ReplaceBlob(ctx context.Context, repo, digest string, size int64, reason string, c store.Content) (string, error) {
+	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
 		return "", err
 	}
 	if err := d.writable(); err != nil {
 		return "", fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
 	}
-	damage, err := BlobDamage(ctx, d, repo, digest, size)
+	damage, err := store.BlobDamage(ctx, d, repo, digest, size)
 	if err != nil {
 		return "", fmt.Errorf("replace blob %s in %s: %w", digest, repo, err)
 	}
@@ -116,8 +117,8 @@ func (d *Dir) ReplaceBlob(ctx context.Context, repo, digest string, size int64, 
 
 // OpenBlob opens a blob for verified reading. A stored size other than
 // size fails at once with a *MismatchError.
-func (d *Dir) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
-	return OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
+func (d *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
+	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
 		f, err := openRegular(d.root, blobPath(repo, digest))
 		if err != nil {
 			return nil, 0, err
@@ -142,7 +143,7 @@ func openRegular(root *os.Root, name string) (*os.File, error) {
 func readRegular(root *os.Root, name string, max int64) ([]byte, error) {
 	data, err := safefile.ReadIn(root, name, max)
 	if errors.Is(err, safefile.ErrTooLarge) {
-		return nil, fmt.Errorf("%w (%w)", err, ErrTooLarge)
+		return nil, fmt.Errorf("%w (%w)", err, store.ErrTooLarge)
 	}
 	return data, err
 }

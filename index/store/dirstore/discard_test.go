@@ -1,4 +1,4 @@
-package store_test
+package dirstore_test
 
 import (
 	"errors"
@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 )
 
-// TestDirDiscard: Discard removes what OpenDir made for a new registry
+// TestDirDiscard: Discard removes what Open made for a new registry
 // that still holds nothing (its directory, the missing parents made for
 // it, or in an empty directory that existed only the marker and the
 // subdirectories), and keeps a registry that holds something or that
@@ -22,7 +24,7 @@ func TestDirDiscard(t *testing.T) {
 		// setup returns the registry's path under base.
 		setup func(t *testing.T, base string) string
 		// fill writes into the open registry before Discard.
-		fill        func(t *testing.T, d *store.Dir)
+		fill        func(t *testing.T, d *dirstore.Store)
 		wantRemoved bool
 		// gone are the paths under base that must not exist afterward,
 		// kept those that must.
@@ -55,13 +57,13 @@ func TestDirDiscard(t *testing.T) {
 		{
 			name:  "a blob stored",
 			setup: func(t *testing.T, base string) string { return filepath.Join(base, "reg") },
-			fill:  func(t *testing.T, d *store.Dir) { putBlob(t, d, "pub/ext", []byte("stored")) },
+			fill:  func(t *testing.T, d *dirstore.Store) { putBlob(t, d, "pub/ext", []byte("stored")) },
 			kept:  []string{"reg/airvsx-registry", "reg/extensions/pub/ext"},
 		},
 		{
 			name:  "metadata written",
 			setup: func(t *testing.T, base string) string { return filepath.Join(base, "reg") },
-			fill: func(t *testing.T, d *store.Dir) {
+			fill: func(t *testing.T, d *dirstore.Store) {
 				if err := d.WriteMetadata(t.Context(), "1.root.json", []byte("{}")); err != nil {
 					t.Fatal(err)
 				}
@@ -71,7 +73,7 @@ func TestDirDiscard(t *testing.T) {
 		{
 			name: "registry that existed",
 			setup: func(t *testing.T, base string) string {
-				d := storetest.OpenDir(t, filepath.Join(base, "reg"), store.DirOptions{Create: true})
+				d := storetest.OpenDir(t, filepath.Join(base, "reg"), dirstore.Options{Create: true})
 				if err := d.Close(); err != nil {
 					t.Fatal(err)
 				}
@@ -82,7 +84,7 @@ func TestDirDiscard(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := t.TempDir()
-			d := storetest.OpenDir(t, tc.setup(t, base), store.DirOptions{Create: true})
+			d := storetest.OpenDir(t, tc.setup(t, base), dirstore.Options{Create: true})
 			if tc.fill != nil {
 				tc.fill(t, d)
 			}
@@ -115,17 +117,17 @@ func TestDirDiscard(t *testing.T) {
 
 // TestDirDiscardHoldsLock: a new registry is locked until it is
 // discarded (no second writer opens it), a writer after Discard creates
-// it afresh, and the discarded Dir still closes cleanly.
+// it afresh, and the discarded Store still closes cleanly.
 func TestDirDiscardHoldsLock(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "reg")
-	d := storetest.OpenDir(t, path, store.DirOptions{Create: true})
-	if _, err := store.OpenDir(path, store.DirOptions{Create: true}); !errors.Is(err, store.ErrLocked) {
+	d := storetest.OpenDir(t, path, dirstore.Options{Create: true})
+	if _, err := dirstore.Open(path, dirstore.Options{Create: true}); !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("second writer: %v; want ErrLocked", err)
 	}
 	if removed, err := d.Discard(); err != nil || !removed {
 		t.Fatalf("Discard: %v, %v; want removed", removed, err)
 	}
-	d2, err := store.OpenDir(path, store.DirOptions{Create: true})
+	d2, err := dirstore.Open(path, dirstore.Options{Create: true})
 	if err != nil {
 		t.Fatalf("a writer after Discard: %v", err)
 	}
@@ -135,7 +137,7 @@ func TestDirDiscardHoldsLock(t *testing.T) {
 	if err := d2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(path, store.MarkerFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(path, artifact.MarkerFile)); err != nil {
 		t.Errorf("the new writer's registry: %v", err)
 	}
 }

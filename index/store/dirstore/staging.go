@@ -1,4 +1,4 @@
-package store
+package dirstore
 
 import (
 	"context"
@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/airvsx/airvsx/index/store"
 )
 
-// Staging is a directory inside a Dir's registry where a writer puts files
+// Staging is a directory inside a Store's registry where a writer puts files
 // that will become blobs, so that storing one is a rename instead of a
 // second copy and a second hash of every byte. Its name starts with
 // ".tmp-": readers skip it, and the next writer to open the registry
@@ -18,7 +20,7 @@ import (
 //
 // A Staging is safe for concurrent use by multiple goroutines.
 type Staging struct {
-	d   *Dir
+	d   *Store
 	rel string // the directory, relative to the registry root
 	// Path is the directory's OS path, for creating files in it (for
 	// example with os.CreateTemp).
@@ -27,7 +29,7 @@ type Staging struct {
 
 // NewStaging creates a staging directory in the registry. Remove it when
 // done.
-func (d *Dir) NewStaging() (*Staging, error) {
+func (d *Store) NewStaging() (*Staging, error) {
 	if err := d.writable(); err != nil {
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}
@@ -56,7 +58,7 @@ func (s *Staging) Remove() error {
 // copied, hashed and checked like PutBlob does.
 func (s *Staging) AdoptBlob(ctx context.Context, repo, digest string, size int64, name string) error {
 	d := s.d
-	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
+	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return fmt.Errorf("adopt blob: %w", err)
 	}
 	if name == "" || name != path.Base(name) || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
@@ -76,7 +78,7 @@ func (s *Staging) AdoptBlob(ctx context.Context, repo, digest string, size int64
 	}
 	fi, err := f.Stat()
 	if err == nil && fi.Size() != size {
-		err = &MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: fi.Size()}
+		err = &store.MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: fi.Size()}
 	}
 	if err == nil {
 		err = f.Sync()
@@ -103,7 +105,7 @@ func (s *Staging) AdoptBlob(ctx context.Context, repo, digest string, size int64
 	err = d.root.Rename(src, p)
 	if errors.Is(err, syscall.EXDEV) {
 		// Another filesystem: copy it, checked like any other write.
-		err = d.PutBlob(ctx, repo, digest, size, SeekContent(f))
+		err = d.PutBlob(ctx, repo, digest, size, store.SeekContent(f))
 		f.Close()
 		if err == nil {
 			d.root.Remove(src)

@@ -1,4 +1,4 @@
-package store
+package artifact
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
@@ -159,6 +160,6 @@ func (m *Manifest) Tag() string {
 }
 
 // Descriptor returns the descriptor that tags the manifest.
-func (m *Manifest) Descriptor() Descriptor {
-	return Descriptor{MediaType: MediaTypeManifest, Digest: m.Digest, Size: m.Size, ArtifactType: ArtifactType}
+func (m *Manifest) Descriptor() store.Descriptor {
+	return store.Descriptor{MediaType: MediaTypeManifest, Digest: m.Digest, Size: m.Size, ArtifactType: ArtifactType}
 }

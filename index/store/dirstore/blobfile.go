@@ -1,17 +1,13 @@
-package store
+package dirstore
 
 import (
 	"context"
 	"fmt"
 	"io/fs"
 	"os"
-)
 
-// BlobName returns where a blob of repo lives in a directory registry, as
-// a slash path relative to the registry's root
-// ("extensions/<ns>/<name>/blobs/sha256/<hex>"): the name reports give
-// for the file. The names are not checked.
-func BlobName(repo, digest string) string { return blobPath(repo, digest) }
+	"github.com/airvsx/airvsx/index/store"
+)
 
 // OpenBlobFile opens a blob's file for random access, for readers that
 // need an io.ReaderAt (a zip reader) or a memory map. Unlike OpenBlob it
@@ -19,8 +15,8 @@ func BlobName(repo, digest string) string { return blobPath(repo, digest) }
 // digest itself before trusting a byte. Names are checked as OpenBlob
 // checks them, only a regular file is opened and a final symlink is never
 // followed. A missing blob is an error wrapping fs.ErrNotExist.
-func (d *Dir) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error) {
-	if err := CheckBlobArgs(ctx, repo, digest); err != nil {
+func (d *Store) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error) {
+	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return nil, fmt.Errorf("open blob: %w", err)
 	}
 	f, err := openRegular(d.root, blobPath(repo, digest))
@@ -32,5 +28,5 @@ func (d *Dir) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, 
 
 // FS returns the registry directory as a read-only file system, for
 // readers that check the layout itself (files it has no place for). Like
-// every access of a Dir it cannot leave the directory.
-func (d *Dir) FS() fs.FS { return d.root.FS() }
+// every access of a Store it cannot leave the directory.
+func (d *Store) FS() fs.FS { return d.root.FS() }
