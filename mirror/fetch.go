@@ -17,7 +17,6 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/artifact"
-	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/policies"
 )
@@ -30,8 +29,8 @@ type fetcher struct {
 	pol    *policies.Policy
 	tmpDir string
 	// staging is tmpDir when the store can adopt files from it as blobs
-	// (see stager); nil otherwise.
-	staging *dirstore.Staging
+	// (see store.Stager); nil otherwise.
+	staging store.Staging
 	log     *slog.Logger
 	keys    *keyring
 	// progress counts the packages that arrive; nil counts nothing.
@@ -46,12 +45,6 @@ type fetcher struct {
 	// transfer bounds the package bodies being received and hashed at
 	// once.
 	transfer chan struct{}
-}
-
-// stager is a store that can take a downloaded file as a blob by renaming
-// it, instead of copying and hashing it again (dirstore.Store).
-type stager interface {
-	NewStaging() (*dirstore.Staging, error)
 }
 
 // acquire takes a slot of sem, or fails when ctx is done.

@@ -124,7 +124,7 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 // otherwise.
 func (f *fetcher) putVsix(ctx context.Context, repo string, files *itemFiles) error {
 	digest := index.SHA256Digest(files.vsixSum)
-	if f.staging != nil && filepath.Dir(files.vsixPath) == f.staging.Path {
+	if f.staging != nil && filepath.Dir(files.vsixPath) == f.staging.Dir() {
 		return f.staging.AdoptBlob(ctx, repo, digest, files.vsixSize, filepath.Base(files.vsixPath))
 	}
 	vf, err := os.Open(files.vsixPath)

@@ -190,12 +190,12 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		req: make(chan struct{}, conc), items: make(chan struct{}, 2*conc), work: make(chan struct{}, conc),
 		transfer: make(chan struct{}, runtime.GOMAXPROCS(0)), progress: prog,
 	}
-	if st, ok := opts.Store.(stager); ok {
+	if st, ok := store.As[store.Stager](opts.Store); ok {
 		if f.staging, err = st.NewStaging(); err != nil {
 			return nil, err
 		}
 		defer f.staging.Remove()
-		f.tmpDir = f.staging.Path
+		f.tmpDir = f.staging.Dir()
 	} else {
 		// A killed sync cannot remove its downloads; the next one does
 		// (tempdir).

@@ -249,7 +249,7 @@ func (c *copier) probeAhead(ctx context.Context, entries []index.Entry) (probes 
 		f := tagsOf[repo]
 		if f == nil {
 			f = sync.OnceValues(func() ([]store.TagEntry, error) {
-				if lc, ok := c.dst.(layoutRepairer); ok && c.opts.Repair {
+				if lc, ok := store.As[store.LayoutRepairer](c.dst); ok && c.opts.Repair {
 					if err := lc.CheckLayout(ctx, repo); errors.Is(err, store.ErrDamagedLayout) {
 						return nil, err
 					}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -257,7 +256,10 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l artifact.Layer,
 	if us != nil && !c.v.sigs.contains(us.key(l.Digest)) {
 		ed = vsix.NewUpstreamVerifier(us.pub, us.sig)
 	}
-	bf, ok := c.v.st.(blobFiler)
+	// A store with the blob's own file (store.BlobFiler) is read at
+	// offsets, without the spool a verifying reader needs for the package
+	// check afterwards (see hasher.file).
+	bf, ok := store.As[store.BlobFiler](c.v.st)
 	if !ok {
 		// Any store: spool through the verifying reader.
 		var also io.Writer
@@ -333,13 +335,6 @@ func (c *entryCheck) signatureVerdict(ctx context.Context, us *upstreamSig, ed *
 		return
 	}
 	c.v.sigs.add(key)
-}
-
-// blobFiler is what a directory store offers besides store.Store: the
-// blob's own file, read at offsets without the spool a verifying reader
-// needs for the package check afterwards (see hasher.file).
-type blobFiler interface {
-	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
 }
 
 // signatureCheck reads the sigzip layer (verified by OpenBlob) and the

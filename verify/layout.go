@@ -133,17 +133,11 @@ func (v *registryVerifier) checkExtras(ctx context.Context, tags map[string][]st
 	return nil
 }
 
-// layoutFS is what a directory store offers besides store.Store: the
-// directory itself, whose layout (oci-layout files, files that have no
-// place) the verifier checks.
-type layoutFS interface {
-	FS() fs.FS
-}
-
-// layout returns the store's directory, or nil for a store that is not a
-// directory.
+// layout returns the store's file tree (store.LayoutFS), whose layout
+// (oci-layout files, files that have no place) the verifier checks, or nil
+// for a store that keeps none.
 func (v *registryVerifier) layout() fs.FS {
-	if l, ok := v.st.(layoutFS); ok {
+	if l, ok := store.As[store.LayoutFS](v.st); ok {
 		return l.FS()
 	}
 	return nil

@@ -151,7 +151,7 @@ func abandon(ctx context.Context, st store.Store, place, verb string, err error)
 	if err == nil || st == nil {
 		return err
 	}
-	if d, ok := st.(store.Discarder); ok {
+	if d, ok := store.As[store.Discarder](st); ok {
 		removed, derr := d.Discard()
 		if derr != nil {
 			return fmt.Errorf("%w; removing the new registry %s, which holds nothing, failed too: %w", err, place, derr)

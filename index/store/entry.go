@@ -26,11 +26,6 @@ func ReadBlob(ctx context.Context, s Store, repo, digest string, size, max int64
 	return io.ReadAll(rc)
 }
 
-// blobFiler is what a directory store offers: the blob's own file.
-type blobFiler interface {
-	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
-}
-
 // OpenBlobAt opens a blob for random access (a zip reader needs an
 // io.ReaderAt) after checking it: the bytes are read once through the
 // verifying reader, every byte also written to also (nil for none: the
@@ -40,7 +35,7 @@ type blobFiler interface {
 // file in tmpDir ("" for the system's) that is removed at once, so it
 // vanishes with the returned file. The caller closes the file.
 func OpenBlobAt(ctx context.Context, s Store, repo, digest string, size int64, also io.Writer, tmpDir string) (*os.File, error) {
-	if bf, ok := s.(blobFiler); ok {
+	if bf, ok := As[BlobFiler](s); ok {
 		f, err := bf.OpenBlobFile(ctx, repo, digest)
 		if err != nil {
 			return nil, err

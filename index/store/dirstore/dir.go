@@ -117,7 +117,15 @@ type Store struct {
 	created string
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store          = (*Store)(nil)
+	_ store.BlobFiler      = (*Store)(nil)
+	_ store.BlobReplacer   = (*Store)(nil)
+	_ store.LayoutRepairer = (*Store)(nil)
+	_ store.FreeSpacer     = (*Store)(nil)
+	_ store.LayoutFS       = (*Store)(nil)
+	_ store.Discarder      = (*Store)(nil)
+)
 
 type marker struct {
 	Kind   string `json:"kind"`

@@ -22,14 +22,18 @@ import (
 type Staging struct {
 	d   *Store
 	rel string // the directory, relative to the registry root
-	// Path is the directory's OS path, for creating files in it (for
-	// example with os.CreateTemp).
-	Path string
+	dir string // the directory's OS path
 }
+
+var _ store.Stager = (*Store)(nil)
+
+// Dir is the directory's OS path, for creating files in it (for example
+// with os.CreateTemp).
+func (s *Staging) Dir() string { return s.dir }
 
 // NewStaging creates a staging directory in the registry. Remove it when
 // done.
-func (d *Store) NewStaging() (*Staging, error) {
+func (d *Store) NewStaging() (store.Staging, error) {
 	if err := d.writable(); err != nil {
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}
@@ -37,7 +41,7 @@ func (d *Store) NewStaging() (*Staging, error) {
 	if err := d.root.Mkdir(rel, 0o700); err != nil {
 		return nil, fmt.Errorf("staging directory in %s: %w", d.path, err)
 	}
-	return &Staging{d: d, rel: rel, Path: filepath.Join(d.path, rel)}, nil
+	return &Staging{d: d, rel: rel, dir: filepath.Join(d.path, rel)}, nil
 }
 
 // Remove removes the staging directory and whatever is still in it.
@@ -48,7 +52,7 @@ func (s *Staging) Remove() error {
 	return nil
 }
 
-// AdoptBlob stores the file name (a base name in s.Path, written and
+// AdoptBlob stores the file name (a base name in s.Dir(), written and
 // closed by the caller) as blob digest of size bytes in repo, by fsyncing
 // it and renaming it into place; the file is gone afterwards. The caller
 // vouches for digest: it must have hashed the bytes as it wrote them, the

@@ -20,12 +20,12 @@ func TestStagingAdoptBlob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rel, err := filepath.Rel(d.Path(), s.Path); err != nil || filepath.Dir(rel) != "." {
-		t.Fatalf("staging %s is not directly in the registry %s", s.Path, d.Path())
+	if rel, err := filepath.Rel(d.Path(), s.Dir()); err != nil || filepath.Dir(rel) != "." {
+		t.Fatalf("staging %s is not directly in the registry %s", s.Dir(), d.Path())
 	}
 	write := func(name string, b []byte) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(s.Path, name), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(s.Dir(), name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,7 +47,7 @@ func TestStagingAdoptBlob(t *testing.T) {
 	if err != nil || !bytes.Equal(got, content) {
 		t.Fatalf("adopted blob reads %q, %v", got, err)
 	}
-	if _, err := os.Stat(filepath.Join(s.Path, "a")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(s.Dir(), "a")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the staged file is still there after adoption: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(d.Path(), "extensions", "ns", "name", "oci-layout")); err != nil {
@@ -88,7 +88,7 @@ func TestStagingAdoptBlob(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(s.Path, "link")); err == nil {
+	if err := os.Symlink(outside, filepath.Join(s.Dir(), "link")); err == nil {
 		if err := s.AdoptBlob(ctx, repo, sha([]byte("x")), 1, "link"); err == nil {
 			t.Error("adopted a symlink")
 		}
@@ -109,7 +109,7 @@ func TestStagingLeftBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(s.Path, "vsix-1"), []byte("half a download"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.Dir(), "vsix-1"), []byte("half a download"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	d.Close() // a killed sync never removes it

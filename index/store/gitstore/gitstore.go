@@ -96,6 +96,14 @@ type Store struct {
 }
 
 var (
+	_ store.Store     = (*Store)(nil)
+	_ store.LayoutFS  = (*Store)(nil)
+	_ store.Discarder = (*Store)(nil)
+	_ store.Committer = (*Store)(nil)
+	_ store.History   = (*Store)(nil)
+)
+
+var (
 	_ store.Discarder = (*Store)(nil)
 	_ store.Store     = (*Store)(nil)
 	_ store.Committer = (*Store)(nil)

@@ -29,6 +29,11 @@ type Options struct {
 	// Tamper changes the stored bytes of a blob behind the store's back,
 	// keeping its size. Default nil: the verify-on-read subtest is skipped.
 	Tamper func(t *testing.T, s store.Store, repo, digest string)
+	// CannotCommit says the store groups writes into changes
+	// (store.Committer) but cannot commit them (a git store with no
+	// signing key): the capability subtests that need a commit (LayoutFS,
+	// Discard) are skipped. Default false.
+	CannotCommit bool
 }
 
 // Run runs the conformance suite. open returns a new, empty, writable
@@ -54,6 +59,13 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts Options) {
 		{"ContextCanceled", testContextCanceled},
 		{"Concurrent", testConcurrent},
 		{"Artifact", testArtifact},
+		{"BlobFile", testBlobFile},
+		{"ReplaceBlob", func(t *testing.T, s store.Store) { testReplaceBlob(t, s, opts.Tamper) }},
+		{"LayoutRepair", testLayoutRepair},
+		{"FreeSpace", testFreeSpace},
+		{"Staging", testStaging},
+		{"LayoutFS", func(t *testing.T, s store.Store) { testLayoutFS(t, s, opts) }},
+		{"Discard", func(t *testing.T, s store.Store) { testDiscard(t, s, opts) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
