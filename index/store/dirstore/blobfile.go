@@ -15,7 +15,7 @@ import (
 // digest itself before trusting a byte. Names are checked as OpenBlob
 // checks them, only a regular file is opened and a final symlink is never
 // followed. A missing blob is an error wrapping fs.ErrNotExist.
-func (d *Store) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error) {
+func (d *dirStore) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error) {
 	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return nil, fmt.Errorf("open blob: %w", err)
 	}
@@ -29,4 +29,4 @@ func (d *Store) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File
 // FS returns the registry directory as a read-only file system, for
 // readers that check the layout itself (files it has no place for). Like
 // every access of a Store it cannot leave the directory.
-func (d *Store) FS() fs.FS { return d.root.FS() }
+func (d *dirStore) FS() fs.FS { return d.root.FS() }

@@ -55,32 +55,9 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Store is the directory store: a registry in a local directory.
-//
-//	<root>/airvsx-registry               marker: {"kind":"airvsx-registry","format":1}
-//	<root>/metadata/<name>               TUF metadata and the catalog
-//	<root>/extensions/<ns>/<name>/       one OCI image layout per extension:
-//	    oci-layout                       {"imageLayoutVersion":"1.0.0"}
-//	    index.json                       an OCI image index, one manifest per tag (ref.name), sorted by tag
-//	    blobs/sha256/<hex>               blobs, manifests included
-//	<root>/quarantine/<name>[.N]/        rejected files, REASON and reason.json
-//
-// Every write goes to a temp file (".tmp-*") in the target's directory, is
-// hashed while copied, fsynced, checked, renamed into place, and the
-// directory fsynced (for blobs, the file and its directory are made
-// durable together before the first tag or metadata write that can name
-// them, not once per blob); index.json is replaced the same way, so
-// readers see the old file or the new. A writer holds an advisory lock (flock,
-// on Unix) on the directory, taken before the marker is read or written, so
-// that of two writers creating a registry at once one wins, and on the marker
-// file; so one process writes at a time, and on open it
-// removes the ".tmp-*" files a killed run left behind; readers ignore
-// them. All access goes through os.Root, so nothing in the directory
-// (symlinks included) can lead outside it, and only regular files are
-// read.
-//
-// A Store is safe for concurrent use by multiple goroutines.
-type Store struct {
+// dirStore is the directory store itself, unchecked: Open wraps it in
+// store.Checked (see Store).
+type dirStore struct {
 	path string
 	root *os.Root
 	lock *os.File // writers: the marker file, locked
@@ -117,25 +94,15 @@ type Store struct {
 	created string
 }
 
-var (
-	_ store.Store          = (*Store)(nil)
-	_ store.BlobFiler      = (*Store)(nil)
-	_ store.BlobReplacer   = (*Store)(nil)
-	_ store.LayoutRepairer = (*Store)(nil)
-	_ store.FreeSpacer     = (*Store)(nil)
-	_ store.LayoutFS       = (*Store)(nil)
-	_ store.Discarder      = (*Store)(nil)
-)
+var _ store.Store = (*dirStore)(nil)
 
 type marker struct {
 	Kind   string `json:"kind"`
 	Format int    `json:"format"`
 }
 
-// Open opens the registry in the directory at path (or creates one, with
-// opts.Create). Writers take the registry's lock and fail with ErrLocked
-// while another process holds it.
-func Open(path string, opts Options) (*Store, error) {
+// openDir opens the registry in the directory at path, unchecked (Open).
+func openDir(path string, opts Options) (*dirStore, error) {
 	if opts.Create && opts.ReadOnly {
 		return nil, fmt.Errorf("open registry %s: Create and ReadOnly exclude each other", path)
 	}
@@ -156,7 +123,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open registry: %w", err)
 	}
-	d := &Store{path: path, root: root, opts: opts, log: opts.Logger, created: created}
+	d := &dirStore{path: path, root: root, opts: opts, log: opts.Logger, created: created}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -168,7 +135,7 @@ func Open(path string, opts Options) (*Store, error) {
 	return d, nil
 }
 
-func (d *Store) open() error {
+func (d *dirStore) open() error {
 	if !d.opts.ReadOnly {
 		// The directory's lock first: it exists before the marker, so of
 		// two writers creating a registry in it at once one gets it and
@@ -241,7 +208,7 @@ func (d *Store) open() error {
 
 // removeTemps removes the ".tmp-*" files and directories a killed writer
 // left behind. Only a writer holding the lock calls it.
-func (d *Store) removeTemps() error {
+func (d *dirStore) removeTemps() error {
 	var n int
 	err := fs.WalkDir(d.root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -279,7 +246,7 @@ func (d *Store) removeTemps() error {
 // held throughout (the directories go while it is held), so no other
 // writer sees the registry half removed. It reports whether it removed
 // the registry; the Store must still be closed.
-func (d *Store) Discard() (bool, error) {
+func (d *dirStore) Discard() (bool, error) {
 	if !d.made || d.opts.ReadOnly || d.lock == nil || !d.skeleton() {
 		return false, nil
 	}
@@ -306,7 +273,7 @@ func (d *Store) Discard() (bool, error) {
 // skeleton reports whether the registry holds nothing but what Open
 // made: the marker and the empty metadata/, extensions/ and quarantine/
 // (temp files aside).
-func (d *Store) skeleton() bool {
+func (d *dirStore) skeleton() bool {
 	want := map[string]bool{artifact.MarkerFile: true, metadataDir: true, extensionsDir: true, quarantineDir: true}
 	entries, err := fs.ReadDir(d.root.FS(), ".")
 	if err != nil {
@@ -333,7 +300,7 @@ func (d *Store) skeleton() bool {
 
 // Close makes every blob written durable and releases the directory and
 // the writer lock.
-func (d *Store) Close() error {
+func (d *dirStore) Close() error {
 	var errs []error
 	if d.lock != nil {
 		errs = append(errs, d.syncDirty(""))
@@ -349,9 +316,9 @@ func (d *Store) Close() error {
 }
 
 // Path returns the directory the registry is in.
-func (d *Store) Path() string { return d.path }
+func (d *dirStore) Path() string { return d.path }
 
-func (d *Store) writable() error {
+func (d *dirStore) writable() error {
 	if d.opts.ReadOnly {
 		return store.ErrReadOnly
 	}
@@ -362,7 +329,7 @@ func (d *Store) writable() error {
 // still lets it write, and the size of its blocks (each file takes whole
 // blocks). Where the system cannot say, the error wraps
 // errors.ErrUnsupported.
-func (d *Store) FreeSpace() (free, block int64, err error) {
+func (d *dirStore) FreeSpace() (free, block int64, err error) {
 	free, block, err = freeSpaceAt(d.path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("free space of %s: %w", d.path, err)

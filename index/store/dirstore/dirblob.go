@@ -23,10 +23,7 @@ func blobPath(repo, digest string) string {
 }
 
 // StatBlob returns the size of a blob.
-func (d *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
-	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
-		return 0, fmt.Errorf("stat blob: %w", err)
-	}
+func (d *dirStore) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
 	fi, err := d.root.Lstat(blobPath(repo, digest))
 	if err != nil {
 		return 0, fmt.Errorf("stat blob %s in %s: %w", digest, repo, err)
@@ -40,13 +37,7 @@ func (d *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error
 // PutBlob stores a blob crash-safely (see Store). A present blob of the right
 // size is kept and c is not read; one of another size is replaced. A local
 // write is not retried, so c is read once and never rewound.
-func (d *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
-	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
-		return err
-	}
-	if err := d.writable(); err != nil {
-		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
-	}
+func (d *dirStore) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
 	p := blobPath(repo, digest)
 	if fi, err := d.root.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == size {
 		return nil
@@ -65,7 +56,7 @@ func (d *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c 
 // checkBlob returns the check of a blob's new file: size bytes whose
 // digest is digest, in a repository whose layout exists before its first
 // blob does.
-func (d *Store) checkBlob(ctx context.Context, repo, digest string, size int64) func(n int64, sum string) error {
+func (d *dirStore) checkBlob(ctx context.Context, repo, digest string, size int64) func(n int64, sum string) error {
 	return func(n int64, sum string) error {
 		if n > size {
 			return &store.MismatchError{Repo: repo, Digest: digest, Size: size, GotSize: n}
@@ -84,7 +75,7 @@ func (d *Store) checkBlob(ctx context.Context, repo, digest string, size int64) 
 // deleted), and c, checked as PutBlob checks it, is renamed over it and
 // made durable before ReplaceBlob returns. It returns where the damaged
 // file went ("quarantine/damaged-blob-<hex>[.N]").
-func (d *Store) ReplaceBlob(ctx context.Context, repo, digest string, size int64, reason string, c store.Content) (string, error) {
+func (d *dirStore) ReplaceBlob(ctx context.Context, repo, digest string, size int64, reason string, c store.Content) (string, error) {
 	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
 		return "", err
 	}
@@ -117,7 +108,7 @@ func (d *Store) ReplaceBlob(ctx context.Context, repo, digest string, size int64
 
 // OpenBlob opens a blob for verified reading. A stored size other than
 // size fails at once with a *MismatchError.
-func (d *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
+func (d *dirStore) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
 	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
 		f, err := openRegular(d.root, blobPath(repo, digest))
 		if err != nil {

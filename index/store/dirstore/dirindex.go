@@ -19,7 +19,7 @@ const ociLayout = `{"imageLayoutVersion":"1.0.0"}`
 // ensureLayout makes repo an OCI image layout if it is not one yet:
 // oci-layout, then an empty index.json (whose presence makes the
 // repository exist).
-func (d *Store) ensureLayout(ctx context.Context, repo string) error {
+func (d *dirStore) ensureLayout(ctx context.Context, repo string) error {
 	defer d.repos.lock(repo)()
 	dir := repoDir(repo)
 	if _, err := d.root.Lstat(dir + "/" + ocispec.ImageIndexFile); err == nil {
@@ -36,7 +36,7 @@ func (d *Store) ensureLayout(ctx context.Context, repo string) error {
 
 // readIndex reads repo's index.json; fs.ErrNotExist when the repository
 // does not exist.
-func (d *Store) readIndex(repo string) ([]store.TagEntry, error) {
+func (d *dirStore) readIndex(repo string) ([]store.TagEntry, error) {
 	name := repoDir(repo) + "/" + ocispec.ImageIndexFile
 	data, err := readRegular(d.root, name, artifact.MaxIndexBytes)
 	if err != nil {
@@ -53,7 +53,7 @@ func (d *Store) readIndex(repo string) ([]store.TagEntry, error) {
 // {"imageLayoutVersion":"1.0.0"} and index.json decodes strictly. A
 // damaged one is an error wrapping ErrDamagedLayout; a repository with
 // neither file, one wrapping fs.ErrNotExist.
-func (d *Store) CheckLayout(ctx context.Context, repo string) error {
+func (d *dirStore) CheckLayout(ctx context.Context, repo string) error {
 	if err := store.CheckRepo(repo); err != nil {
 		return fmt.Errorf("check layout: %w", err)
 	}
@@ -63,7 +63,7 @@ func (d *Store) CheckLayout(ctx context.Context, repo string) error {
 	return d.checkLayout(repo)
 }
 
-func (d *Store) checkLayout(repo string) error {
+func (d *dirStore) checkLayout(repo string) error {
 	dir := repoDir(repo)
 	layout, lerr := readRegular(d.root, dir+"/"+ocispec.ImageLayoutFile, 4096)
 	_, ierr := d.readIndex(repo)
@@ -87,7 +87,7 @@ func (d *Store) checkLayout(repo string) error {
 // intact or absent is an error: ReplaceLayout never touches a good one.
 // It returns where the damaged files went
 // ("quarantine/damaged-layout-<pub>.<name>[.N]").
-func (d *Store) ReplaceLayout(ctx context.Context, repo, reason string) (string, error) {
+func (d *dirStore) ReplaceLayout(ctx context.Context, repo, reason string) (string, error) {
 	if err := store.CheckRepo(repo); err != nil {
 		return "", fmt.Errorf("replace layout: %w", err)
 	}
@@ -132,7 +132,7 @@ func (d *Store) ReplaceLayout(ctx context.Context, repo, reason string) (string,
 
 // writeIndex replaces repo's index.json atomically. The caller holds
 // repo's lock (d.repos).
-func (d *Store) writeIndex(ctx context.Context, repo string, tags []store.TagEntry) error {
+func (d *dirStore) writeIndex(ctx context.Context, repo string, tags []store.TagEntry) error {
 	data, err := artifact.EncodeIndex(tags)
 	if err != nil {
 		return err
@@ -142,10 +142,7 @@ func (d *Store) writeIndex(ctx context.Context, repo string, tags []store.TagEnt
 
 // Tag points tag at a manifest already stored in repo, rewriting index.json
 // atomically. The descriptor's annotations are kept in index.json.
-func (d *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) error {
-	if err := d.checkTagArgs(ctx, repo, tag); err != nil {
-		return fmt.Errorf("tag: %w", err)
-	}
+func (d *dirStore) Tag(ctx context.Context, repo, tag string, m store.Descriptor) error {
 	if err := artifact.CheckTagTarget(ctx, d, repo, m); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
@@ -164,30 +161,20 @@ func (d *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 
 // Tags lists repo's tags from its index.json (read strictly, at most
 // MaxIndexBytes).
-func (d *Store) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
+func (d *dirStore) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
 	return artifact.TagsFromIndex(ctx, repo, d.readIndex)
 }
 
 // Untag removes tag from repo's index.json atomically.
-func (d *Store) Untag(ctx context.Context, repo, tag string) error {
-	if err := d.checkTagArgs(ctx, repo, tag); err != nil {
-		return fmt.Errorf("untag: %w", err)
-	}
+func (d *dirStore) Untag(ctx context.Context, repo, tag string) error {
 	defer d.repos.lock(repo)()
 	return artifact.UntagIndex(ctx, repo, tag, d.readIndex, d.writeIndex)
-}
-
-func (d *Store) checkTagArgs(ctx context.Context, repo, tag string) error {
-	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
-		return err
-	}
-	return d.writable()
 }
 
 // Repos lists the repositories under extensions/ that have an index.json.
 // Entries that are not valid repository names are skipped (temp files
 // silently, anything else with a warning).
-func (d *Store) Repos(ctx context.Context) ([]string, error) {
+func (d *dirStore) Repos(ctx context.Context) ([]string, error) {
 	return artifact.ReposFromDirs(ctx, d.log, d.listDir, func(repo string) bool {
 		fi, err := d.root.Lstat(repoDir(repo) + "/" + ocispec.ImageIndexFile)
 		return err == nil && fi.Mode().IsRegular()
@@ -195,7 +182,7 @@ func (d *Store) Repos(ctx context.Context) ([]string, error) {
 }
 
 // listDir lists dir for ReposFromDirs, leaving out temp files.
-func (d *Store) listDir(dir string) ([]artifact.DirEntry, error) {
+func (d *dirStore) listDir(dir string) ([]artifact.DirEntry, error) {
 	entries, err := fs.ReadDir(d.root.FS(), dir)
 	if err != nil {
 		return nil, err

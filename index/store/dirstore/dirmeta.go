@@ -17,13 +17,7 @@ import (
 )
 
 // ReadMetadata reads metadata/<name>, at most maxSize bytes.
-func (d *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("read metadata: %w", err)
-	}
-	if err := store.CheckMetadataName(name); err != nil {
-		return nil, fmt.Errorf("read metadata: %w", err)
-	}
+func (d *dirStore) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
 	if maxSize < 0 {
 		return nil, fmt.Errorf("read metadata %s: negative maxSize %d", name, maxSize)
 	}
@@ -38,7 +32,7 @@ func (d *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([
 // by a killed writer excluded). A directory or file whose name is not a
 // valid metadata name, or anything that is not a regular file, is an
 // error naming it: a copy must not silently leave it behind.
-func (d *Store) ListMetadata(ctx context.Context) ([]string, error) {
+func (d *dirStore) ListMetadata(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("list metadata: %w", err)
 	}
@@ -78,16 +72,7 @@ func (d *Store) ListMetadata(ctx context.Context) ([]string, error) {
 
 // WriteMetadata replaces metadata/<name> crash-safely, creating its
 // parent directories.
-func (d *Store) WriteMetadata(ctx context.Context, name string, data []byte) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write metadata: %w", err)
-	}
-	if err := store.CheckMetadataName(name); err != nil {
-		return fmt.Errorf("write metadata: %w", err)
-	}
-	if err := d.writable(); err != nil {
-		return fmt.Errorf("write metadata %s: %w", name, err)
-	}
+func (d *dirStore) WriteMetadata(ctx context.Context, name string, data []byte) error {
 	// Every blob written so far is durable before metadata (the catalog)
 	// can name it.
 	if err := d.syncDirty(""); err != nil {
@@ -107,13 +92,7 @@ func (d *Store) WriteMetadata(ctx context.Context, name string, data []byte) err
 // directory under quarantine/, then renames it to quarantine/<name>, or
 // <name>.2, <name>.3, … when that exists. It returns that directory's
 // location in the registry, "quarantine/<name>[.N]".
-func (d *Store) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
-	if err := store.CheckQuarantineArgs(ctx, name, files); err != nil {
-		return "", fmt.Errorf("quarantine: %w", err)
-	}
-	if err := d.writable(); err != nil {
-		return "", fmt.Errorf("quarantine %s: %w", name, err)
-	}
+func (d *dirStore) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
 	now := time.Now
 	if d.opts.Now != nil {
 		now = d.opts.Now
@@ -134,7 +113,7 @@ func (d *Store) Quarantine(ctx context.Context, name, reason string, files map[s
 	return final, nil
 }
 
-func (d *Store) fillQuarantine(ctx context.Context, tmp string, rec *store.QuarantineRecord, files map[string]io.Reader) (string, error) {
+func (d *dirStore) fillQuarantine(ctx context.Context, tmp string, rec *store.QuarantineRecord, files map[string]io.Reader) (string, error) {
 	for _, f := range slices.Sorted(maps.Keys(files)) {
 		var qf store.QuarantineFile
 		err := d.writeFile(ctx, tmp, f, files[f], func(n int64, sum string) error {

@@ -22,7 +22,7 @@ import (
 // into place, blobs made durable in batches before anything names them.
 
 // writeBytes writes data to dir/name crash-safely.
-func (d *Store) writeBytes(ctx context.Context, dir, name string, data []byte) error {
+func (d *dirStore) writeBytes(ctx context.Context, dir, name string, data []byte) error {
 	return d.writeFile(ctx, dir, name, bytes.NewReader(data), nil)
 }
 
@@ -30,7 +30,7 @@ func (d *Store) writeBytes(ctx context.Context, dir, name string, data []byte) e
 // while copied, fsynced, checked by check (given the byte count and
 // "sha256:<hex>"), renamed into place, the directory fsynced. On any error
 // the temp file is removed and dir/name is untouched.
-func (d *Store) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
+func (d *dirStore) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
 	if err := d.writeTemp(ctx, dir, name, r, check, true); err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (d *Store) writeFile(ctx context.Context, dir, name string, r io.Reader, ch
 
 // writeBlobFile is writeFile for a blob: the file and its directory are
 // made durable later, by syncDirty, before anything can name the blob.
-func (d *Store) writeBlobFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
+func (d *dirStore) writeBlobFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
 	if err := d.writeTemp(ctx, dir, name, r, check, false); err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (d *Store) writeBlobFile(ctx context.Context, dir, name string, r io.Reader
 // markDirty records that dir has a rename not yet fsynced, and that the
 // files named (none, or blob files renamed into dir) have content not
 // yet fsynced.
-func (d *Store) markDirty(dir string, files ...string) {
+func (d *dirStore) markDirty(dir string, files ...string) {
 	d.dirtyMu.Lock()
 	defer d.dirtyMu.Unlock()
 	if d.dirty == nil {
@@ -64,7 +64,7 @@ func (d *Store) markDirty(dir string, files ...string) {
 // file and then of its directory, or when syncFSFiles files or more are
 // dirty in the registry, one syncfs of the file system where the system
 // has it (which makes every dirty file and directory durable at once).
-func (d *Store) syncDirty(prefix string) error {
+func (d *dirStore) syncDirty(prefix string) error {
 	// One at a time: a caller that finds nothing dirty under prefix must
 	// not go on while another caller's syncfs, which took its files, is
 	// still running.
@@ -140,7 +140,7 @@ func (d *Store) syncDirty(prefix string) error {
 const syncFSFiles = 64
 
 // syncFile fsyncs a file written earlier.
-func (d *Store) syncFile(name string) error {
+func (d *dirStore) syncFile(name string) error {
 	f, err := d.root.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return err
@@ -154,7 +154,7 @@ func (d *Store) syncFile(name string) error {
 
 // writeTemp is writeFile without the fsync of dir, and with fsync false
 // without the fsync of the file.
-func (d *Store) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) error {
+func (d *dirStore) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) error {
 	t, err := atomicfile.In(d.root).Create(dir, tempPrefix+"*", 0o644)
 	if err != nil {
 		return err
@@ -190,7 +190,7 @@ func (d *Store) writeTemp(ctx context.Context, dir, name string, r io.Reader, ch
 
 // syncDir fsyncs a directory so a rename in it is durable. Windows cannot
 // and filesystems that do not support it are skipped.
-func (d *Store) syncDir(dir string) error {
+func (d *dirStore) syncDir(dir string) error {
 	if testHookSyncDir != nil {
 		testHookSyncDir(dir)
 	}

@@ -20,12 +20,10 @@ import (
 //
 // A Staging is safe for concurrent use by multiple goroutines.
 type Staging struct {
-	d   *Store
+	d   *dirStore
 	rel string // the directory, relative to the registry root
 	dir string // the directory's OS path
 }
-
-var _ store.Stager = (*Store)(nil)
 
 // Dir is the directory's OS path, for creating files in it (for example
 // with os.CreateTemp).
@@ -33,7 +31,7 @@ func (s *Staging) Dir() string { return s.dir }
 
 // NewStaging creates a staging directory in the registry. Remove it when
 // done.
-func (d *Store) NewStaging() (store.Staging, error) {
+func (d *dirStore) NewStaging() (store.Staging, error) {
 	if err := d.writable(); err != nil {
 		return nil, fmt.Errorf("staging directory: %w", err)
 	}

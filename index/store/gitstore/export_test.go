@@ -7,15 +7,23 @@ import (
 )
 
 // BlobObject returns the git object of a blob, for tests that damage it.
-func (s *Store) BlobObject(repo, digest string) (plumbing.Hash, bool, error) {
+func (s *gitStore) BlobObject(repo, digest string) (plumbing.Hash, bool, error) {
 	return s.lookup(artifact.BlobName(repo, digest))
 }
 
 // RootTree returns the tree of the commit read.
-func (s *Store) RootTree() (plumbing.Hash, error) {
+func (s *gitStore) RootTree() (plumbing.Hash, error) {
 	c, err := s.readCommit(s.Head())
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return c.TreeHash, nil
 }
+
+// BlobObject returns the git object of a blob, for tests that damage it.
+func (s *Store) BlobObject(repo, digest string) (plumbing.Hash, bool, error) {
+	return s.g.BlobObject(repo, digest)
+}
+
+// RootTree returns the tree of the commit read.
+func (s *Store) RootTree() (plumbing.Hash, error) { return s.g.RootTree() }

@@ -59,9 +59,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Store is a registry in a git repository; see the package comment. A
-// Store is safe for concurrent use by multiple goroutines.
-type Store struct {
+// gitStore is the git store itself, unchecked: Open wraps it in
+// store.Checked (see Store).
+type gitStore struct {
 	path     string
 	gitDir   string
 	workTree string // "" for a bare repository
@@ -95,28 +95,15 @@ type Store struct {
 	created string
 }
 
-var (
-	_ store.Store     = (*Store)(nil)
-	_ store.LayoutFS  = (*Store)(nil)
-	_ store.Discarder = (*Store)(nil)
-	_ store.Committer = (*Store)(nil)
-	_ store.History   = (*Store)(nil)
-)
+var _ store.Store = (*gitStore)(nil)
 
-var (
-	_ store.Discarder = (*Store)(nil)
-	_ store.Store     = (*Store)(nil)
-	_ store.Committer = (*Store)(nil)
-	_ store.History   = (*Store)(nil)
-)
-
-// Open opens the registry in the git repository at path (a work tree
-// holding .git, or a bare repository), or creates one (opts.Create).
-func Open(path string, opts Options) (*Store, error) {
+// openGit opens the registry in the git repository at path, unchecked
+// (Open).
+func openGit(path string, opts Options) (*gitStore, error) {
 	if opts.Create && !opts.Write {
 		return nil, fmt.Errorf("open git registry %s: Create needs Write", path)
 	}
-	s := &Store{path: path, opts: opts, log: opts.Logger, pending: map[string]plumbing.Hash{}, kids: map[string]map[string]bool{}}
+	s := &gitStore{path: path, opts: opts, log: opts.Logger, pending: map[string]plumbing.Hash{}, kids: map[string]map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -130,7 +117,7 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) open() error {
+func (s *gitStore) open() error {
 	gitDir, workTree, err := findRepo(s.path)
 	if errors.Is(err, fs.ErrNotExist) && s.opts.Create {
 		s.created = madedir.Missing(s.path)
@@ -190,7 +177,7 @@ func (s *Store) open() error {
 }
 
 // setHead makes the store read commit h.
-func (s *Store) setHead(h plumbing.Hash) error {
+func (s *gitStore) setHead(h plumbing.Hash) error {
 	c, err := s.readCommit(h)
 	if err != nil {
 		return err
@@ -199,7 +186,7 @@ func (s *Store) setHead(h plumbing.Hash) error {
 	return nil
 }
 
-func (s *Store) refName() string {
+func (s *gitStore) refName() string {
 	if s.opts.Ref == "" {
 		return "HEAD"
 	}
@@ -268,7 +255,7 @@ func initRepo(path string) (gitDir, workTree string, err error) {
 }
 
 // resolve finds the commit to read and, for writers, the branch to move.
-func (s *Store) resolve() (plumbing.Hash, plumbing.ReferenceName, error) {
+func (s *gitStore) resolve() (plumbing.Hash, plumbing.ReferenceName, error) {
 	ref := s.opts.Ref
 	if ref == "" || ref == "HEAD" {
 		r, err := s.st.Reference(plumbing.HEAD)
@@ -314,7 +301,7 @@ func (s *Store) resolve() (plumbing.Hash, plumbing.ReferenceName, error) {
 }
 
 // refHash returns the commit a reference names, zero for an unborn branch.
-func (s *Store) refHash(n plumbing.ReferenceName) (plumbing.Hash, error) {
+func (s *gitStore) refHash(n plumbing.ReferenceName) (plumbing.Hash, error) {
 	r, err := s.st.Reference(n)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
@@ -326,7 +313,7 @@ func (s *Store) refHash(n plumbing.ReferenceName) (plumbing.Hash, error) {
 }
 
 // peel turns an annotated tag into the commit it names.
-func (s *Store) peel(h plumbing.Hash) (plumbing.Hash, error) {
+func (s *gitStore) peel(h plumbing.Hash) (plumbing.Hash, error) {
 	for range 8 {
 		o, err := s.st.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {
@@ -346,7 +333,7 @@ func (s *Store) peel(h plumbing.Hash) (plumbing.Hash, error) {
 
 // Close releases the repository and the writer lock. Writes not
 // committed are dropped (their objects stay, unreferenced).
-func (s *Store) Close() error {
+func (s *gitStore) Close() error {
 	var errs []error
 	if s.st != nil {
 		errs = append(errs, s.st.Close())
@@ -370,7 +357,7 @@ func (s *Store) Close() error {
 // directory that existed before; the writer lock (a file in the
 // repository) is held until the repository is gone. It reports whether
 // it removed the repository; the Store must still be closed.
-func (s *Store) Discard() (bool, error) {
+func (s *gitStore) Discard() (bool, error) {
 	s.mu.Lock()
 	empty := s.created != "" && s.lock != nil && s.head.IsZero() && len(s.pending) <= 1
 	if _, marker := s.pending[artifact.MarkerFile]; len(s.pending) == 1 && !marker {
@@ -391,20 +378,20 @@ func (s *Store) Discard() (bool, error) {
 }
 
 // Path returns the path the store was opened at.
-func (s *Store) Path() string { return s.path }
+func (s *gitStore) Path() string { return s.path }
 
 // GitDir returns the repository's git directory.
-func (s *Store) GitDir() string { return s.gitDir }
+func (s *gitStore) GitDir() string { return s.gitDir }
 
 // Head returns the commit the store reads (after a Commit, the new one);
 // zero before the first commit.
-func (s *Store) Head() plumbing.Hash {
+func (s *gitStore) Head() plumbing.Hash {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.head
 }
 
-func (s *Store) writable() error {
+func (s *gitStore) writable() error {
 	if !s.opts.Write {
 		return store.ErrReadOnly
 	}
@@ -418,13 +405,13 @@ func markerBytes() []byte {
 
 // setPending records a write of blob h at path in the change and in its
 // journal; the caller holds s.mu (or owns s alone).
-func (s *Store) setPending(path string, h plumbing.Hash) {
+func (s *gitStore) setPending(path string, h plumbing.Hash) {
 	s.journalAppend(path, h)
 	s.setPendingOnly(path, h)
 }
 
 // setPendingOnly is setPending without the journal.
-func (s *Store) setPendingOnly(path string, h plumbing.Hash) {
+func (s *gitStore) setPendingOnly(path string, h plumbing.Hash) {
 	s.pending[path] = h
 	dir, name, isDir := "", path, false
 	for {

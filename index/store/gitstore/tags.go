@@ -9,7 +9,7 @@ import (
 )
 
 // readIndex reads repo's index.json as the change sees it.
-func (s *Store) readIndex(repo string) ([]store.TagEntry, error) {
+func (s *gitStore) readIndex(repo string) ([]store.TagEntry, error) {
 	p := repoDir(repo) + "/" + indexFile
 	data, err := s.readFile(p, artifact.MaxIndexBytes)
 	if err != nil {
@@ -22,7 +22,7 @@ func (s *Store) readIndex(repo string) ([]store.TagEntry, error) {
 	return tags, nil
 }
 
-func (s *Store) writeIndex(ctx context.Context, repo string, tags []store.TagEntry) error {
+func (s *gitStore) writeIndex(ctx context.Context, repo string, tags []store.TagEntry) error {
 	data, err := artifact.EncodeIndex(tags)
 	if err != nil {
 		return err
@@ -32,13 +32,7 @@ func (s *Store) writeIndex(ctx context.Context, repo string, tags []store.TagEnt
 
 // Tag points tag at a manifest already in repo, rewriting index.json in
 // the change. The descriptor's annotations are kept.
-func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) error {
-	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
-		return fmt.Errorf("tag: %w", err)
-	}
-	if err := s.writable(); err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
+func (s *gitStore) Tag(ctx context.Context, repo, tag string, m store.Descriptor) error {
 	if err := artifact.CheckTagTarget(ctx, s, repo, m); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
@@ -49,18 +43,12 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 
 // Tags lists repo's tags from its index.json (read strictly, at most
 // store.MaxIndexBytes).
-func (s *Store) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
+func (s *gitStore) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
 	return artifact.TagsFromIndex(ctx, repo, s.readIndex)
 }
 
 // Untag removes tag from repo's index.json in the change.
-func (s *Store) Untag(ctx context.Context, repo, tag string) error {
-	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
-		return fmt.Errorf("untag: %w", err)
-	}
-	if err := s.writable(); err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
+func (s *gitStore) Untag(ctx context.Context, repo, tag string) error {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
 	return artifact.UntagIndex(ctx, repo, tag, s.readIndex, s.writeIndex)
@@ -68,7 +56,7 @@ func (s *Store) Untag(ctx context.Context, repo, tag string) error {
 
 // Repos lists the repositories under extensions/ that have an index.json.
 // Names that are not valid repositories are skipped with a warning.
-func (s *Store) Repos(ctx context.Context) ([]string, error) {
+func (s *gitStore) Repos(ctx context.Context) ([]string, error) {
 	return artifact.ReposFromDirs(ctx, s.log, s.listDir, func(repo string) bool {
 		_, ok, err := s.lookup(repoDir(repo) + "/" + indexFile)
 		return err == nil && ok
@@ -76,7 +64,7 @@ func (s *Store) Repos(ctx context.Context) ([]string, error) {
 }
 
 // listDir is list for store.ReposFromDirs.
-func (s *Store) listDir(dir string) ([]artifact.DirEntry, error) {
+func (s *gitStore) listDir(dir string) ([]artifact.DirEntry, error) {
 	entries, err := s.list(dir)
 	if err != nil {
 		return nil, err
