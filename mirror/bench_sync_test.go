@@ -52,7 +52,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
@@ -368,7 +368,7 @@ func syncInProcess(b *testing.B, set *benchSet, pol *policies.Policy, conc int) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := storetest.OpenDir(b, filepath.Join(dir, "registry"), store.DirOptions{Create: true})
+	st := storetest.OpenDir(b, filepath.Join(dir, "registry"), dirstore.Options{Create: true})
 	defer st.Close()
 	priv, _, err := trust.GenerateKeyPair([]byte("pw"))
 	if err != nil {

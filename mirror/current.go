@@ -62,7 +62,7 @@ func checkBase(ctx context.Context, s store.Store, tr *trust.Trusted, signer sig
 		}
 		keys = k
 	} else if signer != nil {
-		if h, ok := s.(store.History); !ok || h.Revision() == "" {
+		if h, ok := store.As[store.History](s); !ok || h.Revision() == "" {
 			return nil // no revision to check: do not wait for the key
 		}
 		pub, err := signer.PublicKey()

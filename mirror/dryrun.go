@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/internal/tempdir"
 )
 
@@ -30,7 +31,7 @@ func DryRunPlace(place string) (dryPlace string, remove func(), err error) {
 		return "", nil, err
 	}
 	dryPlace = filepath.Join(tmp.Path, "registry")
-	st, err := store.OpenDir(dryPlace, store.DirOptions{Create: true})
+	st, err := dirstore.Open(dryPlace, dirstore.Options{Create: true})
 	if err == nil {
 		err = st.Close()
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/mirror"
 )
 
@@ -50,7 +50,7 @@ func TestDryRunPlace(t *testing.T) {
 			if got == tt.place {
 				t.Fatalf("DryRunPlace(%q) = the place itself; want a temporary registry", tt.place)
 			}
-			st, err := store.OpenDir(got, store.DirOptions{ReadOnly: true})
+			st, err := dirstore.Open(got, dirstore.Options{ReadOnly: true})
 			if err != nil {
 				t.Fatalf("the temporary registry %s does not open as a directory registry: %v", got, err)
 			}

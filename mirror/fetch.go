@@ -16,6 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/policies"
@@ -29,8 +30,8 @@ type fetcher struct {
 	pol    *policies.Policy
 	tmpDir string
 	// staging is tmpDir when the store can adopt files from it as blobs
-	// (see stager); nil otherwise.
-	staging *store.Staging
+	// (see store.Stager); nil otherwise.
+	staging store.Staging
 	log     *slog.Logger
 	keys    *keyring
 	// progress counts the packages that arrive; nil counts nothing.
@@ -45,12 +46,6 @@ type fetcher struct {
 	// transfer bounds the package bodies being received and hashed at
 	// once.
 	transfer chan struct{}
-}
-
-// stager is a store that can take a downloaded file as a blob by renaming
-// it, instead of copying and hashing it again (store.Dir).
-type stager interface {
-	NewStaging() (*store.Staging, error)
 }
 
 // acquire takes a slot of sem, or fails when ctx is done.
@@ -107,7 +102,7 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 	}()
 	// A package that no registry could hold is refused before it is
 	// downloaded (inspect reports the same rule).
-	if err := store.CheckEntryName(it.ID, it.Version, it.Platform); err != nil {
+	if err := artifact.CheckEntryName(it.ID, it.Version, it.Platform); err != nil {
 		return index.Entry{}, f.reject(ctx, it, files, "cannot be stored in a registry: "+err.Error())
 	}
 

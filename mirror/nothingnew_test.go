@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
@@ -32,7 +33,7 @@ func TestSyncNothingNew(t *testing.T) {
 	pol := demoreg.Policy(t) // catalog.expires: 90d
 	sync := func(now time.Time, renew bool) *mirror.Report {
 		t.Helper()
-		st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+		st := storetest.OpenDir(t, e.dir, dirstore.Options{Create: true})
 		defer st.Close()
 		rep, err := mirror.Sync(t.Context(), mirror.Options{
 			Client: e.client, Policy: pol, Store: st, Signer: e.signer, Renew: renew,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/testkit/demoreg"
@@ -47,7 +47,7 @@ func TestSyncProgress(t *testing.T) {
 			if tt.policy != "" {
 				pol = demoreg.ParsePolicy(t, tt.policy)
 			}
-			st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+			st := storetest.OpenDir(t, e.dir, dirstore.Options{Create: true})
 			defer st.Close()
 			var seen []mirror.Progress
 			rep, err := mirror.Sync(t.Context(), mirror.Options{
@@ -108,7 +108,7 @@ func TestSyncProgressNamesStall(t *testing.T) {
 	const stall = 2 * time.Second
 	e := newEnv(t, openvsxtest.Options{SlowDelay: stall})
 	e.srv.Fault("*night-theme-2.1.0.vsix", openvsxtest.Slow, 1)
-	st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+	st := storetest.OpenDir(t, e.dir, dirstore.Options{Create: true})
 	defer st.Close()
 	var beats []mirror.Progress
 	rep, err := mirror.Sync(t.Context(), mirror.Options{

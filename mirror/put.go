@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/vsix"
 )
 
@@ -61,38 +62,38 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 		return index.Entry{}, reason, nil
 	}
 
-	repo := store.Repo(it.ID)
-	var layers []store.Layer
-	add := func(role store.Role, title string, digest string, size int64) {
-		layers = append(layers, store.Layer{Role: role, Title: title, Digest: digest, Size: size})
+	repo := artifact.Repo(it.ID)
+	var layers []artifact.Layer
+	add := func(role artifact.Role, title string, digest string, size int64) {
+		layers = append(layers, artifact.Layer{Role: role, Title: title, Digest: digest, Size: size})
 	}
 	// The vsix, exactly as downloaded.
 	if err := f.putVsix(ctx, repo, files); err != nil {
 		return index.Entry{}, "", fmt.Errorf("store %s: %w", it, err)
 	}
-	add(store.RoleVsix, fileName(it), index.SHA256Digest(files.vsixSum), files.vsixSize)
+	add(artifact.RoleVsix, fileName(it), index.SHA256Digest(files.vsixSum), files.vsixSize)
 	// Upstream's metadata and signature.
 	d, n, err := putBytes(ctx, f.store, repo, files.meta)
 	if err != nil {
 		return index.Entry{}, "", err
 	}
-	add(store.RoleUpstreamMetadata, "openvsx.json", d, n)
+	add(artifact.RoleUpstreamMetadata, "openvsx.json", d, n)
 	if files.sigzip != nil {
 		if d, n, err = putBytes(ctx, f.store, repo, files.sigzip); err != nil {
 			return index.Entry{}, "", err
 		}
-		add(store.RoleUpstreamSignature, strings.TrimSuffix(fileName(it), ".vsix")+".sigzip", d, n)
+		add(artifact.RoleUpstreamSignature, strings.TrimSuffix(fileName(it), ".vsix")+".sigzip", d, n)
 	}
 	// Files extracted for the catalog and the site.
 	assets := []struct {
-		role store.Role
+		role artifact.Role
 		path string
 	}{
-		{store.RoleManifest, vsix.PackageJSONPath},
-		{store.RoleReadme, pkg.Assets.Readme},
-		{store.RoleChangelog, pkg.Assets.Changelog},
-		{store.RoleLicense, pkg.Assets.License},
-		{store.RoleIcon, pkg.Assets.Icon},
+		{artifact.RoleManifest, vsix.PackageJSONPath},
+		{artifact.RoleReadme, pkg.Assets.Readme},
+		{artifact.RoleChangelog, pkg.Assets.Changelog},
+		{artifact.RoleLicense, pkg.Assets.License},
+		{artifact.RoleIcon, pkg.Assets.Icon},
 	}
 	for _, as := range assets {
 		if as.path == "" {
@@ -105,12 +106,12 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 		add(as.role, path.Base(as.path), d, n)
 	}
 
-	info := store.ArtifactInfo{ID: it.ID, Version: it.Version, Platform: it.Platform, PreRelease: it.PreRelease, Created: it.Published, UpstreamSHA256: files.upSum}
-	manifest, err := store.BuildManifest(info, layers)
+	info := artifact.ArtifactInfo{ID: it.ID, Version: it.Version, Platform: it.Platform, PreRelease: it.PreRelease, Created: it.Published, UpstreamSHA256: files.upSum}
+	manifest, err := artifact.BuildManifest(info, layers)
 	if err != nil {
 		return index.Entry{}, "", fmt.Errorf("manifest of %s: %w", it, err)
 	}
-	m, err := store.PutArtifact(ctx, f.store, manifest)
+	m, err := artifact.PutArtifact(ctx, f.store, manifest)
 	if err != nil {
 		return index.Entry{}, "", fmt.Errorf("store %s: %w", it, err)
 	}
@@ -123,7 +124,7 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 // otherwise.
 func (f *fetcher) putVsix(ctx context.Context, repo string, files *itemFiles) error {
 	digest := index.SHA256Digest(files.vsixSum)
-	if f.staging != nil && filepath.Dir(files.vsixPath) == f.staging.Path {
+	if f.staging != nil && filepath.Dir(files.vsixPath) == f.staging.Dir() {
 		return f.staging.AdoptBlob(ctx, repo, digest, files.vsixSize, filepath.Base(files.vsixPath))
 	}
 	vf, err := os.Open(files.vsixPath)

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/vsix"
 )
 
@@ -21,8 +22,8 @@ import (
 // verified like a fresh download. Looking for the entry takes no slot, so
 // items that have nothing to recover never wait behind items being stored.
 func (f *fetcher) recover(ctx context.Context, it *Item, files *itemFiles) (bool, error) {
-	repo := store.Repo(it.ID)
-	tag, err := store.Tag(it.Platform, it.Version)
+	repo := artifact.Repo(it.ID)
+	tag, err := artifact.Tag(it.Platform, it.Version)
 	if err != nil {
 		return false, err
 	}
@@ -47,18 +48,18 @@ func (f *fetcher) recover(ctx context.Context, it *Item, files *itemFiles) (bool
 		f.log.Warn("stored entry unreadable; fetching again", "ext", it.String(), "err", err)
 		return false, nil
 	}
-	man, err := store.ParseManifest(raw)
+	man, err := artifact.ParseManifest(raw)
 	if err != nil || man.Digest != desc.Digest {
 		f.log.Warn("stored manifest invalid; fetching again", "ext", it.String(), "err", err)
 		return false, nil
 	}
-	vl, _ := man.Layer(store.RoleVsix)
+	vl, _ := man.Layer(artifact.RoleVsix)
 	rf := itemFiles{meta: files.meta, upSum: man.Info.UpstreamSHA256}
 	var (
 		pub ed25519.PublicKey
 		sig []byte
 	)
-	if sl, ok := man.Layer(store.RoleUpstreamSignature); ok {
+	if sl, ok := man.Layer(artifact.RoleUpstreamSignature); ok {
 		if rf.sigzip, err = readBlob(ctx, f.store, repo, sl.Digest, sl.Size, vsix.MaxSigzipBytes); err != nil {
 			f.log.Warn("stored signature unreadable; fetching again", "ext", it.String(), "err", err)
 			return false, nil

@@ -52,7 +52,7 @@ type Options struct {
 	// Concurrency bounds parallel downloads. 0 means 4.
 	Concurrency int
 	// TempDir holds downloads while they are verified, for stores that
-	// cannot stage them in the registry itself (a Dir can: its downloads
+	// cannot stage them in the registry itself (a directory store can: its downloads
 	// become blobs by a rename). "" means the system's temp directory.
 	TempDir string
 	// Logger receives progress records. nil means discard.
@@ -193,12 +193,12 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		req: make(chan struct{}, r.conc), items: make(chan struct{}, 2*r.conc), work: make(chan struct{}, r.conc),
 		transfer: make(chan struct{}, runtime.GOMAXPROCS(0)), progress: r.prog,
 	}
-	if st, ok := opts.Store.(stager); ok {
+	if st, ok := store.As[store.Stager](opts.Store); ok {
 		if f.staging, err = st.NewStaging(); err != nil {
 			return nil, err
 		}
 		defer f.staging.Remove()
-		f.tmpDir = f.staging.Path
+		f.tmpDir = f.staging.Dir()
 	} else {
 		// A killed sync cannot remove its downloads; the next one does
 		// (tempdir).

@@ -22,6 +22,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/mirror"
@@ -53,7 +55,7 @@ func newEnv(t *testing.T, opts openvsxtest.Options) *env {
 
 func (e *env) sync(t *testing.T, pol *policies.Policy, dryRun bool) *mirror.Report {
 	t.Helper()
-	st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+	st := storetest.OpenDir(t, e.dir, dirstore.Options{Create: true})
 	defer st.Close()
 	rep, err := mirror.Sync(t.Context(), mirror.Options{
 		Client: e.client, Policy: pol, Store: st, Signer: e.signer, DryRun: dryRun,
@@ -183,7 +185,7 @@ func TestSyncDryRunWritesNothing(t *testing.T) {
 	}
 	var files []string
 	filepath.WalkDir(e.dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Base(p) != store.MarkerFile {
+		if err == nil && !d.IsDir() && filepath.Base(p) != artifact.MarkerFile {
 			files = append(files, p)
 		}
 		return nil
@@ -290,9 +292,9 @@ func checkStoredVSIX(t *testing.T, dir string, en index.Entry, name string) {
 	if en.VsixSHA256 != sum || en.VsixSize != int64(len(want)) {
 		t.Errorf("entry sha256 %s size %d; want the fixture's %s and %d", en.VsixSHA256, en.VsixSize, sum, len(want))
 	}
-	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
+	st := storetest.OpenDir(t, dir, dirstore.Options{ReadOnly: true})
 	defer st.Close()
-	r, err := st.OpenBlob(t.Context(), store.Repo(en.ID), "sha256:"+en.VsixSHA256, en.VsixSize)
+	r, err := st.OpenBlob(t.Context(), artifact.Repo(en.ID), "sha256:"+en.VsixSHA256, en.VsixSize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +366,7 @@ func (failingMetadata) WriteMetadata(context.Context, string, []byte) error {
 // package again (it re-verifies what the store holds).
 func TestSyncResumes(t *testing.T) {
 	e := newEnv(t, openvsxtest.Options{})
-	st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+	st := storetest.OpenDir(t, e.dir, dirstore.Options{Create: true})
 	_, err := mirror.Sync(t.Context(), mirror.Options{
 		Client: e.client, Policy: demoreg.Policy(t), Store: failingMetadata{st}, Signer: e.signer,
 		Now: func() time.Time { return demoreg.SyncNow1 }, TempDir: t.TempDir(),
@@ -406,7 +408,7 @@ func TestSyncPlansBeforeDownloads(t *testing.T) {
 	for _, conc := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("concurrency %d", conc), func(t *testing.T) {
 			e := newEnv(t, openvsxtest.Options{Latency: 15 * time.Millisecond})
-			st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+			st := storetest.OpenDir(t, e.dir, dirstore.Options{Create: true})
 			defer st.Close()
 			var (
 				plans        int
@@ -576,7 +578,7 @@ func (k *slowKey) SignMessage(io.Reader, ...signature.SignOption) ([]byte, error
 // sync that did not wait would have fetched them.
 func TestSyncWaitsForKey(t *testing.T) {
 	e := newEnv(t, openvsxtest.Options{})
-	st := storetest.OpenDir(t, e.dir, store.DirOptions{Create: true})
+	st := storetest.OpenDir(t, e.dir, dirstore.Options{Create: true})
 	defer st.Close()
 	key := &slowKey{fail: make(chan struct{})}
 	var once sync.Once

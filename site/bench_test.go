@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/site"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
@@ -75,7 +75,7 @@ func BenchmarkSite(b *testing.B) {
 	}
 
 	b.Run("render", func(b *testing.B) {
-		st := storetest.OpenDir(b, reg, store.DirOptions{ReadOnly: true})
+		st := storetest.OpenDir(b, reg, dirstore.Options{ReadOnly: true})
 		defer st.Close()
 		for b.Loop() {
 			if _, err := site.Render(b.Context(), st, opts); err != nil {
@@ -133,7 +133,7 @@ func searchTiming(queries []string) string {
 }
 
 func renderOnce(tb testing.TB, reg, out string) (*site.Result, error) {
-	st, err := store.OpenDir(reg, store.DirOptions{ReadOnly: true})
+	st, err := dirstore.Open(reg, dirstore.Options{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
@@ -14,7 +15,6 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/site"
 	"github.com/airvsx/airvsx/site/sitetest"
 )
@@ -50,7 +50,7 @@ func demoNow() time.Time { return demoreg.VerifyNow }
 // render renders the registry in dir into out with opts (Out set here).
 func render(t testing.TB, dir, out string, opts site.Options) *site.Result {
 	t.Helper()
-	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
+	st := storetest.OpenDir(t, dir, dirstore.Options{ReadOnly: true})
 	defer st.Close()
 	opts.Out = out
 	res, err := site.Render(t.Context(), st, opts)

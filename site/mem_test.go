@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/site"
@@ -19,7 +20,7 @@ import (
 // tests that must give the same verdict from either.
 func stores(t *testing.T, dir string) map[string]store.Store {
 	t.Helper()
-	d := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
+	d := storetest.OpenDir(t, dir, dirstore.Options{ReadOnly: true})
 	t.Cleanup(func() { d.Close() })
 	return map[string]store.Store{"dir": d, "mem": storetest.MemFromDir(t, dir)}
 }

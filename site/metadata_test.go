@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/site"
@@ -66,7 +67,7 @@ func TestHugeMetadata(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			d := storetest.OpenDir(t, reg, store.DirOptions{ReadOnly: true})
+			d := storetest.OpenDir(t, reg, dirstore.Options{ReadOnly: true})
 			defer d.Close()
 			st := &cappedStore{Store: d, caps: make(map[string]int64)}
 			out := filepath.Join(t.TempDir(), "site")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/vsix"
 )
 
@@ -175,12 +176,12 @@ func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
 		}
 	}
 	l := x.Latest
-	man, err := store.EntryManifest(ctx, r.st, l)
+	man, err := artifact.EntryManifest(ctx, r.st, l)
 	if err != nil {
 		return err
 	}
 	p := &extPage{X: x}
-	if ly, ok := man.Layer(store.RoleIcon); ok {
+	if ly, ok := man.Layer(artifact.RoleIcon); ok {
 		if p.IconNote = r.oversize(x, "icon", ly); p.IconNote == "" {
 			if x.Icon, err = r.copyImage(ctx, x, ly); err != nil {
 				return fmt.Errorf("icon: %w", err)
@@ -188,7 +189,7 @@ func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
 		}
 	}
 	images := &readmeImages{r: r, ctx: ctx, x: x}
-	if p.Readme, p.ReadmeNote, err = r.document(ctx, x, man, store.RoleReadme, images.resolve); err != nil {
+	if p.Readme, p.ReadmeNote, err = r.document(ctx, x, man, artifact.RoleReadme, images.resolve); err != nil {
 		return fmt.Errorf("readme: %w", err)
 	}
 	if images.arc != nil {
@@ -197,10 +198,10 @@ func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
 	if images.err != nil {
 		return fmt.Errorf("readme image: %w", images.err)
 	}
-	if p.Changelog, _, err = r.document(ctx, x, man, store.RoleChangelog, nil); err != nil {
+	if p.Changelog, _, err = r.document(ctx, x, man, artifact.RoleChangelog, nil); err != nil {
 		return fmt.Errorf("changelog: %w", err)
 	}
-	if ly, ok := man.Layer(store.RoleLicense); ok && r.oversize(x, "licence text", ly) != "" {
+	if ly, ok := man.Layer(artifact.RoleLicense); ok && r.oversize(x, "licence text", ly) != "" {
 		p.LicenseNote = r.oversize(x, "licence text", ly)
 	} else if ok {
 		b, err := r.readLayer(ctx, x, ly)
@@ -232,7 +233,7 @@ func (r *renderer) card(root string, x *extView) (template.HTML, error) {
 
 // copyVsix copies one vsix into dl/, verified while read.
 func (r *renderer) copyVsix(ctx context.Context, e entryView) error {
-	rc, err := r.st.OpenBlob(ctx, store.Repo(e.ID), index.SHA256Digest(e.VsixSHA256), e.VsixSize)
+	rc, err := r.st.OpenBlob(ctx, artifact.Repo(e.ID), index.SHA256Digest(e.VsixSHA256), e.VsixSize)
 	if err != nil {
 		return fmt.Errorf("vsix %s: %w", e.File, err)
 	}
@@ -246,10 +247,10 @@ func (r *renderer) copyVsix(ctx context.Context, e entryView) error {
 // readBlob reads a whole blob of x's repository, verified, refusing more
 // than max bytes.
 func (r *renderer) readBlob(ctx context.Context, digest string, size, max int64, x *extView) ([]byte, error) {
-	return store.ReadBlob(ctx, r.st, store.Repo(x.Latest.ID), digest, size, max)
+	return store.ReadBlob(ctx, r.st, artifact.Repo(x.Latest.ID), digest, size, max)
 }
 
-func (r *renderer) readLayer(ctx context.Context, x *extView, ly store.Layer) ([]byte, error) {
+func (r *renderer) readLayer(ctx context.Context, x *extView, ly artifact.Layer) ([]byte, error) {
 	return r.readBlob(ctx, ly.Digest, ly.Size, MaxDocumentBytes, x)
 }
 
@@ -257,7 +258,7 @@ func (r *renderer) readLayer(ctx context.Context, x *extView, ly store.Layer) ([
 // is unavailable because it is larger than MaxDocumentBytes, logging it;
 // "" when it is not. Such a layer is left out of the site, which renders
 // on: it is a limit of the site, not a fault of the registry.
-func (r *renderer) oversize(x *extView, what string, ly store.Layer) string {
+func (r *renderer) oversize(x *extView, what string, ly artifact.Layer) string {
 	if ly.Size <= MaxDocumentBytes {
 		return ""
 	}
@@ -267,7 +268,7 @@ func (r *renderer) oversize(x *extView, what string, ly store.Layer) string {
 
 // document renders the README or CHANGELOG layer; a missing layer gives a
 // note, one larger than MaxDocumentBytes a note naming its size.
-func (r *renderer) document(ctx context.Context, x *extView, man *store.Manifest, role store.Role, img imageResolver) (template.HTML, string, error) {
+func (r *renderer) document(ctx context.Context, x *extView, man *artifact.Manifest, role artifact.Role, img imageResolver) (template.HTML, string, error) {
 	ly, ok := man.Layer(role)
 	if !ok {
 		return "", "This package has no " + string(role) + ".", nil
@@ -286,7 +287,7 @@ func (r *renderer) document(ctx context.Context, x *extView, man *store.Manifest
 // copyImage copies an image blob into img/<sha256>.<ext> when its content
 // is a PNG, JPEG, GIF or WebP; it returns the path relative to the site
 // root, or "" for anything else.
-func (r *renderer) copyImage(ctx context.Context, x *extView, ly store.Layer) (string, error) {
+func (r *renderer) copyImage(ctx context.Context, x *extView, ly artifact.Layer) (string, error) {
 	b, err := r.readBlob(ctx, ly.Digest, ly.Size, MaxDocumentBytes, x)
 	if err != nil {
 		return "", err

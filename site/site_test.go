@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/site"
@@ -309,7 +310,7 @@ func TestReplace(t *testing.T) {
 	foreign := filepath.Join(parent, "home")
 	os.Mkdir(foreign, 0o755)
 	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
-	st := storetest.OpenDir(t, f.Dir1, store.DirOptions{ReadOnly: true})
+	st := storetest.OpenDir(t, f.Dir1, dirstore.Options{ReadOnly: true})
 	defer st.Close()
 	_, err := site.Render(t.Context(), st, site.Options{Out: foreign, Anchor: trust.Anchor{Key: f.Signer}, Now: demoNow})
 	if err == nil || !strings.Contains(err.Error(), "not empty and not a site") {

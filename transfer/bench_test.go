@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
@@ -34,7 +34,7 @@ func BenchmarkCopyDir(b *testing.B) {
 	if _, err := synthreg.Build(ctx, src, synthreg.Options{Entries: entries, Signer: signer}, synthreg.RandomEntry("bench", size)); err != nil {
 		b.Fatal(err)
 	}
-	s, err := store.OpenDir(src, store.DirOptions{ReadOnly: true})
+	s, err := dirstore.Open(src, dirstore.Options{ReadOnly: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func BenchmarkCopyDir(b *testing.B) {
 	for i := range b.N {
 		b.StopTimer()
 		dir := filepath.Join(work, fmt.Sprint("dst-", i))
-		d, err := store.OpenDir(dir, store.DirOptions{Create: true})
+		d, err := dirstore.Open(dir, dirstore.Options{Create: true})
 		if err != nil {
 			b.Fatal(err)
 		}

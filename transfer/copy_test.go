@@ -15,6 +15,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
@@ -34,16 +36,16 @@ func options(reg *demoreg.Registry) transfer.Options {
 
 // openDir opens (or creates) a directory registry for writing, closed
 // when the test ends.
-func openDir(t testing.TB, dir string) *store.Dir {
-	d := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
+func openDir(t testing.TB, dir string) *dirstore.Store {
+	d := storetest.OpenDir(t, dir, dirstore.Options{Create: true})
 	t.Cleanup(func() { d.Close() })
 	return d
 }
 
 // readOnly opens a directory registry read-only, closed when the test
 // ends.
-func readOnly(t testing.TB, dir string) *store.Dir {
-	d := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
+func readOnly(t testing.TB, dir string) *dirstore.Store {
+	d := storetest.OpenDir(t, dir, dirstore.Options{ReadOnly: true})
 	t.Cleanup(func() { d.Close() })
 	return d
 }
@@ -86,7 +88,7 @@ func partial(t *testing.T, reg *demoreg.Registry) (string, index.Entry) {
 	filetest.CopyDir(t, reg.Dir1, dir)
 	cat, _ := demoreg.ReadCatalog(t, reg.Dir1)
 	e := cat.Entries[0]
-	if err := os.RemoveAll(filepath.Join(dir, "extensions", filepath.FromSlash(store.Repo(e.ID)))); err != nil {
+	if err := os.RemoveAll(filepath.Join(dir, "extensions", filepath.FromSlash(artifact.Repo(e.ID)))); err != nil {
 		t.Fatal(err)
 	}
 	return dir, e
@@ -221,8 +223,8 @@ func TestCopyIncremental(t *testing.T) {
 	if rep.DestSerial != 1 || rep.Serial != 2 || rep.Present == 0 || rep.Blobs == 0 {
 		t.Errorf("report: destination serial %d, serial %d, %d present, %d moved; want 1, 2, some, some", rep.DestSerial, rep.Serial, rep.Present, rep.Blobs)
 	}
-	if len(rep.Repositories) != 1 || rep.Repositories[0].Repo != store.Repo(e.ID) {
-		t.Errorf("repositories moved: %+v; want only %s", rep.Repositories, store.Repo(e.ID))
+	if len(rep.Repositories) != 1 || rep.Repositories[0].Repo != artifact.Repo(e.ID) {
+		t.Errorf("repositories moved: %+v; want only %s", rep.Repositories, artifact.Repo(e.ID))
 	}
 	if got := mustVerify(t, reg, dst); got != 2 {
 		t.Errorf("destination serial %d; want 2", got)
@@ -252,7 +254,7 @@ func TestCopyTamperedSource(t *testing.T) {
 		{"dir", func(t *testing.T, repo, digest string) store.Store {
 			dir := filepath.Join(t.TempDir(), "src")
 			filetest.CopyDir(t, reg.Dir, dir)
-			name := filepath.Join(dir, filepath.FromSlash(store.BlobName(repo, digest)))
+			name := filepath.Join(dir, filepath.FromSlash(artifact.BlobName(repo, digest)))
 			data := filetest.ReadFile(t, name)
 			data[len(data)/2] ^= 1
 			filetest.WriteFile(t, name, data)
@@ -262,7 +264,7 @@ func TestCopyTamperedSource(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, e := partial(t, reg)
 			_, digest1 := demoreg.ReadCatalog(t, reg.Dir1)
-			repo, digest := store.Repo(e.ID), store.VsixDigest(&e)
+			repo, digest := artifact.Repo(e.ID), artifact.VsixDigest(&e)
 			src := tc.tamper(t, repo, digest)
 			before := filetest.Files(t, filepath.Join(dir, "metadata"))
 			dst := openDir(t, dir)
@@ -319,7 +321,7 @@ func otherOperator(t *testing.T, reg *demoreg.Registry) string {
 	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.OpenDir(dir, store.DirOptions{})
+	st, err := dirstore.Open(dir, dirstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

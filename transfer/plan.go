@@ -15,6 +15,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/trust"
 )
 
@@ -74,7 +75,7 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 		}
 		e := &src.cat.Entries[i]
 		c.progress(Progress{Step: "plan", Entries: i, PlannedEntries: n})
-		repo := store.Repo(e.ID)
+		repo := artifact.Repo(e.ID)
 		var pr *entryProbe
 		select {
 		case pr = <-probes[i]:
@@ -120,7 +121,7 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 			c.rep.Bytes += size
 			return true, nil
 		}
-		blobs := []blobItem{{repo: repo, digest: store.EmptyConfigDigest, size: int64(len(store.EmptyConfig))}}
+		blobs := []blobItem{{repo: repo, digest: artifact.EmptyConfigDigest, size: int64(len(artifact.EmptyConfig))}}
 		for _, l := range m.Layers {
 			blobs = append(blobs, blobItem{repo: repo, digest: l.Digest, size: l.Size})
 		}
@@ -173,7 +174,7 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 	// it. Done first, they wait for nothing; then the large blobs stream
 	// with no fsync until the first tag.
 	slices.SortStableFunc(p.blobs, func(a, b blobItem) int {
-		return cmp.Compare(boolInt(a.digest != store.EmptyConfigDigest), boolInt(b.digest != store.EmptyConfigDigest))
+		return cmp.Compare(boolInt(a.digest != artifact.EmptyConfigDigest), boolInt(b.digest != artifact.EmptyConfigDigest))
 	})
 	for _, r := range repos {
 		c.rep.Repositories = append(c.rep.Repositories, *r)
@@ -193,7 +194,7 @@ const planWorkers = 8
 // manifest from the source, the destination's answer for each blob the
 // manifest names, and the destination's tags of its repository.
 type entryProbe struct {
-	m     *store.Manifest
+	m     *artifact.Manifest
 	raw   []byte
 	err   error
 	sizes map[string]statResult // by digest
@@ -248,7 +249,7 @@ func (c *copier) probeAhead(ctx context.Context, entries []index.Entry) (probes 
 		f := tagsOf[repo]
 		if f == nil {
 			f = sync.OnceValues(func() ([]store.TagEntry, error) {
-				if lc, ok := c.dst.(layoutRepairer); ok && c.opts.Repair {
+				if lc, ok := store.As[store.LayoutRepairer](c.dst); ok && c.opts.Repair {
 					if err := lc.CheckLayout(ctx, repo); errors.Is(err, store.ErrDamagedLayout) {
 						return nil, err
 					}
@@ -278,9 +279,9 @@ func (c *copier) probeAhead(ctx context.Context, entries []index.Entry) (probes 
 				pr := &entryProbe{sizes: map[string]statResult{}}
 				pr.m, pr.raw, pr.err = readManifest(ctx, c.src, e)
 				if pr.err == nil && c.dst != nil {
-					repo := store.Repo(e.ID)
+					repo := artifact.Repo(e.ID)
 					pr.tags = repoTags(repo)
-					digests := []string{store.EmptyConfigDigest, pr.m.Digest}
+					digests := []string{artifact.EmptyConfigDigest, pr.m.Digest}
 					for _, l := range pr.m.Layers {
 						digests = append(digests, l.Digest)
 					}
@@ -298,16 +299,16 @@ func (c *copier) probeAhead(ctx context.Context, entries []index.Entry) (probes 
 
 // readManifest reads the manifest the catalog pins for e, verified by
 // digest and size, and checks that it is e's.
-func readManifest(ctx context.Context, s store.Store, e *index.Entry) (*store.Manifest, []byte, error) {
-	raw, err := store.ReadBlob(ctx, s, store.Repo(e.ID), e.ManifestDigest, e.ManifestSize, store.MaxManifestBytes)
+func readManifest(ctx context.Context, s store.Store, e *index.Entry) (*artifact.Manifest, []byte, error) {
+	raw, err := store.ReadBlob(ctx, s, artifact.Repo(e.ID), e.ManifestDigest, e.ManifestSize, artifact.MaxManifestBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("manifest of %s: %w", e, err)
 	}
-	m, err := store.ParseManifest(raw)
+	m, err := artifact.ParseManifest(raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("manifest of %s: %w", e, err)
 	}
-	if err := store.CheckEntry(m, e); err != nil {
+	if err := artifact.CheckEntry(m, e); err != nil {
 		return nil, nil, err
 	}
 	return m, raw, nil
@@ -315,7 +316,7 @@ func readManifest(ctx context.Context, s store.Store, e *index.Entry) (*store.Ma
 
 // planTag plans the entry's tag unless the destination has it pointing at
 // the manifest.
-func (c *copier) planTag(ctx context.Context, p *plan, tags map[string][]store.TagEntry, repo string, m *store.Manifest) error {
+func (c *copier) planTag(ctx context.Context, p *plan, tags map[string][]store.TagEntry, repo string, m *artifact.Manifest) error {
 	if c.dst != nil {
 		have, ok := tags[repo]
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
@@ -17,7 +18,7 @@ import (
 // bytes, as a bad sector or a careless edit on the USB stick leaves it.
 func damage(t *testing.T, dir, repo, digest string) []byte {
 	t.Helper()
-	name := filepath.Join(dir, filepath.FromSlash(store.BlobName(repo, digest)))
+	name := filepath.Join(dir, filepath.FromSlash(artifact.BlobName(repo, digest)))
 	data := filetest.ReadFile(t, name)
 	data[len(data)/2] ^= 1
 	filetest.WriteFile(t, name, data)
@@ -33,19 +34,19 @@ func TestCopyRepair(t *testing.T) {
 	reg := demoreg.Get(t)
 	cat, _ := demoreg.ReadCatalog(t, reg.Dir)
 	e := cat.Entries[0]
-	repo := store.Repo(e.ID)
+	repo := artifact.Repo(e.ID)
 	dir := filepath.Join(t.TempDir(), "dst")
 	filetest.CopyDir(t, reg.Dir, dir)
 	// A layer (the vsix) and the manifest that names it.
 	want := map[string][]byte{
-		store.VsixDigest(&e): damage(t, dir, repo, store.VsixDigest(&e)),
-		e.ManifestDigest:     damage(t, dir, repo, e.ManifestDigest),
+		artifact.VsixDigest(&e): damage(t, dir, repo, artifact.VsixDigest(&e)),
+		e.ManifestDigest:        damage(t, dir, repo, e.ManifestDigest),
 	}
 	// Another repository's index.json, and a third's oci-layout.
 	var layoutRepos []string
 	tagsOf := map[string]int{}
 	for _, o := range cat.Entries {
-		tagsOf[store.Repo(o.ID)]++
+		tagsOf[artifact.Repo(o.ID)]++
 	}
 	for r := range tagsOf {
 		if r != repo && len(layoutRepos) < 2 {
@@ -89,7 +90,7 @@ func TestCopyRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := damagedDigests(rep); len(got) != 4 || got[store.VsixDigest(&e)] == "" || got[e.ManifestDigest] == "" || got[layoutRepos[0]] == "" || got[layoutRepos[1]] == "" {
+	if got := damagedDigests(rep); len(got) != 4 || got[artifact.VsixDigest(&e)] == "" || got[e.ManifestDigest] == "" || got[layoutRepos[0]] == "" || got[layoutRepos[1]] == "" {
 		t.Fatalf("dry run found damaged %v; want the vsix and the manifest of %s, and the layouts of %v", got, e.ID, layoutRepos)
 	}
 	for _, d := range rep.Damaged {
@@ -153,7 +154,7 @@ func TestCopyRepairRefused(t *testing.T) {
 	reg := demoreg.Get(t)
 	cat, _ := demoreg.ReadCatalog(t, reg.Dir)
 	e := cat.Entries[0]
-	repo, digest := store.Repo(e.ID), store.VsixDigest(&e)
+	repo, digest := artifact.Repo(e.ID), artifact.VsixDigest(&e)
 	dst := storetest.MemFromDir(t, reg.Dir)
 	data, _ := dst.RawBlob(repo, digest)
 	data[len(data)/2] ^= 1
@@ -195,7 +196,7 @@ func damagedDigests(rep *transfer.Report) map[string]string {
 func TestCopyRestoresLostLayout(t *testing.T) {
 	reg := demoreg.Get(t)
 	cat, _ := demoreg.ReadCatalog(t, reg.Dir)
-	repo := store.Repo(cat.Entries[0].ID)
+	repo := artifact.Repo(cat.Entries[0].ID)
 	dir := filepath.Join(t.TempDir(), "dst")
 	filetest.CopyDir(t, reg.Dir, dir)
 	for _, name := range []string{"oci-layout", "index.json"} {

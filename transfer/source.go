@@ -39,7 +39,7 @@ var _ store.History = (*memo)(nil)
 
 // Revision returns the source's revision; "" when it keeps no history.
 func (m *memo) Revision() string {
-	if h, ok := m.Store.(store.History); ok {
+	if h, ok := store.As[store.History](m.Store); ok {
 		return h.Revision()
 	}
 	return ""
@@ -47,7 +47,7 @@ func (m *memo) Revision() string {
 
 // CheckSignature checks the source's revision (store.History).
 func (m *memo) CheckSignature(ctx context.Context, keys []crypto.PublicKey) error {
-	if h, ok := m.Store.(store.History); ok {
+	if h, ok := store.As[store.History](m.Store); ok {
 		return h.CheckSignature(ctx, keys)
 	}
 	return errors.New("the source keeps no history")
@@ -56,7 +56,7 @@ func (m *memo) CheckSignature(ctx context.Context, keys []crypto.PublicKey) erro
 // Descends reports whether the source's revision descends from old
 // (store.History).
 func (m *memo) Descends(ctx context.Context, old string) (bool, error) {
-	if h, ok := m.Store.(store.History); ok {
+	if h, ok := store.As[store.History](m.Store); ok {
 		return h.Descends(ctx, old)
 	}
 	return false, errors.New("the source keeps no history")

@@ -5,13 +5,8 @@ import (
 	"fmt"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 )
-
-// spacer is a store on a file system that can say how much it may still
-// write (store.Dir).
-type spacer interface {
-	FreeSpace() (free, block int64, err error)
-}
 
 // checkSpace compares what the plan writes with the destination's free
 // space, before anything is written: a USB stick that fills up half-way
@@ -20,7 +15,7 @@ type spacer interface {
 // checked. A dry run records both figures and refuses nothing.
 func (c *copier) checkSpace() error {
 	space := c.opts.FreeSpace
-	if sp, ok := c.dst.(spacer); ok {
+	if sp, ok := store.As[store.FreeSpacer](c.dst); ok {
 		space = sp.FreeSpace
 	}
 	if space == nil {

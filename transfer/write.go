@@ -7,35 +7,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
-
-// blobFiler is what a directory store offers besides store.Store: the
-// blob's own file, read without a second hash (the destination's PutBlob
-// hashes every byte it writes).
-type blobFiler interface {
-	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
-}
-
-// blobReplacer is a store that can replace a blob it holds with the
-// wrong bytes, keeping the damaged file in its quarantine (store.Dir).
-type blobReplacer interface {
-	ReplaceBlob(ctx context.Context, repo, digest string, size int64, reason string, c store.Content) (quarantined string, err error)
-}
-
-// layoutRepairer is a store whose repositories have layout files, which
-// it can check and write anew, keeping damaged ones in its quarantine
-// (store.Dir).
-type layoutRepairer interface {
-	CheckLayout(ctx context.Context, repo string) error
-	ReplaceLayout(ctx context.Context, repo, reason string) (quarantined string, err error)
-}
 
 // checkRepairable refuses a copy whose destination holds damage it cannot
 // replace, before anything is written.
@@ -43,8 +22,8 @@ func (c *copier) checkRepairable() error {
 	if len(c.rep.Damaged) == 0 || c.opts.DryRun {
 		return nil
 	}
-	_, blobs := c.dst.(blobReplacer)
-	_, layouts := c.dst.(layoutRepairer)
+	_, blobs := store.As[store.BlobReplacer](c.dst)
+	_, layouts := store.As[store.LayoutRepairer](c.dst)
 	if blobs && layouts {
 		return nil
 	}
@@ -60,7 +39,7 @@ func (c *copier) checkRepairable() error {
 // the tags are written again.
 func (c *copier) repairLayouts(ctx context.Context) error {
 	for _, repo := range c.plan.layouts {
-		loc, err := c.dst.(layoutRepairer).ReplaceLayout(ctx, repo, c.repairReason())
+		loc, err := layoutRepairer(c.dst).ReplaceLayout(ctx, repo, c.repairReason())
 		if err != nil {
 			return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
 		}
@@ -96,7 +75,7 @@ func (c *copier) put(ctx context.Context, repo, digest string, size int64, damag
 	if !damaged {
 		return c.dst.PutBlob(ctx, repo, digest, size, content)
 	}
-	loc, err := c.dst.(blobReplacer).ReplaceBlob(ctx, repo, digest, size, c.repairReason(), content)
+	loc, err := blobReplacer(c.dst).ReplaceBlob(ctx, repo, digest, size, c.repairReason(), content)
 	if err != nil {
 		return err
 	}
@@ -148,7 +127,7 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 	// CPU, so more at once, whose fsyncs the file system can group.
 	items := c.plan.blobs
 	n := 0
-	for n < len(items) && items[n].digest == store.EmptyConfigDigest {
+	for n < len(items) && items[n].digest == artifact.EmptyConfigDigest {
 		n++
 	}
 	err := pool(items[:n], max(c.opts.Workers, layoutWorkers))
@@ -190,7 +169,9 @@ func isSourceFault(err error) bool {
 // verifying reader, rewound by reopening it.
 func (c *copier) copyBlob(ctx context.Context, b blobItem, n *atomic.Int64) error {
 	var content store.Content
-	if bf, ok := c.rawSrc.(blobFiler); ok {
+	// A source with the blob's own file (store.BlobFiler) is read without
+	// a second hash: the destination's PutBlob hashes every byte it writes.
+	if bf, ok := store.As[store.BlobFiler](c.rawSrc); ok {
 		f, err := bf.OpenBlobFile(ctx, b.repo, b.digest)
 		if err != nil {
 			return fmt.Errorf("blob %s in %s: %w", b.digest, b.repo, err)
@@ -310,4 +291,18 @@ func (c *copier) writeMetadata(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// blobReplacer returns what st offers as a store.BlobReplacer; the caller
+// has checked it offers it (checkRepairable).
+func blobReplacer(st store.Store) store.BlobReplacer {
+	r, _ := store.As[store.BlobReplacer](st)
+	return r
+}
+
+// layoutRepairer returns what st offers as a store.LayoutRepairer; the
+// caller has checked it offers it (checkRepairable).
+func layoutRepairer(st store.Store) store.LayoutRepairer {
+	r, _ := store.As[store.LayoutRepairer](st)
+	return r
 }

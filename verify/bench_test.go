@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/verify"
@@ -53,7 +53,7 @@ func benchRegistry(b *testing.B, signed bool) (verify.RegistryOptions, *benchreg
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := storetest.OpenDir(b, filepath.Join(dir, "reg"), store.DirOptions{ReadOnly: true})
+	st := storetest.OpenDir(b, filepath.Join(dir, "reg"), dirstore.Options{ReadOnly: true})
 	b.Cleanup(func() { st.Close() })
 	return verify.RegistryOptions{Store: st, Anchor: trust.Anchor{Key: key}}, res, entries
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/vsix"
 )
 
@@ -54,7 +54,7 @@ func (v *registryVerifier) checkEntries(ctx context.Context) error {
 					return
 				}
 				e := &v.cat.Entries[i]
-				c := &entryCheck{v: v, e: e, name: e.String(), repo: store.Repo(e.ID)}
+				c := &entryCheck{v: v, e: e, name: e.String(), repo: artifact.Repo(e.ID)}
 				n, b := c.run(ctx, h)
 				blobs.Add(int64(n))
 				nbytes.Add(b)
@@ -84,10 +84,10 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 			hashed += n
 		}
 	}
-	mpath := store.BlobName(c.repo, e.ManifestDigest)
+	mpath := artifact.BlobName(c.repo, e.ManifestDigest)
 	c.v.ref(c.repo, e.ManifestDigest)
-	if e.ManifestSize > store.MaxManifestBytes {
-		c.add(RuleManifestInvalid, mpath, "the catalog pins a manifest of %d bytes, more than the %d a manifest may have", e.ManifestSize, store.MaxManifestBytes)
+	if e.ManifestSize > artifact.MaxManifestBytes {
+		c.add(RuleManifestInvalid, mpath, "the catalog pins a manifest of %d bytes, more than the %d a manifest may have", e.ManifestSize, artifact.MaxManifestBytes)
 		return 0, 0
 	}
 	rc, err := st.OpenBlob(ctx, c.repo, e.ManifestDigest, e.ManifestSize)
@@ -101,7 +101,7 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 		c.blobProblem(mpath, "manifest", err, true)
 		return blobs, hashed
 	}
-	m, err := store.ParseManifest(raw)
+	m, err := artifact.ParseManifest(raw)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			c.add(RuleManifestInvalid, mpath, "%s", line)
@@ -109,7 +109,7 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 		return blobs, hashed
 	}
 	c.checkAnnotations(m, mpath)
-	c.v.ref(c.repo, store.EmptyConfigDigest)
+	c.v.ref(c.repo, artifact.EmptyConfigDigest)
 	for _, l := range m.Layers {
 		c.v.ref(c.repo, l.Digest)
 	}
@@ -120,21 +120,21 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 		digest string
 		size   int64
 	}
-	list := []blob{{"config", store.EmptyConfigDigest, int64(len(store.EmptyConfig))}}
-	var vsixLayer, sigLayer *store.Layer
+	list := []blob{{"config", artifact.EmptyConfigDigest, int64(len(artifact.EmptyConfig))}}
+	var vsixLayer, sigLayer *artifact.Layer
 	for i := range m.Layers {
 		l := &m.Layers[i]
 		switch l.Role {
-		case store.RoleVsix:
+		case artifact.RoleVsix:
 			vsixLayer = l
 			continue // checked below, with the package rules
-		case store.RoleUpstreamSignature:
+		case artifact.RoleUpstreamSignature:
 			sigLayer = l
 		}
 		list = append(list, blob{fmt.Sprintf("layer %s (%s)", l.Role, l.Title), l.Digest, l.Size})
 	}
 	for _, b := range list {
-		path := store.BlobName(c.repo, b.digest)
+		path := artifact.BlobName(c.repo, b.digest)
 		if c.v.opts.NoReadData {
 			count(b.digest, 0)
 			c.statBlob(ctx, b.what, path, b.digest, b.size)
@@ -148,15 +148,15 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 	}
 
 	// The vsix: the entry's package, byte for byte.
-	vpath := store.BlobName(c.repo, vsixLayer.Digest)
-	if vsixLayer.Digest != store.VsixDigest(e) || vsixLayer.Size != e.VsixSize {
+	vpath := artifact.BlobName(c.repo, vsixLayer.Digest)
+	if vsixLayer.Digest != artifact.VsixDigest(e) || vsixLayer.Size != e.VsixSize {
 		c.add(RuleVsixEntry, mpath, "the vsix layer is %s (%d bytes); the catalog entry names sha256:%s (%d bytes)", vsixLayer.Digest, vsixLayer.Size, e.VsixSHA256, e.VsixSize)
 	}
 	if (sigLayer != nil) != e.Upstream.Signed {
 		if e.Upstream.Signed {
-			c.add(RuleSignatureMissing, mpath, "the catalog says upstream signed it, but the manifest has no %s layer", store.RoleUpstreamSignature)
+			c.add(RuleSignatureMissing, mpath, "the catalog says upstream signed it, but the manifest has no %s layer", artifact.RoleUpstreamSignature)
 		} else {
-			c.add(RuleSignatureMissing, mpath, "the catalog says upstream did not sign it, but the manifest has a %s layer", store.RoleUpstreamSignature)
+			c.add(RuleSignatureMissing, mpath, "the catalog says upstream did not sign it, but the manifest has a %s layer", artifact.RoleUpstreamSignature)
 		}
 	}
 	if c.v.opts.NoReadData {
@@ -173,7 +173,7 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 }
 
 // checkAnnotations compares what the manifest says with the entry.
-func (c *entryCheck) checkAnnotations(m *store.Manifest, path string) {
+func (c *entryCheck) checkAnnotations(m *artifact.Manifest, path string) {
 	e, in := c.e, m.Info
 	var bad []string
 	if !in.ID.Equal(e.ID) {
@@ -243,7 +243,7 @@ func (c *entryCheck) blobProblem(path, what string, err error, manifest bool) {
 // against the safe-zip rules, its manifests against the entry, and the
 // upstream signature. It returns the bytes hashed; the error is a blob
 // read problem (missing, wrong size or digest, I/O).
-func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, sig *store.Layer, path string) (int64, error) {
+func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l artifact.Layer, sig *artifact.Layer, path string) (int64, error) {
 	// One pass hashes the file with sha256 (its digest) and, when the
 	// entry is signed, feeds the Ed25519 check, unless the signature cache
 	// holds a verdict for the file this should be (whether it is, is
@@ -256,7 +256,10 @@ func (c *entryCheck) checkVsix(ctx context.Context, h *hasher, l store.Layer, si
 	if us != nil && !c.v.sigs.contains(us.key(l.Digest)) {
 		ed = vsix.NewUpstreamVerifier(us.pub, us.sig)
 	}
-	bf, ok := c.v.st.(blobFiler)
+	// A store with the blob's own file (store.BlobFiler) is read at
+	// offsets, without the spool a verifying reader needs for the package
+	// check afterwards (see hasher.file).
+	bf, ok := store.As[store.BlobFiler](c.v.st)
 	if !ok {
 		// Any store: spool through the verifying reader.
 		var also io.Writer
@@ -334,18 +337,11 @@ func (c *entryCheck) signatureVerdict(ctx context.Context, us *upstreamSig, ed *
 	c.v.sigs.add(key)
 }
 
-// blobFiler is what a directory store offers besides store.Store: the
-// blob's own file, read at offsets without the spool a verifying reader
-// needs for the package check afterwards (see hasher.file).
-type blobFiler interface {
-	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
-}
-
 // signatureCheck reads the sigzip layer (verified by OpenBlob) and the
 // key the catalog pins for the entry; it returns nil after reporting why
 // the signature cannot be checked.
-func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *upstreamSig {
-	path := store.BlobName(c.repo, l.Digest)
+func (c *entryCheck) signatureCheck(ctx context.Context, l artifact.Layer) *upstreamSig {
+	path := artifact.BlobName(c.repo, l.Digest)
 	if l.Size > vsix.MaxSigzipBytes {
 		c.add(RuleSignatureInvalid, path, "the sigzip is %d bytes, more than %d", l.Size, vsix.MaxSigzipBytes)
 		return nil
@@ -371,7 +367,7 @@ func (c *entryCheck) signatureCheck(ctx context.Context, l store.Layer) *upstrea
 		}
 	}
 	if pemKey == "" {
-		c.add(RuleSignatureKey, store.BlobName(c.repo, c.e.ManifestDigest), "upstream key %q is not pinned in the catalog", c.e.Upstream.KeyID)
+		c.add(RuleSignatureKey, artifact.BlobName(c.repo, c.e.ManifestDigest), "upstream key %q is not pinned in the catalog", c.e.Upstream.KeyID)
 		return nil
 	}
 	pub, err := vsix.ParseUpstreamKey([]byte(pemKey))

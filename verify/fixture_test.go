@@ -11,6 +11,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
@@ -57,7 +59,7 @@ func check(t *testing.T, dir string, opts ...func(*verify.RegistryOptions)) *ver
 // read-only for the test) with the pinned root at demoreg.VerifyNow.
 func regOpts(t *testing.T, dir string) verify.RegistryOptions {
 	t.Helper()
-	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
+	st := storetest.OpenDir(t, dir, dirstore.Options{ReadOnly: true})
 	t.Cleanup(func() { st.Close() })
 	return verify.RegistryOptions{Store: st, Target: dir, Anchor: trust.Anchor{Root: base(t).Root}, Now: func() time.Time { return demoreg.VerifyNow }}
 }
@@ -75,13 +77,13 @@ func find(t *testing.T, cat *index.Catalog, s string) *index.Entry {
 }
 
 // manifestOf returns the parsed manifest of an entry.
-func manifestOf(t *testing.T, dir string, e *index.Entry) *store.Manifest {
+func manifestOf(t *testing.T, dir string, e *index.Entry) *artifact.Manifest {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(store.BlobName(store.Repo(e.ID), e.ManifestDigest))))
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(artifact.BlobName(artifact.Repo(e.ID), e.ManifestDigest))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := store.ParseManifest(b)
+	m, err := artifact.ParseManifest(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func manifestOf(t *testing.T, dir string, e *index.Entry) *store.Manifest {
 
 // blobFile returns the OS path of an entry's blob with the given role
 // ("" for the manifest).
-func blobFile(t *testing.T, dir, entry string, role store.Role) string {
+func blobFile(t *testing.T, dir, entry string, role artifact.Role) string {
 	t.Helper()
 	cat, _ := demoreg.ReadCatalog(t, dir)
 	e := find(t, cat, entry)
@@ -102,11 +104,11 @@ func blobFile(t *testing.T, dir, entry string, role store.Role) string {
 		}
 		digest = l.Digest
 	}
-	return filepath.Join(dir, filepath.FromSlash(store.BlobName(store.Repo(e.ID), digest)))
+	return filepath.Join(dir, filepath.FromSlash(artifact.BlobName(artifact.Repo(e.ID), digest)))
 }
 
 // relBlob is blobFile relative to the registry, as reports name it.
-func relBlob(t *testing.T, dir, entry string, role store.Role) string {
+func relBlob(t *testing.T, dir, entry string, role artifact.Role) string {
 	rel, _ := filepath.Rel(dir, blobFile(t, dir, entry, role))
 	return filepath.ToSlash(rel)
 }
@@ -114,10 +116,10 @@ func relBlob(t *testing.T, dir, entry string, role store.Role) string {
 // resign changes the catalog (and, through the store, the blobs) and
 // publishes it with the registry's own key, as a publisher would: serial
 // + 1, chained to the current catalog.
-func resign(t *testing.T, dir string, edit func(st *store.Dir, cat *index.Catalog)) {
+func resign(t *testing.T, dir string, edit func(st *dirstore.Store, cat *index.Catalog)) {
 	t.Helper()
 	cat, digest := demoreg.ReadCatalog(t, dir)
-	st := storetest.OpenDir(t, dir, store.DirOptions{})
+	st := storetest.OpenDir(t, dir, dirstore.Options{})
 	defer st.Close()
 	edit(st, cat)
 	cat.Serial++
@@ -141,13 +143,13 @@ func resign(t *testing.T, dir string, edit func(st *store.Dir, cat *index.Catalo
 // replaceLayer stores data as the layer of role (nil drops the layer) of
 // the entry, rebuilds the manifest and points the entry at it; fix may
 // adjust the entry further.
-func replaceLayer(t *testing.T, dir string, st *store.Dir, cat *index.Catalog, entry string, role store.Role, data []byte) *index.Entry {
+func replaceLayer(t *testing.T, dir string, st *dirstore.Store, cat *index.Catalog, entry string, role artifact.Role, data []byte) *index.Entry {
 	t.Helper()
 	ctx := t.Context()
 	e := find(t, cat, entry)
 	m := manifestOf(t, dir, e)
-	repo := store.Repo(e.ID)
-	var layers []store.Layer
+	repo := artifact.Repo(e.ID)
+	var layers []artifact.Layer
 	for _, l := range m.Layers {
 		if l.Role == role {
 			if data == nil {
@@ -161,16 +163,16 @@ func replaceLayer(t *testing.T, dir string, st *store.Dir, cat *index.Catalog, e
 		layers = append(layers, l)
 	}
 	info := m.Info
-	if role == store.RoleVsix {
+	if role == artifact.RoleVsix {
 		sum := index.SHA256Hex(data)
 		info.UpstreamSHA256 = sum
 		e.VsixSHA256, e.VsixSize = sum, int64(len(data))
 	}
-	raw, err := store.BuildManifest(info, layers)
+	raw, err := artifact.BuildManifest(info, layers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nm, err := store.PutArtifact(ctx, st, raw)
+	nm, err := artifact.PutArtifact(ctx, st, raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,16 +182,16 @@ func replaceLayer(t *testing.T, dir string, st *store.Dir, cat *index.Catalog, e
 
 // swapLayer gives entry the layer of role that entry from has, as a
 // signer would (manifest rebuilt, catalog re-signed).
-func swapLayer(t *testing.T, dir, entry, from string, role store.Role) {
+func swapLayer(t *testing.T, dir, entry, from string, role artifact.Role) {
 	t.Helper()
 	data := readBlob(t, dir, from, role)
-	resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+	resign(t, dir, func(st *dirstore.Store, cat *index.Catalog) {
 		replaceLayer(t, dir, st, cat, entry, role, data)
 	})
 }
 
 // readBlob reads an entry's layer from the store.
-func readBlob(t *testing.T, dir, entry string, role store.Role) []byte {
+func readBlob(t *testing.T, dir, entry string, role artifact.Role) []byte {
 	b, err := os.ReadFile(blobFile(t, dir, entry, role))
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +273,7 @@ func publishWithOtherKey(t *testing.T, dir string) {
 	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 		t.Fatal(err)
 	}
-	st := storetest.OpenDir(t, dir, store.DirOptions{})
+	st := storetest.OpenDir(t, dir, dirstore.Options{})
 	defer st.Close()
 	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
@@ -25,11 +25,11 @@ const sarifSchemaSHA256 = "2d99159ae54a3eea97f81781cff48780548657c35949f4b7f25e9
 func tamperedReport(t *testing.T) *verify.Report {
 	t.Helper()
 	dir := fresh(t)
-	f := blobFile(t, dir, hello, store.RoleVsix)
+	f := blobFile(t, dir, hello, artifact.RoleVsix)
 	b := filetest.ReadFile(t, f)
 	b[len(b)/3] ^= 0x80
 	filetest.WriteFile(t, f, b)
-	filetest.Remove(t, blobFile(t, dir, usesGit, store.RoleReadme))
+	filetest.Remove(t, blobFile(t, dir, usesGit, artifact.RoleReadme))
 	filetest.WriteFile(t, filepath.Join(dir, "extensions", "airvsx-demo", "night-theme", "blobs", "sha256", strings.Repeat("ab", 32)), []byte("stray"))
 	rep := check(t, dir)
 	if rep.Summary.Errors != 2 || rep.Summary.Warnings != 1 {

@@ -12,6 +12,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/filetest"
@@ -173,7 +174,7 @@ func TestGitTamper(t *testing.T) {
 			return []want{{verify.RuleHistoryRewound, "commit " + c, ""}}
 		}},
 		{"blob object changed in place", func(t *testing.T, path string) []want {
-			vsix := readBlob(t, base(t).Dir, hello, store.RoleVsix)
+			vsix := readBlob(t, base(t).Dir, hello, artifact.RoleVsix)
 			gittest.TamperLoose(t, path, plumbing.ComputeHash(plumbing.BlobObject, vsix))
 			return []want{{verify.RuleBlobDigest, "extensions/airvsx-demo/hello-command/", hello}}
 		}},

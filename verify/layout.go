@@ -13,6 +13,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // ociLayout is the content of every repository's oci-layout file.
@@ -27,7 +28,7 @@ func (v *registryVerifier) checkTags(ctx context.Context) (map[string][]store.Ta
 	bad := map[string]bool{}
 	for i := range v.cat.Entries {
 		e := &v.cat.Entries[i]
-		repo := store.Repo(e.ID)
+		repo := artifact.Repo(e.ID)
 		if _, seen := tags[repo]; !seen && !bad[repo] {
 			dir := "extensions/" + repo
 			if fsys != nil {
@@ -57,7 +58,7 @@ func (v *registryVerifier) checkTags(ctx context.Context) (map[string][]store.Ta
 		if bad[repo] {
 			continue
 		}
-		want, _ := store.Tag(e.Platform, e.Version) // entries validated: never fails
+		want, _ := artifact.Tag(e.Platform, e.Version) // entries validated: never fails
 		i := slices.IndexFunc(tags[repo], func(t store.TagEntry) bool { return t.Tag == want })
 		ipath := "extensions/" + repo + "/index.json"
 		switch {
@@ -79,11 +80,11 @@ func (v *registryVerifier) checkExtras(ctx context.Context, tags map[string][]st
 	used := map[string]map[string]bool{} // repo → tags of entries
 	for i := range v.cat.Entries {
 		e := &v.cat.Entries[i]
-		repo := store.Repo(e.ID)
+		repo := artifact.Repo(e.ID)
 		if used[repo] == nil {
 			used[repo] = map[string]bool{}
 		}
-		tag, _ := store.Tag(e.Platform, e.Version)
+		tag, _ := artifact.Tag(e.Platform, e.Version)
 		used[repo][tag] = true
 	}
 	repos, err := v.st.Repos(ctx)
@@ -132,17 +133,11 @@ func (v *registryVerifier) checkExtras(ctx context.Context, tags map[string][]st
 	return nil
 }
 
-// layoutFS is what a directory store offers besides store.Store: the
-// directory itself, whose layout (oci-layout files, files that have no
-// place) the verifier checks.
-type layoutFS interface {
-	FS() fs.FS
-}
-
-// layout returns the store's directory, or nil for a store that is not a
-// directory.
+// layout returns the store's file tree (store.LayoutFS), whose layout
+// (oci-layout files, files that have no place) the verifier checks, or nil
+// for a store that keeps none.
 func (v *registryVerifier) layout() fs.FS {
-	if l, ok := v.st.(layoutFS); ok {
+	if l, ok := store.As[store.LayoutFS](v.st); ok {
 		return l.FS()
 	}
 	return nil
@@ -187,7 +182,7 @@ func (v *registryVerifier) walkTop(fsys fs.FS) {
 	}
 	for _, d := range top {
 		switch n := d.Name(); {
-		case n == store.MarkerFile && d.Type().IsRegular():
+		case n == artifact.MarkerFile && d.Type().IsRegular():
 		case (n == "metadata" || n == "extensions" || n == "quarantine") && d.IsDir():
 		default:
 			v.add(Warning, RuleExtraFile, n, "", "%s has no place in the registry layout", describe(d))

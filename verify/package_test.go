@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/policies"
@@ -25,8 +25,8 @@ func fixtureVsix(name string) string { return filepath.Join("..", "testdata", "v
 // signature fail with their rules.
 func TestPackage(t *testing.T) {
 	dir := fresh(t)
-	sigzip := readBlob(t, dir, hello, store.RoleUpstreamSignature)
-	otherSig := readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleUpstreamSignature)
+	sigzip := readBlob(t, dir, hello, artifact.RoleUpstreamSignature)
+	otherSig := readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", artifact.RoleUpstreamSignature)
 	pub, err := vsix.ParseUpstreamKey(openvsxtest.PublicKeyPEM())
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/policies"
 )
@@ -158,7 +159,7 @@ func (v *registryVerifier) run(ctx context.Context) error {
 	v.cat = cat
 	for i := range cat.Entries {
 		e := &cat.Entries[i]
-		v.entries = append(v.entries, EntryResult{Entry: e.String(), Manifest: store.BlobName(store.Repo(e.ID), e.ManifestDigest)})
+		v.entries = append(v.entries, EntryResult{Entry: e.String(), Manifest: artifact.BlobName(artifact.Repo(e.ID), e.ManifestDigest)})
 	}
 	tags, err := v.checkTags(ctx)
 	if err != nil {

@@ -16,7 +16,8 @@ import (
 	"github.com/airvsx/airvsx/testkit/filetest"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/verify"
@@ -57,7 +58,7 @@ func upstreamOf(t *testing.T, dir, entry string) (string, []byte, ed25519.Public
 	t.Helper()
 	cat, _ := demoreg.ReadCatalog(t, dir)
 	e := find(t, cat, entry)
-	sig, err := vsix.ReadSigzipSignature(readBlob(t, dir, entry, store.RoleUpstreamSignature))
+	sig, err := vsix.ReadSigzipSignature(readBlob(t, dir, entry, artifact.RoleUpstreamSignature))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		// The catalog now gives hello night-theme's signature: bad.
 		dir, state := fresh(t), t.TempDir()
 		signedRun(t, dir, state) // the cache now holds hello's true verdict
-		swapLayer(t, dir, hello, nightTheme, store.RoleUpstreamSignature)
+		swapLayer(t, dir, hello, nightTheme, artifact.RoleUpstreamSignature)
 		lines := append(cachedLines(t, state),
 			sigLine(helloVsix, helloSig, pub),                         // the right vsix with the signature it had
 			sigLine(nightVsix, nightSig, pub),                         // the signature, for the vsix it signs
@@ -231,12 +232,12 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		)
 		writeSigCache(t, state, lines)
 		rep := check(t, dir, withStateDir(state))
-		if rep.OK() || !hasProblem(rep, want{verify.RuleSignatureInvalid, relBlob(t, dir, hello, store.RoleVsix), hello}) {
+		if rep.OK() || !hasProblem(rep, want{verify.RuleSignatureInvalid, relBlob(t, dir, hello, artifact.RoleVsix), hello}) {
 			t.Fatalf("bad signature with a tampered cache: ok=%v\n%s", rep.OK(), verifytest.ProblemList(rep))
 		}
 		// And nothing a run found invalid is remembered.
 		rep = check(t, dir, withStateDir(state))
-		if rep.OK() || !hasProblem(rep, want{verify.RuleSignatureInvalid, relBlob(t, dir, hello, store.RoleVsix), hello}) {
+		if rep.OK() || !hasProblem(rep, want{verify.RuleSignatureInvalid, relBlob(t, dir, hello, artifact.RoleVsix), hello}) {
 			t.Fatalf("second run: ok=%v\n%s", rep.OK(), verifytest.ProblemList(rep))
 		}
 	})
@@ -247,12 +248,12 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		// fails it, and no verdict is taken for it from the cache.
 		dir, state := fresh(t), t.TempDir()
 		n := signedRun(t, dir, state)
-		filetest.FlipByte(t, blobFile(t, dir, hello, store.RoleVsix))
+		filetest.FlipByte(t, blobFile(t, dir, hello, artifact.RoleVsix))
 		rep := check(t, dir, withStateDir(state))
 		if v, c := sigCounts(rep); rep.OK() || v != 0 || c != n-1 {
 			t.Fatalf("ok=%v, %d verified, %d cached; want a failure, 0 verified, %d cached\n%s", rep.OK(), v, c, n-1, verifytest.ProblemList(rep))
 		}
-		if !hasProblem(rep, want{verify.RuleBlobDigest, relBlob(t, dir, hello, store.RoleVsix), hello}) {
+		if !hasProblem(rep, want{verify.RuleBlobDigest, relBlob(t, dir, hello, artifact.RoleVsix), hello}) {
 			t.Errorf("no blob-digest problem for hello:\n%s", verifytest.ProblemList(rep))
 		}
 	})
@@ -266,7 +267,7 @@ func TestSigCacheNotTrusted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+		resign(t, dir, func(st *dirstore.Store, cat *index.Catalog) {
 			for i := range cat.UpstreamKeys {
 				cat.UpstreamKeys[i].PEM = string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 			}

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/filetest"
@@ -23,7 +24,7 @@ func TestStateRecorded(t *testing.T) {
 	state := t.TempDir()
 	withState := func(o *verify.RegistryOptions) { o.State = trust.OpenStateDir(state); useKey(t, o, base(t).PubPath) }
 	// A damaged entry: the chain is still recorded.
-	f := blobFile(t, dir, hello, store.RoleVsix)
+	f := blobFile(t, dir, hello, artifact.RoleVsix)
 	b := filetest.ReadFile(t, f)
 	b[0] ^= 1
 	filetest.WriteFile(t, f, b)
@@ -92,7 +93,7 @@ func TestNeverCompleted(t *testing.T) {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				src := fresh(t)
 				dir := filepath.Join(t.TempDir(), "new")
-				st := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
+				st := storetest.OpenDir(t, dir, dirstore.Options{Create: true})
 				if err := st.Close(); err != nil {
 					t.Fatal(err)
 				}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
@@ -49,18 +51,18 @@ type tamperCase struct {
 func tamperCases() []tamperCase {
 	return []tamperCase{
 		{"flipped byte in a vsix", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			filetest.FlipByte(t, blobFile(t, dir, hello, store.RoleVsix))
-			return []want{{verify.RuleBlobDigest, relBlob(t, dir, hello, store.RoleVsix), hello}}
+			filetest.FlipByte(t, blobFile(t, dir, hello, artifact.RoleVsix))
+			return []want{{verify.RuleBlobDigest, relBlob(t, dir, hello, artifact.RoleVsix), hello}}
 		}},
 		{"truncated vsix", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			f := blobFile(t, dir, hello, store.RoleVsix)
-			b := readBlob(t, dir, hello, store.RoleVsix)
+			f := blobFile(t, dir, hello, artifact.RoleVsix)
+			b := readBlob(t, dir, hello, artifact.RoleVsix)
 			filetest.WriteFile(t, f, b[:len(b)-100])
-			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleVsix), hello}}
+			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, artifact.RoleVsix), hello}}
 		}},
 		{"deleted blob", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			rel := relBlob(t, dir, usesGit, store.RoleReadme)
-			filetest.Remove(t, blobFile(t, dir, usesGit, store.RoleReadme))
+			rel := relBlob(t, dir, usesGit, artifact.RoleReadme)
+			filetest.Remove(t, blobFile(t, dir, usesGit, artifact.RoleReadme))
 			return []want{{verify.RuleBlobMissing, rel, usesGit}}
 		}},
 		{"deleted manifest", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -79,7 +81,7 @@ func tamperCases() []tamperCase {
 			editJSON(t, filepath.Join(dir, filepath.FromSlash(helloIndex)), func(m map[string]any) {
 				ms := m["manifests"].([]any)
 				ms = append(ms, map[string]any{
-					"mediaType": store.MediaTypeManifest, "digest": other.ManifestDigest, "size": other.ManifestSize,
+					"mediaType": artifact.MediaTypeManifest, "digest": other.ManifestDigest, "size": other.ManifestSize,
 					"annotations": map[string]any{"org.opencontainers.image.ref.name": "universal-1.0.0"},
 				})
 				m["manifests"] = ms
@@ -89,7 +91,7 @@ func tamperCases() []tamperCase {
 		{"extra entry in index.json (a tag to a missing manifest)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			editJSON(t, filepath.Join(dir, filepath.FromSlash(helloIndex)), func(m map[string]any) {
 				m["manifests"] = append(m["manifests"].([]any), map[string]any{
-					"mediaType": store.MediaTypeManifest, "digest": index.DigestBytes([]byte("planted")), "size": 7,
+					"mediaType": artifact.MediaTypeManifest, "digest": index.DigestBytes([]byte("planted")), "size": 7,
 					"annotations": map[string]any{"org.opencontainers.image.ref.name": "universal-9.9.9"},
 				})
 			})
@@ -106,9 +108,9 @@ func tamperCases() []tamperCase {
 		{"tag pointed at another version's manifest", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			cat, _ := demoreg.ReadCatalog(t, dir)
 			other := find(t, cat, helloLinux)
-			st := storetest.OpenDir(t, dir, store.DirOptions{})
+			st := storetest.OpenDir(t, dir, dirstore.Options{})
 			defer st.Close()
-			if err := st.Tag(t.Context(), "airvsx-demo/hello-command", "universal-1.0.0", store.Descriptor{MediaType: store.MediaTypeManifest, Digest: other.ManifestDigest, Size: other.ManifestSize, ArtifactType: store.ArtifactType}); err != nil {
+			if err := st.Tag(t.Context(), "airvsx-demo/hello-command", "universal-1.0.0", store.Descriptor{MediaType: artifact.MediaTypeManifest, Digest: other.ManifestDigest, Size: other.ManifestSize, ArtifactType: artifact.ArtifactType}); err != nil {
 				t.Fatal(err)
 			}
 			return []want{{verify.RuleTagMismatch, helloIndex, hello}}
@@ -197,16 +199,16 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RuleTrustSignature, "metadata/2.root.json", ""}}
 		}},
 		{"upstream sigzip replaced by one for another vsix (blob swapped)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			filetest.WriteFile(t, blobFile(t, dir, hello, store.RoleUpstreamSignature), readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", store.RoleUpstreamSignature))
-			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleUpstreamSignature), hello}}
+			filetest.WriteFile(t, blobFile(t, dir, hello, artifact.RoleUpstreamSignature), readBlob(t, dir, "airvsx-demo.night-theme@2.1.0", artifact.RoleUpstreamSignature))
+			return []want{{verify.RuleBlobSize, relBlob(t, dir, hello, artifact.RoleUpstreamSignature), hello}}
 		}},
 		{"upstream sigzip replaced by one for another vsix (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			swapLayer(t, dir, hello, nightTheme, store.RoleUpstreamSignature)
-			return []want{{verify.RuleSignatureInvalid, relBlob(t, dir, hello, store.RoleVsix), hello}}
+			swapLayer(t, dir, hello, nightTheme, artifact.RoleUpstreamSignature)
+			return []want{{verify.RuleSignatureInvalid, relBlob(t, dir, hello, artifact.RoleVsix), hello}}
 		}},
 		{"signature layer dropped from a signed entry (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
-				replaceLayer(t, dir, st, cat, gitHelper, store.RoleUpstreamSignature, nil)
+			resign(t, dir, func(st *dirstore.Store, cat *index.Catalog) {
+				replaceLayer(t, dir, st, cat, gitHelper, artifact.RoleUpstreamSignature, nil)
 			})
 			return []want{{verify.RuleSignatureMissing, relBlob(t, dir, gitHelper, ""), gitHelper}}
 		}},
@@ -221,26 +223,26 @@ func tamperCases() []tamperCase {
 					hostile = b
 				}
 			}
-			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
-				e := replaceLayer(t, dir, st, cat, unsigned, store.RoleVsix, hostile)
+			resign(t, dir, func(st *dirstore.Store, cat *index.Catalog) {
+				e := replaceLayer(t, dir, st, cat, unsigned, artifact.RoleVsix, hostile)
 				e.Upstream = index.Signature{}
 			})
-			return []want{{verify.RuleVsixUnsafe, relBlob(t, dir, unsigned, store.RoleVsix), unsigned}}
+			return []want{{verify.RuleVsixUnsafe, relBlob(t, dir, unsigned, artifact.RoleVsix), unsigned}}
 		}},
 		{"vsix replaced by another extension's package (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			swapLayer(t, dir, unsigned, nightTheme, store.RoleVsix)
-			return []want{{verify.RuleVsixIdentity, relBlob(t, dir, unsigned, store.RoleVsix), unsigned}}
+			swapLayer(t, dir, unsigned, nightTheme, artifact.RoleVsix)
+			return []want{{verify.RuleVsixIdentity, relBlob(t, dir, unsigned, artifact.RoleVsix), unsigned}}
 		}},
 		{"catalog summary lies about capabilities (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+			resign(t, dir, func(st *dirstore.Store, cat *index.Catalog) {
 				find(t, cat, gitHelper).DeclaredCapabilities = nil
 			})
-			return []want{{verify.RuleEntrySummary, relBlob(t, dir, gitHelper, store.RoleVsix), gitHelper}}
+			return []want{{verify.RuleEntrySummary, relBlob(t, dir, gitHelper, artifact.RoleVsix), gitHelper}}
 		}},
 		{"catalog hash chain broken (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			o.State = trust.OpenStateDir(t.TempDir())
 			check(t, dir, func(p *verify.RegistryOptions) { p.State = o.State })
-			resign(t, dir, func(st *store.Dir, cat *index.Catalog) { cat.Previous = "bogus" })
+			resign(t, dir, func(st *dirstore.Store, cat *index.Catalog) { cat.Previous = "bogus" })
 			return []want{{verify.RuleCatalogChain, "metadata/targets/", ""}}
 		}},
 		{"policy excludes an entry present", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
@@ -257,7 +259,7 @@ func tamperCases() []tamperCase {
 			return []want{{verify.RulePolicyUnsigned, "metadata/targets/", unsigned}}
 		}},
 		{"dependency removed from the registry (re-signed catalog)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			resign(t, dir, func(st *store.Dir, cat *index.Catalog) {
+			resign(t, dir, func(st *dirstore.Store, cat *index.Catalog) {
 				e := find(t, cat, gitHelper)
 				var kept []index.Entry
 				for _, x := range cat.Entries {
@@ -338,7 +340,7 @@ func TestCleanRegistry(t *testing.T) {
 // its size but, by design, not a flipped byte.
 func TestNoReadDataSkipsContent(t *testing.T) {
 	dir := fresh(t)
-	f := blobFile(t, dir, hello, store.RoleVsix)
+	f := blobFile(t, dir, hello, artifact.RoleVsix)
 	b := filetest.ReadFile(t, f)
 	b[10] ^= 1
 	filetest.WriteFile(t, f, b)
@@ -347,7 +349,7 @@ func TestNoReadDataSkipsContent(t *testing.T) {
 	}
 	filetest.WriteFile(t, f, b[:len(b)-1])
 	rep := check(t, dir, func(o *verify.RegistryOptions) { o.NoReadData = true })
-	if !hasProblem(rep, want{verify.RuleBlobSize, relBlob(t, dir, hello, store.RoleVsix), hello}) {
+	if !hasProblem(rep, want{verify.RuleBlobSize, relBlob(t, dir, hello, artifact.RoleVsix), hello}) {
 		t.Errorf("--no-read-data missed a truncated blob:\n%s", verifytest.ProblemList(rep))
 	}
 }
@@ -358,9 +360,9 @@ func TestExtrasAreHints(t *testing.T) {
 	dir := fresh(t)
 	cat, _ := demoreg.ReadCatalog(t, dir)
 	other := find(t, cat, helloLinux)
-	st := storetest.OpenDir(t, dir, store.DirOptions{})
+	st := storetest.OpenDir(t, dir, dirstore.Options{})
 	ctx := t.Context()
-	if err := st.Tag(ctx, "airvsx-demo/hello-command", "universal-9.0.0", store.Descriptor{MediaType: store.MediaTypeManifest, Digest: other.ManifestDigest, Size: other.ManifestSize, ArtifactType: store.ArtifactType}); err != nil {
+	if err := st.Tag(ctx, "airvsx-demo/hello-command", "universal-9.0.0", store.Descriptor{MediaType: artifact.MediaTypeManifest, Digest: other.ManifestDigest, Size: other.ManifestSize, ArtifactType: artifact.ArtifactType}); err != nil {
 		t.Fatal(err)
 	}
 	stray := []byte("left behind")

@@ -24,7 +24,7 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 	// (trust.Check applies the commit rules every reader applies): a
 	// broken rule is reported and the rest still checked, since a rewound
 	// branch also rolls TUF back, and the report names both commits.
-	if h, ok := v.st.(store.History); ok {
+	if h, ok := store.As[store.History](v.st); ok {
 		ts.Revision = h.Revision()
 	}
 	c, err := trust.Check(ctx, v.st, v.opts.Anchor, trust.CheckOptions{State: v.opts.State, Now: v.opts.Now, OnHistory: v.historyProblem})

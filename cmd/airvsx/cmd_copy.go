@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/place"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/transfer"
 )
@@ -121,14 +122,14 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun, Repair: opts.repair,
 		Source: srcPlace, Dest: dstPlace}
 	var signer signature.Signer
-	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceDocker && opts.signKey != "" && !opts.dryRun {
+	if _, k, err := place.Parse(dstPlace); err == nil && k.SignsEntries && opts.signKey != "" && !opts.dryRun {
 		// The cosign signatures of a docker:// DST's entries are for
 		// stock cosign verify; airvsx verify does not read them, so the
 		// key need not be one the registry's root trusts.
 		if signer, err = trust.LoadSigner(opts.signKey, []byte(os.Getenv("COSIGN_PASSWORD"))); err != nil {
 			return fmt.Errorf("copy: --sign-key: %w", err)
 		}
-	} else if err == nil && p.Kind == store.PlaceGit && !opts.dryRun {
+	} else if err == nil && k.CommitSigned && !opts.dryRun {
 		if opts.signKey == "" {
 			return usagef("copy: a git DST commits the copy signed: pass --sign-key PREFIX.key")
 		}
@@ -174,10 +175,10 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 			prog.Printf("%s", copyProgressLine(p, time.Since(blobsStart)))
 		}
 	}
-	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceDir && dst == nil {
-		// A dry run to a directory that does not exist yet: the space
-		// of the file system it would be made on.
-		o.FreeSpace = func() (int64, int64, error) { return store.FreeSpaceAt(p.Path) }
+	if p, k, err := place.Parse(dstPlace); err == nil && k.FreeSpaceAt != nil && dst == nil {
+		// A dry run to a place that does not exist yet: the space of the
+		// file system it would be made on.
+		o.FreeSpace = func() (int64, int64, error) { return k.FreeSpaceAt(p) }
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
 	prog.Done()
@@ -203,16 +204,16 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 // openCopyDest opens DST for writing (a directory is created), or for a
 // dry run read-only; a dry run to a directory that does not exist yet
 // gives nil: an empty place.
-func openCopyDest(ctx context.Context, place string, dryRun bool, n registryNet) (store.Store, error) {
+func openCopyDest(ctx context.Context, where string, dryRun bool, n registryNet) (store.Store, error) {
 	if !dryRun {
-		return openRegistryNet(ctx, place, true, n)
+		return openRegistryNet(ctx, where, true, n)
 	}
-	if p, err := store.ParsePlace(place); err == nil && (p.Kind == store.PlaceDir || p.Kind == store.PlaceGit) {
+	if p, k, err := place.Parse(where); err == nil && k.Local {
 		if _, err := os.Stat(p.Path); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 	}
-	return openRegistryNet(ctx, place, false, n)
+	return openRegistryNet(ctx, where, false, n)
 }
 
 // checkDestParent refuses a directory or git DST that does not exist in
@@ -220,9 +221,9 @@ func openCopyDest(ctx context.Context, place string, dryRun bool, n registryNet)
 // its mount point, where the copy would otherwise fill the local disk.
 // With parents, the parent directories are created (not in a dry run,
 // which writes nothing).
-func checkDestParent(place string, parents, dryRun bool) error {
-	p, err := store.ParsePlace(place)
-	if err != nil || (p.Kind != store.PlaceDir && p.Kind != store.PlaceGit) {
+func checkDestParent(where string, parents, dryRun bool) error {
+	p, k, err := place.Parse(where)
+	if err != nil || !k.Local {
 		return nil // a place parsed again, and refused, where it is opened
 	}
 	if _, err := os.Lstat(p.Path); err == nil {
@@ -234,15 +235,15 @@ func checkDestParent(place string, parents, dryRun bool) error {
 	case err == nil:
 		return nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("copy: %s's parent directory %s: %w", place, parent, err)
+		return fmt.Errorf("copy: %s's parent directory %s: %w", where, parent, err)
 	case !parents:
 		return fmt.Errorf("copy: cannot create %s: its parent directory %s does not exist (%w); nothing was written: mount the medium (a USB stick) or check the path, or pass --parents to create it",
-			place, parent, err)
+			where, parent, err)
 	case dryRun:
 		return nil
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("copy: create %s's parent directory: %w", place, err)
+		return fmt.Errorf("copy: create %s's parent directory: %w", where, err)
 	}
 	return nil
 }

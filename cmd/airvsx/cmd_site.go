@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/place"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/site"
 )
@@ -158,10 +159,10 @@ func absPath(path string) string {
 
 // absPlace is a registry place with its path made absolute (a directory
 // or a git repository); other places as they are.
-func absPlace(place string) string {
-	p, err := store.ParsePlace(place)
-	if err != nil || p.Kind != store.PlaceDir && p.Kind != store.PlaceGit {
-		return place
+func absPlace(where string) string {
+	p, k, err := place.Parse(where)
+	if err != nil || !k.Local {
+		return where
 	}
 	p.Path = absPath(p.Path)
 	return p.String()

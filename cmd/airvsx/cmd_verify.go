@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/place"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/verify"
@@ -124,7 +124,7 @@ func runVerify(cmd *cobra.Command, g *globals, opts verifyOptions, args []string
 		return err
 	}
 	if !rep.OK() {
-		if p, err := store.ParsePlace(opts.registry.place); len(args) == 0 && err == nil && p.Kind == store.PlaceDir && copyRepairs(rep) {
+		if _, k, err := place.Parse(opts.registry.place); len(args) == 0 && err == nil && k.Repairable && copyRepairs(rep) {
 			fmt.Fprintf(g.stderr, "airvsx: to repair this copy from a good one (the publisher's, or the connected side's; GOOD is its place):\n  %s\n",
 				repairHint("GOOD", opts.registry.place, &opts.anchor))
 		}

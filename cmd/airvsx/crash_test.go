@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/filetest"
@@ -302,9 +303,9 @@ func checkBlobs(t *testing.T, reg string, cat *index.Catalog) {
 		return b
 	}
 	for _, e := range cat.Entries {
-		repo := store.Repo(e.ID)
+		repo := artifact.Repo(e.ID)
 		raw := read(repo, e.ManifestDigest, e.ManifestSize)
-		m, err := store.ParseManifest(raw)
+		m, err := artifact.ParseManifest(raw)
 		if err != nil {
 			t.Errorf("%s: %s: manifest: %v", reg, e.String(), err)
 			continue

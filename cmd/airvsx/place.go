@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/ocistore"
+	"github.com/airvsx/airvsx/index/store/place"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/certpool"
 	"github.com/airvsx/airvsx/internal/safefile"
@@ -74,7 +73,7 @@ const maxCABundle = 4 << 20
 // openRegistry opens the registry at a place (and, for writers, creates a
 // directory registry) with no network flags. Every command goes through
 // it or openRegistryNet, so every command accepts the same forms
-// (store.ParsePlace).
+// (place.Parse).
 func openRegistry(place string, write bool) (store.Store, error) {
 	return openRegistryNet(context.Background(), place, write, registryNet{})
 }
@@ -82,62 +81,32 @@ func openRegistry(place string, write bool) (store.Store, error) {
 // openRegistryNet is openRegistry with the network flags of a docker://
 // place and the writer's signer. A docker:// registry is the only store
 // that dials, and only its own host.
-func openRegistryNet(ctx context.Context, place string, write bool, n registryNet) (store.Store, error) {
-	p, err := store.ParsePlace(place)
+func openRegistryNet(ctx context.Context, where string, write bool, n registryNet) (store.Store, error) {
+	p, k, err := place.Parse(where)
 	if err != nil {
 		return nil, &usageError{err}
 	}
-	switch p.Kind {
-	case store.PlaceDocker:
-		o := ocistore.Options{Insecure: n.insecure, AllowInsecureRemote: n.allowInsecureRemote, AlsoDial: n.alsoDial, ReadOnly: !write, Logger: n.logger}
-		if write {
-			o.Signer = n.signer
-		}
-		if n.caFile != "" {
-			pem, err := safefile.ReadFile(n.caFile, maxCABundle)
-			if err != nil {
-				return nil, fmt.Errorf("--ca-file: %w", err)
-			}
-			pool, ok := certpool.WithSystem(pem)
-			if !ok {
-				return nil, &usageError{fmt.Errorf("--ca-file %s: no PEM certificate in it", n.caFile)}
-			}
-			o.RootCAs = pool
-		}
-		st, err := ocistore.Open(ctx, p, o)
-		if errors.Is(err, ocistore.ErrInsecureRemote) {
-			return nil, &usageError{err}
-		}
+	o := place.Options{Write: write, Signer: n.signer, Logger: n.logger,
+		Net: place.NetOptions{Insecure: n.insecure, AllowInsecureRemote: n.allowInsecureRemote, AlsoDial: n.alsoDial}}
+	if n.caFile != "" && k.Network {
+		pem, err := safefile.ReadFile(n.caFile, maxCABundle)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--ca-file: %w", err)
 		}
-		// A registry that wants a login, or cannot be reached at all,
-		// says so now, not as whatever read failed first (for verify, a
-		// finding about the metadata). Any other failure is left to the
-		// requests that follow.
-		if err := st.CheckAccess(ctx); errors.Is(err, ocistore.ErrUnauthorized) || errors.Is(err, store.ErrUnreachable) {
-			st.Close()
-			return nil, err
+		pool, ok := certpool.WithSystem(pem)
+		if !ok {
+			return nil, &usageError{fmt.Errorf("--ca-file %s: no PEM certificate in it", n.caFile)}
 		}
-		return st, nil
-	case store.PlaceDir:
-		if !write {
-			st, err := store.OpenDir(p.Path, store.DirOptions{ReadOnly: true})
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("registry %s does not exist (check the path, or create one with airvsx sync)", p.Path)
-			}
-			return st, err
-		}
-		return store.OpenDir(p.Path, store.DirOptions{Create: true})
-	case store.PlaceGit:
-		st, err := gitstore.Open(p.Path, gitstore.Options{Ref: p.Ref, Write: write, Create: write, Signer: n.signer})
-		if !write && errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("registry %s: %w (check the path and the ref, or create one with airvsx sync)", place, err)
-		}
-		return st, err
-	default:
-		return nil, &usageError{fmt.Errorf("place %s: airvsx cannot open %s registries; use a directory (DIR), a git repository (git:PATH[#REF]) or an OCI registry (docker://HOST[:PORT]/PREFIX)", place, p.Kind)}
+		o.Net.RootCAs = pool
 	}
+	st, err := place.Open(ctx, p, o)
+	if ne := (*place.NotExistError)(nil); errors.As(err, &ne) {
+		return nil, fmt.Errorf("%w (%s, or create one with airvsx sync)", err, ne.Kind.MissingHint)
+	}
+	if errors.Is(err, ocistore.ErrInsecureRemote) {
+		return nil, &usageError{err}
+	}
+	return st, err
 }
 
 // abandon is what a writer (sync, copy) whose run failed with err does
@@ -150,7 +119,7 @@ func abandon(ctx context.Context, st store.Store, place, verb string, err error)
 	if err == nil || st == nil {
 		return err
 	}
-	if d, ok := st.(store.Discarder); ok {
+	if d, ok := store.As[store.Discarder](st); ok {
 		removed, derr := d.Discard()
 		if derr != nil {
 			return fmt.Errorf("%w; removing the new registry %s, which holds nothing, failed too: %w", err, place, derr)
@@ -256,12 +225,12 @@ func (a *anchorFlags) resolve(verb string) (trust.Anchor, *trust.StateDir, error
 // into the registry it reads, and leave a stray directory in it). Two
 // refs of one git repository are two registries.
 func distinctPlaces(src, dst string) error {
-	s, serr := store.ParsePlace(src)
-	d, derr := store.ParsePlace(dst)
+	s, sk, serr := place.Parse(src)
+	d, dk, derr := place.Parse(dst)
 	if serr != nil || derr != nil {
 		return nil // opening them says what is wrong
 	}
-	if s.Kind == store.PlaceDocker || d.Kind == store.PlaceDocker {
+	if !sk.Local || !dk.Local {
 		if s.Kind == d.Kind && strings.EqualFold(s.Host, d.Host) && s.Prefix == d.Prefix {
 			return usagef("copy: %s and %s are the same registry", src, dst)
 		}
@@ -269,7 +238,7 @@ func distinctPlaces(src, dst string) error {
 	}
 	sp, dp := realPath(s.Path), realPath(d.Path)
 	switch {
-	case sp == dp && s.Kind == store.PlaceGit && d.Kind == store.PlaceGit && s.Ref != d.Ref:
+	case sp == dp && s.Kind == d.Kind && s.Ref != d.Ref:
 		return nil
 	case sp == dp:
 		return usagef("copy: %s and %s are the same registry", src, dst)
@@ -284,13 +253,13 @@ func distinctPlaces(src, dst string) error {
 // outsideRegistry refuses an output directory (site's --out, install's
 // --extensions) that is a local registry or lies inside one: what it
 // writes would be stray files in the registry (verify's extra-file).
-func outsideRegistry(cmd, flag, out, place string) error {
-	p, err := store.ParsePlace(place)
-	if err != nil || p.Kind == store.PlaceDocker {
+func outsideRegistry(cmd, flag, out, where string) error {
+	p, k, err := place.Parse(where)
+	if err != nil || !k.Local {
 		return nil
 	}
 	if o, r := realPath(out), realPath(p.Path); o == r || within(o, r) {
-		return usagef("%s: %s %s is inside the registry %s, which would then hold stray files; choose a directory outside it (beside it on the stick is fine)", cmd, flag, out, place)
+		return usagef("%s: %s %s is inside the registry %s, which would then hold stray files; choose a directory outside it (beside it on the stick is fine)", cmd, flag, out, where)
 	}
 	return nil
 }

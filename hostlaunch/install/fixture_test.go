@@ -13,7 +13,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
@@ -117,7 +117,7 @@ func buildFixture(t *testing.T) (*fixture, error) {
 	f := &fixture{dir: filepath.Join(tmpRoot, "registry"), policy: pol}
 	signer, _ := demoreg.Signer(t, tmpRoot, "signer")
 	_, f.otherPub = demoreg.Signer(t, tmpRoot, "other")
-	st, err := store.OpenDir(f.dir, store.DirOptions{Create: true})
+	st, err := dirstore.Open(f.dir, dirstore.Options{Create: true})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func buildFixture(t *testing.T) (*fixture, error) {
 func registry(t *testing.T) install.Registry {
 	t.Helper()
 	f := base(t)
-	st := storetest.OpenDir(t, f.dir, store.DirOptions{ReadOnly: true})
+	st := storetest.OpenDir(t, f.dir, dirstore.Options{ReadOnly: true})
 	t.Cleanup(func() { st.Close() })
 	return install.Registry{Store: st, Place: f.dir, Anchor: trust.Anchor{Root: f.root}}
 }

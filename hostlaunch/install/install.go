@@ -16,6 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/internal/safefile"
@@ -260,11 +261,11 @@ func (in *installer) keep(old Record) {
 // fetch reads and checks one catalog entry and unpacks it into staging.
 func (in *installer) fetch(ctx context.Context, e *index.Entry, what string) (*pending, error) {
 	name := FolderName(e.ID, e.Version, e.Platform)
-	m, err := store.EntryManifest(ctx, in.reg.Store, e)
+	m, err := artifact.EntryManifest(ctx, in.reg.Store, e)
 	if err != nil {
 		return nil, damaged(in.refuse(ctx, what, name, nil, 0, err.Error()), err)
 	}
-	f, err := store.OpenBlobAt(ctx, in.reg.Store, store.Repo(e.ID), store.VsixDigest(e), e.VsixSize, nil, in.staging)
+	f, err := store.OpenBlobAt(ctx, in.reg.Store, artifact.Repo(e.ID), artifact.VsixDigest(e), e.VsixSize, nil, in.staging)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

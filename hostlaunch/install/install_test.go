@@ -14,7 +14,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/policies"
@@ -280,19 +280,19 @@ func TestRegistryDamaged(t *testing.T) {
 		ref     string
 		damaged bool
 	}{
-		{"vsix", store.VsixDigest(e), "airvsx-demo.night-theme", true},
+		{"vsix", artifact.VsixDigest(e), "airvsx-demo.night-theme", true},
 		{"manifest", e.ManifestDigest, "airvsx-demo.night-theme", true},
 		{"not in the catalog", "", "nobody.nothing", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := storetest.MemFromDir(t, f.dir)
 			if tc.digest != "" {
-				data, ok := st.RawBlob(store.Repo(e.ID), tc.digest)
+				data, ok := st.RawBlob(artifact.Repo(e.ID), tc.digest)
 				if !ok {
 					t.Fatalf("no blob %s", tc.digest)
 				}
 				data[len(data)/2] ^= 1
-				st.SetRawBlob(store.Repo(e.ID), tc.digest, data)
+				st.SetRawBlob(artifact.Repo(e.ID), tc.digest, data)
 			}
 			reg := install.Registry{Store: st, Place: "reg", Anchor: trust.Anchor{Root: f.root}}
 			_, err := install.FromRegistry(t.Context(), reg, tc.ref, options(t))

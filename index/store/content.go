@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"crypto"
 	"fmt"
 	"io"
 )
@@ -38,22 +37,10 @@ func (c seekContent) Rewind() error {
 	return err
 }
 
-// Committer is implemented by stores that group writes into changes (a
-// git store makes one commit per change). Writers end each change with
-// Commit once its metadata is written, the catalog last. Stores whose
-// every write is visible at once (Dir) do not implement it.
-type Committer interface {
-	// Commit records every write since the last Commit as one change
-	// described by message. Nothing is visible to readers of the change
-	// history before it returns; a change that is never committed is
-	// finished by the next Commit.
-	Commit(ctx context.Context, message string) error
-}
-
 // Commit ends a change in s with message when s groups writes into
 // changes (see Committer); for other stores it does nothing.
 func Commit(ctx context.Context, s Store, message string) error {
-	if c, ok := s.(Committer); ok {
+	if c, ok := As[Committer](s); ok {
 		if err := c.Commit(ctx, message); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
@@ -99,30 +86,3 @@ func (c *ReopenContent) Close() error { return c.rc.Close() }
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-// Discarder is implemented by stores that can remove a registry their
-// opening created while it is still empty (Dir.Discard): a writer whose
-// first sync or copy failed before it stored anything leaves nothing.
-type Discarder interface {
-	// Discard removes the registry if this store created it and it
-	// holds nothing yet, and reports whether it did. The store must
-	// still be closed.
-	Discard() (bool, error)
-}
-
-var _ Discarder = (*Dir)(nil)
-
-// History is implemented by stores whose content is a signed history of
-// changes (a git store: commits). Readers that keep state between runs
-// (verify) check the signature of the revision they read and that it
-// descends from the one they trusted last, so a rewound history fails.
-type History interface {
-	// Revision names the change being read (a commit ID); "" when the
-	// store holds none.
-	Revision() string
-	// CheckSignature checks that the revision is signed by one of keys.
-	CheckSignature(ctx context.Context, keys []crypto.PublicKey) error
-	// Descends reports whether the revision is old or descends from it
-	// (false when old is not in the store's history at all).
-	Descends(ctx context.Context, old string) (bool, error)
-}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // ErrInvalidName is wrapped by every error about a hostile or malformed
@@ -32,13 +33,6 @@ var (
 	elementPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	shortAlias     = regexp.MustCompile(`~[0-9]`)
 )
-
-// Repo returns the repository of an extension: "<ns>/<name>", lower-cased.
-// Identity is case-insensitive, and lower case also keeps two spellings of
-// one ID from colliding on case-insensitive filesystems (FAT, NTFS).
-func Repo(id index.ID) string {
-	return strings.ToLower(id.Namespace) + "/" + strings.ToLower(id.Name)
-}
 
 // CheckRepo reports whether repo is a valid repository name: "<ns>/<name>",
 // both parts index.ValidName and lower-case, neither a Windows reserved
@@ -233,22 +227,28 @@ func QuarantineName(s string) string {
 	if name == "" || !elementPattern.MatchString(name) || index.WindowsReserved(name) {
 		name = "x" + name
 	}
-	if len(name) > maxQuarantineName {
-		name = name[:maxQuarantineName-17] + "-" + index.SHA256Hex([]byte(s))[:16]
+	if len(name) > MaxQuarantineName {
+		name = name[:MaxQuarantineName-17] + "-" + index.SHA256Hex([]byte(s))[:16]
 	}
 	return name
 }
 
-// CheckEntryName reports whether an entry for id at version for platform
-// can be stored in every place: its repository name (CheckRepo; a
-// Windows device name such as "con" cannot) and its tag (Tag; a version
-// with a long build suffix can make one longer than 128 characters).
-// sync refuses such a package before downloading it, and inspect reports
-// the same error.
-func CheckEntryName(id index.ID, version string, platform index.Platform) error {
-	if err := CheckRepo(Repo(id)); err != nil {
+// CheckManifestDescriptor reports whether a tag may point at m: an OCI
+// image manifest or index media type, a valid digest, a size that is not
+// negative. Store.Tag checks it.
+func CheckManifestDescriptor(m Descriptor) error {
+	return checkManifestDescriptor(m.MediaType, m.Digest, m.Size)
+}
+
+func checkManifestDescriptor(mediaType, dgst string, size int64) error {
+	if mediaType != ocispec.MediaTypeImageManifest && mediaType != ocispec.MediaTypeImageIndex {
+		return fmt.Errorf("mediaType %q: want %s or %s", mediaType, ocispec.MediaTypeImageManifest, ocispec.MediaTypeImageIndex)
+	}
+	if err := CheckDigest(dgst); err != nil {
 		return err
 	}
-	_, err := Tag(platform, version)
-	return err
+	if size < 0 {
+		return fmt.Errorf("size %d is negative", size)
+	}
+	return nil
 }

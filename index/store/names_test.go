@@ -8,6 +8,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // TestCheckRepoWindowsReserved: CheckRepo refuses every repository part
@@ -86,7 +87,7 @@ func TestCheckEntryName(t *testing.T) {
 		{"ns.name", "1.0.0+" + strings.Repeat("b", 130), index.Universal, "want [A-Za-z0-9_]"},
 	}
 	for _, tt := range tests {
-		err := store.CheckEntryName(index.MustParseID(tt.id), tt.version, tt.platform)
+		err := artifact.CheckEntryName(index.MustParseID(tt.id), tt.version, tt.platform)
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("CheckEntryName(%s, %.20s…, %s) = %v; want %q", tt.id, tt.version, tt.platform, err, tt.want)
 		}

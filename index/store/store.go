@@ -12,7 +12,7 @@ import (
 // OCI image layout. Every method checks its names first (errors wrap
 // ErrInvalidName) and honours ctx. A Store is safe for concurrent use by
 // several goroutines (copy and sync put blobs and tags in parallel).
-// Implementations: Dir; the conformance suite is index/store/storetest.
+// Implementations: index/store/dirstore, gitstore and ocistore; the conformance suite is index/store/storetest.
 type Store interface {
 	// StatBlob returns the size of a stored blob; an error wrapping
 	// fs.ErrNotExist when it is absent. It does not read the content.

@@ -104,7 +104,7 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 		return nil
 	}
 	var rev string
-	if h, ok := st.(store.History); ok {
+	if h, ok := store.As[store.History](st); ok {
 		keys, err := HistoryKeys(a)
 		if err == nil {
 			rev, err = CheckRevision(ctx, st, keys)

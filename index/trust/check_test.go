@@ -9,7 +9,7 @@ import (
 
 	"github.com/sigstore/sigstore/pkg/signature"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/testkit/signtest"
@@ -17,10 +17,10 @@ import (
 
 // checkRegistry makes a directory registry published by s with one
 // catalog of each serial.
-func checkRegistry(t *testing.T, s signature.Signer, serials ...int64) (*store.Dir, string) {
+func checkRegistry(t *testing.T, s signature.Signer, serials ...int64) (*dirstore.Store, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "reg")
-	st := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
+	st := storetest.OpenDir(t, dir, dirstore.Options{Create: true})
 	t.Cleanup(func() { st.Close() })
 	for _, n := range serials {
 		mustPublish(t, Metadata(t.Context(), st), trustCatalog(t, n), s, t0)

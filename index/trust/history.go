@@ -63,7 +63,7 @@ func HistoryKeys(a Anchor) ([]crypto.PublicKey, error) {
 // nil for a store that keeps no history, or holds no revision yet (a new
 // repository). The error is a *HistoryError wrapping ErrHistorySignature.
 func CheckRevision(ctx context.Context, st store.Store, keys []crypto.PublicKey) (string, error) {
-	h, ok := st.(store.History)
+	h, ok := store.As[store.History](st)
 	if !ok {
 		return "", nil
 	}
@@ -85,7 +85,7 @@ func CheckRevision(ctx context.Context, st store.Store, keys []crypto.PublicKey)
 // descends from prev, the revision recorded before ("" for none): a
 // *HistoryError wrapping ErrHistoryRewound when not.
 func checkDescends(ctx context.Context, st store.Store, rev, prev string) error {
-	h, ok := st.(store.History)
+	h, ok := store.As[store.History](st)
 	if !ok || prev == "" || rev == "" || prev == rev {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // IdentityError says a package is not the extension, version and platform
@@ -44,9 +45,9 @@ func checkStorable(p *Package, r *Report) {
 	if p.ID.IsZero() || p.Version == nil || !p.Platform.Valid() {
 		return // already reported as a manifest problem
 	}
-	if err := store.CheckEntryName(p.ID, p.Version.Original(), p.Platform); err != nil {
+	if err := artifact.CheckEntryName(p.ID, p.Version.Original(), p.Platform); err != nil {
 		field := "version"
-		if store.CheckRepo(store.Repo(p.ID)) != nil {
+		if store.CheckRepo(artifact.Repo(p.ID)) != nil {
 			field = "publisher/name"
 		}
 		r.Errorf(PackageJSONPath, field, RuleUnstorable, "cannot be stored in a registry: %v", err)

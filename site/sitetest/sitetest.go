@@ -21,6 +21,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/testkit/synthreg"
 )
@@ -99,29 +100,29 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 		return index.Entry{}, err
 	}
 	a := synthreg.NewArtifact(st, x.ID)
-	if err := a.Add(ctx, store.RoleVsix, fmt.Sprintf("%s-%s.vsix", x.ID, x.Version), vsixBytes); err != nil {
+	if err := a.Add(ctx, artifact.RoleVsix, fmt.Sprintf("%s-%s.vsix", x.ID, x.Version), vsixBytes); err != nil {
 		return index.Entry{}, err
 	}
-	if err := a.Add(ctx, store.RoleManifest, "package.json", pkg); err != nil {
+	if err := a.Add(ctx, artifact.RoleManifest, "package.json", pkg); err != nil {
 		return index.Entry{}, err
 	}
 	if x.Readme != nil {
-		if err := a.Add(ctx, store.RoleReadme, "README.md", x.Readme); err != nil {
+		if err := a.Add(ctx, artifact.RoleReadme, "README.md", x.Readme); err != nil {
 			return index.Entry{}, err
 		}
 	}
 	if x.Icon != nil {
-		if err := a.Add(ctx, store.RoleIcon, "icon.png", x.Icon); err != nil {
+		if err := a.Add(ctx, artifact.RoleIcon, "icon.png", x.Icon); err != nil {
 			return index.Entry{}, err
 		}
 	}
 	if x.License != nil {
-		if err := a.Add(ctx, store.RoleLicense, "LICENSE", x.License); err != nil {
+		if err := a.Add(ctx, artifact.RoleLicense, "LICENSE", x.License); err != nil {
 			return index.Entry{}, err
 		}
 	}
 	sum := index.SHA256Hex(vsixBytes)
-	m, err := a.Put(ctx, store.ArtifactInfo{ID: x.ID, Version: x.Version, Platform: x.Platform, PreRelease: x.PreRelease,
+	m, err := a.Put(ctx, artifact.ArtifactInfo{ID: x.ID, Version: x.Version, Platform: x.Platform, PreRelease: x.PreRelease,
 		Created: x.Published, UpstreamSHA256: sum})
 	if err != nil {
 		return index.Entry{}, err

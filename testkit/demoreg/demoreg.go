@@ -29,7 +29,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/mirror/openvsx"
@@ -143,7 +143,7 @@ func build(tb testing.TB) (*Registry, error) {
 	r.Upstream = srv.URL
 	for i, now := range []time.Time{SyncNow1, SyncNow2} {
 		before := srv.Count("/cdn/")
-		st, err := store.OpenDir(r.Dir, store.DirOptions{Create: true})
+		st, err := dirstore.Open(r.Dir, dirstore.Options{Create: true})
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +173,7 @@ func build(tb testing.TB) (*Registry, error) {
 // the registry's own root at VerifyNow, and returns it with its digest.
 func ReadCatalog(tb testing.TB, dir string) (*index.Catalog, string) {
 	tb.Helper()
-	st, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
+	st, err := dirstore.Open(dir, dirstore.Options{ReadOnly: true})
 	if err != nil {
 		tb.Fatal(err)
 	}

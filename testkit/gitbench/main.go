@@ -15,6 +15,8 @@ import (
 	"os"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/testkit/synthreg"
 )
@@ -34,7 +36,7 @@ func main() {
 }
 
 func run(ctx context.Context, from, to string) error {
-	src, err := store.OpenDir(from, store.DirOptions{ReadOnly: true})
+	src, err := dirstore.Open(from, dirstore.Options{ReadOnly: true})
 	if err != nil {
 		return err
 	}
@@ -62,11 +64,11 @@ func run(ctx context.Context, from, to string) error {
 			if err != nil {
 				return err
 			}
-			m, err := store.ParseManifest(raw)
+			m, err := artifact.ParseManifest(raw)
 			if err != nil {
 				return fmt.Errorf("%s:%s: %w", repo, t.Tag, err)
 			}
-			descs := []store.Descriptor{{Digest: store.EmptyConfigDigest, Size: 2}}
+			descs := []store.Descriptor{{Digest: artifact.EmptyConfigDigest, Size: 2}}
 			for _, l := range m.Layers {
 				descs = append(descs, store.Descriptor{Digest: l.Digest, Size: l.Size})
 			}

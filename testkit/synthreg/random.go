@@ -8,6 +8,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // RandomEntry stores entry i as namespace.ext-NNNN 1.0.0: a vsix of size
@@ -24,18 +25,18 @@ func RandomEntry(namespace string, size int64) EntryFunc {
 		mrand.NewChaCha8(seed).Read(data)
 		a := NewArtifact(st, id)
 		pkg := []byte(fmt.Sprintf(`{"name":%q,"publisher":%q,"version":"1.0.0"}`, name, namespace))
-		if err := a.Add(ctx, store.RoleVsix, namespace+"."+name+"-1.0.0.vsix", data); err != nil {
+		if err := a.Add(ctx, artifact.RoleVsix, namespace+"."+name+"-1.0.0.vsix", data); err != nil {
 			return index.Entry{}, err
 		}
-		if err := a.Add(ctx, store.RoleUpstreamMetadata, "openvsx.json", []byte(`{"synthetic":true}`)); err != nil {
+		if err := a.Add(ctx, artifact.RoleUpstreamMetadata, "openvsx.json", []byte(`{"synthetic":true}`)); err != nil {
 			return index.Entry{}, err
 		}
-		if err := a.Add(ctx, store.RoleManifest, "package.json", pkg); err != nil {
+		if err := a.Add(ctx, artifact.RoleManifest, "package.json", pkg); err != nil {
 			return index.Entry{}, err
 		}
 		published := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 		sum := index.SHA256Hex(data)
-		m, err := a.Put(ctx, store.ArtifactInfo{ID: id, Version: "1.0.0", Platform: index.Universal, Created: published, UpstreamSHA256: sum})
+		m, err := a.Put(ctx, artifact.ArtifactInfo{ID: id, Version: "1.0.0", Platform: index.Universal, Created: published, UpstreamSHA256: sum})
 		if err != nil {
 			return index.Entry{}, err
 		}

@@ -23,6 +23,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/trust"
 )
 
@@ -69,7 +71,7 @@ type Options struct {
 // entry. Build calls it from several goroutines at once.
 type EntryFunc func(ctx context.Context, st store.Store, i int) (index.Entry, error)
 
-// Build creates a registry in dir (see store.OpenDir with Create), stores
+// Build creates a registry in dir (see dirstore.Open with Create), stores
 // opts.Entries entries with entry, checks the catalog of them and signs it
 // with opts.Signer. It returns the catalog.
 func Build(ctx context.Context, dir string, opts Options, entry EntryFunc) (*index.Catalog, error) {
@@ -82,7 +84,7 @@ func Build(ctx context.Context, dir string, opts Options, entry EntryFunc) (*ind
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	st, err := store.OpenDir(dir, store.DirOptions{Create: true})
+	st, err := dirstore.Open(dir, dirstore.Options{Create: true})
 	if err != nil {
 		return nil, fmt.Errorf("synthetic registry: %w", err)
 	}
@@ -143,37 +145,37 @@ func makeEntries(ctx context.Context, st store.Store, n, workers int, entry Entr
 type Artifact struct {
 	st     store.Store
 	repo   string
-	Layers []store.Layer // in the order added
+	Layers []artifact.Layer // in the order added
 }
 
 // NewArtifact starts an artifact of the extension id in st.
 func NewArtifact(st store.Store, id index.ID) *Artifact {
-	return &Artifact{st: st, repo: store.Repo(id)}
+	return &Artifact{st: st, repo: artifact.Repo(id)}
 }
 
 // Add stores data as a layer of role named title.
-func (a *Artifact) Add(ctx context.Context, role store.Role, title string, data []byte) error {
+func (a *Artifact) Add(ctx context.Context, role artifact.Role, title string, data []byte) error {
 	return a.AddContent(ctx, role, title, index.DigestBytes(data), int64(len(data)), store.BytesContent(data))
 }
 
 // AddContent stores size bytes of c, whose digest is digest, as a layer
 // of role named title.
-func (a *Artifact) AddContent(ctx context.Context, role store.Role, title, digest string, size int64, c store.Content) error {
+func (a *Artifact) AddContent(ctx context.Context, role artifact.Role, title, digest string, size int64, c store.Content) error {
 	if err := a.st.PutBlob(ctx, a.repo, digest, size, c); err != nil {
 		return fmt.Errorf("layer %s: %w", title, err)
 	}
-	a.Layers = append(a.Layers, store.Layer{Role: role, Title: title, Digest: digest, Size: size})
+	a.Layers = append(a.Layers, artifact.Layer{Role: role, Title: title, Digest: digest, Size: size})
 	return nil
 }
 
 // Put builds the manifest of info and the layers added, stores it and
 // tags it.
-func (a *Artifact) Put(ctx context.Context, info store.ArtifactInfo) (*store.Manifest, error) {
-	raw, err := store.BuildManifest(info, a.Layers)
+func (a *Artifact) Put(ctx context.Context, info artifact.ArtifactInfo) (*artifact.Manifest, error) {
+	raw, err := artifact.BuildManifest(info, a.Layers)
 	if err != nil {
 		return nil, fmt.Errorf("manifest of %s: %w", a.repo, err)
 	}
-	m, err := store.PutArtifact(ctx, a.st, raw)
+	m, err := artifact.PutArtifact(ctx, a.st, raw)
 	if err != nil {
 		return nil, fmt.Errorf("manifest of %s: %w", a.repo, err)
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/synthreg"
@@ -24,11 +26,11 @@ func entry(ctx context.Context, st store.Store, i int) (index.Entry, error) {
 	id := index.ID{Namespace: "ns", Name: fmt.Sprintf("ext-%d", i)}
 	a := synthreg.NewArtifact(st, id)
 	pkg := []byte(fmt.Sprintf(`{"name":%q}`, id.Name))
-	if err := a.Add(ctx, store.RoleVsix, id.String()+".vsix", pkg); err != nil {
+	if err := a.Add(ctx, artifact.RoleVsix, id.String()+".vsix", pkg); err != nil {
 		return index.Entry{}, err
 	}
 	sum := index.DigestBytes(pkg)[len("sha256:"):]
-	m, err := a.Put(ctx, store.ArtifactInfo{ID: id, Version: "1.0.0", Platform: index.Universal, Created: now, UpstreamSHA256: sum})
+	m, err := a.Put(ctx, artifact.ArtifactInfo{ID: id, Version: "1.0.0", Platform: index.Universal, Created: now, UpstreamSHA256: sum})
 	if err != nil {
 		return index.Entry{}, err
 	}
@@ -49,7 +51,7 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
-	st := storetest.OpenDir(t, dir, store.DirOptions{ReadOnly: true})
+	st := storetest.OpenDir(t, dir, dirstore.Options{ReadOnly: true})
 	defer st.Close()
 	checked, err := trust.Check(t.Context(), st, trust.Anchor{Key: sv}, trust.CheckOptions{Now: func() time.Time { return now }})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // The tree's fixed names (as the directory store's).
@@ -24,7 +25,7 @@ const (
 func repoDir(repo string) string { return extensionsDir + "/" + repo }
 
 // objectSize returns the size of the blob object h.
-func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
+func (s *gitStore) objectSize(h plumbing.Hash) (int64, error) {
 	n, err := s.st.EncodedObjectSize(h)
 	if err != nil {
 		return 0, fmt.Errorf("object %s: %w", h, err)
@@ -33,11 +34,8 @@ func (s *Store) objectSize(h plumbing.Hash) (int64, error) {
 }
 
 // StatBlob returns the size of a blob.
-func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
-	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
-		return 0, fmt.Errorf("stat blob: %w", err)
-	}
-	h, ok, err := s.lookup(store.BlobName(repo, digest))
+func (s *gitStore) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
+	h, ok, err := s.lookup(artifact.BlobName(repo, digest))
 	if err == nil && !ok {
 		err = notExist("no such blob")
 	}
@@ -54,13 +52,7 @@ func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error
 // PutBlob writes the content as a loose object, streamed and verified
 // (see the package comment), and adds it to the change. A blob present
 // with that size is kept and c is not read.
-func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
-	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
-		return err
-	}
-	if err := s.writable(); err != nil {
-		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
-	}
+func (s *gitStore) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
 	if n, err := s.StatBlob(ctx, repo, digest); err == nil && n == size {
 		return nil
 	}
@@ -80,15 +72,15 @@ func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c 
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
 	s.mu.Lock()
-	s.setPending(store.BlobName(repo, digest), h)
+	s.setPending(artifact.BlobName(repo, digest), h)
 	s.mu.Unlock()
 	return nil
 }
 
 // OpenBlob opens a blob for verified reading, streamed from its object.
-func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
+func (s *gitStore) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
 	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
-		h, ok, err := s.lookup(store.BlobName(repo, digest))
+		h, ok, err := s.lookup(artifact.BlobName(repo, digest))
 		if err == nil && !ok {
 			err = notExist("no such blob")
 		}
@@ -105,7 +97,7 @@ func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (
 
 // readFile reads the regular file at path, at most max bytes; an error
 // wrapping fs.ErrNotExist when absent, store.ErrTooLarge when larger.
-func (s *Store) readFile(path string, max int64) ([]byte, error) {
+func (s *gitStore) readFile(path string, max int64) ([]byte, error) {
 	h, ok, err := s.lookup(path)
 	if err == nil && !ok {
 		err = notExist(path)
@@ -122,7 +114,7 @@ func (s *Store) readFile(path string, max int64) ([]byte, error) {
 
 // readBlob reads the blob h, at most max bytes (the object's size is
 // checked before it is read).
-func (s *Store) readBlob(h plumbing.Hash, max int64) ([]byte, error) {
+func (s *gitStore) readBlob(h plumbing.Hash, max int64) ([]byte, error) {
 	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("object %s: %w", h, err)
@@ -147,14 +139,14 @@ func (s *Store) readBlob(h plumbing.Hash, max int64) ([]byte, error) {
 
 // ensureLayout makes repo an OCI image layout in the change if it is not
 // one yet: oci-layout and an empty index.json.
-func (s *Store) ensureLayout(ctx context.Context, repo string) error {
+func (s *gitStore) ensureLayout(ctx context.Context, repo string) error {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
 	_, ok, err := s.lookup(repoDir(repo) + "/" + indexFile)
 	if err != nil || ok {
 		return err
 	}
-	idx, err := store.EncodeIndex(nil)
+	idx, err := artifact.EncodeIndex(nil)
 	if err != nil {
 		return err
 	}
@@ -162,7 +154,7 @@ func (s *Store) ensureLayout(ctx context.Context, repo string) error {
 }
 
 // putFiles writes small files into the change.
-func (s *Store) putFiles(ctx context.Context, files map[string][]byte) error {
+func (s *gitStore) putFiles(ctx context.Context, files map[string][]byte) error {
 	hashes := map[string]plumbing.Hash{}
 	for p, data := range files {
 		if err := ctx.Err(); err != nil {

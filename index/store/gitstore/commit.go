@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/internal/atomicfile"
 )
 
@@ -29,7 +30,7 @@ const maxListed = 50
 // on the branch (see the package comment) and returns once the branch
 // names it. The message is message, then the tags the change added and
 // removed. A change that writes nothing makes no commit.
-func (s *Store) Commit(ctx context.Context, message string) error {
+func (s *gitStore) Commit(ctx context.Context, message string) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (s *Store) Commit(ctx context.Context, message string) error {
 
 // clearPending drops the committed writes (those written again since
 // stay).
-func (s *Store) clearPending(done map[string]plumbing.Hash) {
+func (s *gitStore) clearPending(done map[string]plumbing.Hash) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, h := range done {
@@ -128,7 +129,7 @@ func (s *Store) clearPending(done map[string]plumbing.Hash) {
 // the highest serial, when it writes several: a copy carries the earlier
 // catalogs too, and the newest is the one the metadata signs), so the
 // same change makes the same commit; else the clock.
-func (s *Store) commitTime(changes map[string]plumbing.Hash) (time.Time, error) {
+func (s *gitStore) commitTime(changes map[string]plumbing.Hash) (time.Time, error) {
 	var when time.Time
 	serial := int64(-1)
 	for _, p := range slices.Sorted(maps.Keys(changes)) {
@@ -155,7 +156,7 @@ func (s *Store) commitTime(changes map[string]plumbing.Hash) (time.Time, error) 
 
 // tagChanges lists the tags the change adds and removes, as
 // "added <repo>:<tag>" and "removed <repo>:<tag>" lines, sorted.
-func (s *Store) tagChanges(root plumbing.Hash, changes map[string]plumbing.Hash) ([]string, error) {
+func (s *gitStore) tagChanges(root plumbing.Hash, changes map[string]plumbing.Hash) ([]string, error) {
 	var lines []string
 	for p, h := range changes {
 		rest, ok := strings.CutPrefix(p, extensionsDir+"/")
@@ -195,9 +196,9 @@ func (s *Store) tagChanges(root plumbing.Hash, changes map[string]plumbing.Hash)
 
 // decodeIndexObject decodes an index.json blob; nil when it does not
 // decode (the message is a summary, not a check).
-func (s *Store) decodeIndexObject(h plumbing.Hash) []store.TagEntry {
+func (s *gitStore) decodeIndexObject(h plumbing.Hash) []store.TagEntry {
 	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil || o.Size() > store.MaxIndexBytes {
+	if err != nil || o.Size() > artifact.MaxIndexBytes {
 		return nil
 	}
 	r, err := o.Reader()
@@ -209,7 +210,7 @@ func (s *Store) decodeIndexObject(h plumbing.Hash) []store.TagEntry {
 	if err != nil {
 		return nil
 	}
-	tags, _ := store.DecodeIndex(data)
+	tags, _ := artifact.DecodeIndex(data)
 	return tags
 }
 
@@ -238,7 +239,7 @@ func commitMessage(message string, summary []string) string {
 // <ref>.lock exclusively (as git does, so a git running at the same time
 // and this writer exclude each other), fsyncs it and renames it over the
 // ref. The rename is the commit point.
-func (s *Store) moveBranch(old, h plumbing.Hash) error {
+func (s *gitStore) moveBranch(old, h plumbing.Hash) error {
 	if s.branch == "" {
 		return errors.New("no branch to move")
 	}
@@ -276,7 +277,7 @@ func (s *Store) moveBranch(old, h plumbing.Hash) error {
 }
 
 // Revision returns the commit read, as hex; "" before the first commit.
-func (s *Store) Revision() string {
+func (s *gitStore) Revision() string {
 	h := s.Head()
 	if h.IsZero() {
 		return ""
@@ -286,7 +287,7 @@ func (s *Store) Revision() string {
 
 // CheckSignature checks that the commit read is signed by one of keys
 // (VerifyCommit).
-func (s *Store) CheckSignature(ctx context.Context, keys []crypto.PublicKey) error {
+func (s *gitStore) CheckSignature(ctx context.Context, keys []crypto.PublicKey) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -304,7 +305,7 @@ func (s *Store) CheckSignature(ctx context.Context, keys []crypto.PublicKey) err
 // Descends reports whether the commit read is old or descends from it;
 // false when old is not in the repository at all (a history rewritten and
 // collected).
-func (s *Store) Descends(ctx context.Context, old string) (bool, error) {
+func (s *gitStore) Descends(ctx context.Context, old string) (bool, error) {
 	if len(old) != 40 {
 		return false, fmt.Errorf("revision %q is not a commit ID", old)
 	}
@@ -339,7 +340,7 @@ func (s *Store) Descends(ctx context.Context, old string) (bool, error) {
 
 // Parent returns the first parent of the commit read, as hex; "" for a
 // first commit.
-func (s *Store) Parent() (string, error) {
+func (s *gitStore) Parent() (string, error) {
 	h := s.Head()
 	if h.IsZero() {
 		return "", nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/testkit/gittest"
@@ -98,7 +99,7 @@ func writeChange(t *testing.T, s store.Store, text string, created time.Time) []
 	if err := s.PutBlob(ctx, "golang/go", md, int64(len(m)), store.BytesContent(m)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Tag(ctx, "golang/go", "universal-"+text, store.Descriptor{MediaType: store.MediaTypeManifest, Digest: md, Size: int64(len(m))}); err != nil {
+	if err := s.Tag(ctx, "golang/go", "universal-"+text, store.Descriptor{MediaType: artifact.MediaTypeManifest, Digest: md, Size: int64(len(m))}); err != nil {
 		t.Fatal(err)
 	}
 	cat := `{"created":"` + created.Format(time.RFC3339) + `","x":"` + text + `"}`

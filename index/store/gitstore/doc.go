@@ -3,7 +3,7 @@
 //
 // # The tree
 //
-// Every commit holds the tree of the directory store (store.Dir):
+// Every commit holds the tree of the directory store (dirstore.Store):
 //
 //	airvsx-registry                  the marker
 //	metadata/<name>                  TUF metadata and the catalog

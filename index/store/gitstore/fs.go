@@ -23,7 +23,7 @@ import (
 // refuses one. Files are streamed from their blobs, unchecked (the
 // store's own reads check what they read). Writes not committed are not
 // in it.
-func (s *Store) FS() fs.FS {
+func (s *gitStore) FS() fs.FS {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return &treeFS{s: s, root: s.root}
@@ -31,7 +31,7 @@ func (s *Store) FS() fs.FS {
 
 // treeFS is one commit's tree as an fs.FS.
 type treeFS struct {
-	s    *Store
+	s    *gitStore
 	root plumbing.Hash
 }
 
@@ -174,7 +174,7 @@ func (i treeInfo) Mode() fs.FileMode {
 // treeDirEntry is an entry of a directory listing; Info looks up a
 // file's size, which the listing does not read.
 type treeDirEntry struct {
-	s    *Store
+	s    *gitStore
 	info treeInfo
 }
 

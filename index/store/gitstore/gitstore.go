@@ -19,6 +19,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/internal/flock"
 	"github.com/airvsx/airvsx/internal/madedir"
 )
@@ -58,9 +59,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Store is a registry in a git repository; see the package comment. A
-// Store is safe for concurrent use by multiple goroutines.
-type Store struct {
+// gitStore is the git store itself, unchecked: Open wraps it in
+// store.Checked (see Store).
+type gitStore struct {
 	path     string
 	gitDir   string
 	workTree string // "" for a bare repository
@@ -94,20 +95,15 @@ type Store struct {
 	created string
 }
 
-var (
-	_ store.Discarder = (*Store)(nil)
-	_ store.Store     = (*Store)(nil)
-	_ store.Committer = (*Store)(nil)
-	_ store.History   = (*Store)(nil)
-)
+var _ store.Store = (*gitStore)(nil)
 
-// Open opens the registry in the git repository at path (a work tree
-// holding .git, or a bare repository), or creates one (opts.Create).
-func Open(path string, opts Options) (*Store, error) {
+// openGit opens the registry in the git repository at path, unchecked
+// (Open).
+func openGit(path string, opts Options) (*gitStore, error) {
 	if opts.Create && !opts.Write {
 		return nil, fmt.Errorf("open git registry %s: Create needs Write", path)
 	}
-	s := &Store{path: path, opts: opts, log: opts.Logger, pending: map[string]plumbing.Hash{}, kids: map[string]map[string]bool{}}
+	s := &gitStore{path: path, opts: opts, log: opts.Logger, pending: map[string]plumbing.Hash{}, kids: map[string]map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -121,7 +117,7 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) open() error {
+func (s *gitStore) open() error {
 	gitDir, workTree, err := findRepo(s.path)
 	if errors.Is(err, fs.ErrNotExist) && s.opts.Create {
 		s.created = madedir.Missing(s.path)
@@ -160,17 +156,17 @@ func (s *Store) open() error {
 		return fmt.Errorf("no commit at %s: %w", s.refName(), store.ErrNotRegistry)
 	}
 	if !s.root.IsZero() {
-		if _, ok, err := s.lookup(store.MarkerFile); err != nil {
+		if _, ok, err := s.lookup(artifact.MarkerFile); err != nil {
 			return err
 		} else if !ok {
-			return fmt.Errorf("commit %s has no %s file: %w", s.head, store.MarkerFile, store.ErrNotRegistry)
+			return fmt.Errorf("commit %s has no %s file: %w", s.head, artifact.MarkerFile, store.ErrNotRegistry)
 		}
 	} else {
 		h, err := s.writeBytes(markerBytes())
 		if err != nil {
 			return err
 		}
-		s.setPendingOnly(store.MarkerFile, h)
+		s.setPendingOnly(artifact.MarkerFile, h)
 	}
 	if s.opts.Write {
 		if err := s.openJournal(); err != nil {
@@ -181,7 +177,7 @@ func (s *Store) open() error {
 }
 
 // setHead makes the store read commit h.
-func (s *Store) setHead(h plumbing.Hash) error {
+func (s *gitStore) setHead(h plumbing.Hash) error {
 	c, err := s.readCommit(h)
 	if err != nil {
 		return err
@@ -190,7 +186,7 @@ func (s *Store) setHead(h plumbing.Hash) error {
 	return nil
 }
 
-func (s *Store) refName() string {
+func (s *gitStore) refName() string {
 	if s.opts.Ref == "" {
 		return "HEAD"
 	}
@@ -259,7 +255,7 @@ func initRepo(path string) (gitDir, workTree string, err error) {
 }
 
 // resolve finds the commit to read and, for writers, the branch to move.
-func (s *Store) resolve() (plumbing.Hash, plumbing.ReferenceName, error) {
+func (s *gitStore) resolve() (plumbing.Hash, plumbing.ReferenceName, error) {
 	ref := s.opts.Ref
 	if ref == "" || ref == "HEAD" {
 		r, err := s.st.Reference(plumbing.HEAD)
@@ -305,7 +301,7 @@ func (s *Store) resolve() (plumbing.Hash, plumbing.ReferenceName, error) {
 }
 
 // refHash returns the commit a reference names, zero for an unborn branch.
-func (s *Store) refHash(n plumbing.ReferenceName) (plumbing.Hash, error) {
+func (s *gitStore) refHash(n plumbing.ReferenceName) (plumbing.Hash, error) {
 	r, err := s.st.Reference(n)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil
@@ -317,7 +313,7 @@ func (s *Store) refHash(n plumbing.ReferenceName) (plumbing.Hash, error) {
 }
 
 // peel turns an annotated tag into the commit it names.
-func (s *Store) peel(h plumbing.Hash) (plumbing.Hash, error) {
+func (s *gitStore) peel(h plumbing.Hash) (plumbing.Hash, error) {
 	for range 8 {
 		o, err := s.st.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {
@@ -337,7 +333,7 @@ func (s *Store) peel(h plumbing.Hash) (plumbing.Hash, error) {
 
 // Close releases the repository and the writer lock. Writes not
 // committed are dropped (their objects stay, unreferenced).
-func (s *Store) Close() error {
+func (s *gitStore) Close() error {
 	var errs []error
 	if s.st != nil {
 		errs = append(errs, s.st.Close())
@@ -361,10 +357,10 @@ func (s *Store) Close() error {
 // directory that existed before; the writer lock (a file in the
 // repository) is held until the repository is gone. It reports whether
 // it removed the repository; the Store must still be closed.
-func (s *Store) Discard() (bool, error) {
+func (s *gitStore) Discard() (bool, error) {
 	s.mu.Lock()
 	empty := s.created != "" && s.lock != nil && s.head.IsZero() && len(s.pending) <= 1
-	if _, marker := s.pending[store.MarkerFile]; len(s.pending) == 1 && !marker {
+	if _, marker := s.pending[artifact.MarkerFile]; len(s.pending) == 1 && !marker {
 		empty = false
 	}
 	s.mu.Unlock()
@@ -382,40 +378,40 @@ func (s *Store) Discard() (bool, error) {
 }
 
 // Path returns the path the store was opened at.
-func (s *Store) Path() string { return s.path }
+func (s *gitStore) Path() string { return s.path }
 
 // GitDir returns the repository's git directory.
-func (s *Store) GitDir() string { return s.gitDir }
+func (s *gitStore) GitDir() string { return s.gitDir }
 
 // Head returns the commit the store reads (after a Commit, the new one);
 // zero before the first commit.
-func (s *Store) Head() plumbing.Hash {
+func (s *gitStore) Head() plumbing.Hash {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.head
 }
 
-func (s *Store) writable() error {
+func (s *gitStore) writable() error {
 	if !s.opts.Write {
 		return store.ErrReadOnly
 	}
 	return nil
 }
 
-// markerBytes is the content of the marker file, as Dir writes it.
+// markerBytes is the content of the marker file, as the directory store writes it.
 func markerBytes() []byte {
-	return []byte(fmt.Sprintf(`{"kind":"airvsx-registry","format":%d}`+"\n", store.DirFormat))
+	return []byte(fmt.Sprintf(`{"kind":"airvsx-registry","format":%d}`+"\n", artifact.DirFormat))
 }
 
 // setPending records a write of blob h at path in the change and in its
 // journal; the caller holds s.mu (or owns s alone).
-func (s *Store) setPending(path string, h plumbing.Hash) {
+func (s *gitStore) setPending(path string, h plumbing.Hash) {
 	s.journalAppend(path, h)
 	s.setPendingOnly(path, h)
 }
 
 // setPendingOnly is setPending without the journal.
-func (s *Store) setPendingOnly(path string, h plumbing.Hash) {
+func (s *gitStore) setPendingOnly(path string, h plumbing.Hash) {
 	s.pending[path] = h
 	dir, name, isDir := "", path, false
 	for {

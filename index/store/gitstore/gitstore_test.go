@@ -27,7 +27,7 @@ func TestConformance(t *testing.T) {
 					t.Fatalf("BlobObject(%s, %s) = %v, %v", repo, digest, ok, err)
 				}
 				gittest.TamperLoose(t, s.GitDir(), h)
-			}})
+			}, CannotCommit: true})
 		})
 	}
 }

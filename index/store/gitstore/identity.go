@@ -20,7 +20,7 @@ const (
 // identity returns the author and committer: the options', else git's
 // user.name and user.email (the repository's config, then the user's
 // ~/.gitconfig and $XDG_CONFIG_HOME/git/config), else the default.
-func (s *Store) identity() (name, email string) {
+func (s *gitStore) identity() (name, email string) {
 	name, email = s.opts.Name, s.opts.Email
 	files := []string{filepath.Join(s.gitDir, "config")}
 	if home, err := os.UserHomeDir(); err == nil {

@@ -18,7 +18,7 @@ import (
 // writes go through the checked methods. Files and directories whose
 // names start with ".tmp-" (a killed writer's) and anything that is not a
 // regular file or directory are skipped. Files are streamed.
-func (s *Store) ImportDir(ctx context.Context, fsys fs.FS) error {
+func (s *gitStore) ImportDir(ctx context.Context, fsys fs.FS) error {
 	if err := s.writable(); err != nil {
 		return fmt.Errorf("import: %w", err)
 	}

@@ -31,7 +31,7 @@ const journalHeader = "airvsx change 1"
 // openJournal takes over the change a killed writer left, when it was
 // made on the branch and commit this writer starts from, and opens the
 // journal for appending. The caller owns s.
-func (s *Store) openJournal() error {
+func (s *gitStore) openJournal() error {
 	p := filepath.Join(s.gitDir, journalFile)
 	head := fmt.Sprintf("%s %s %s\n", journalHeader, s.head, s.branch)
 	data, err := os.ReadFile(p)
@@ -64,7 +64,7 @@ func (s *Store) openJournal() error {
 }
 
 // checkObject reads blob h whole and checks it hashes to h.
-func (s *Store) checkObject(h plumbing.Hash) error {
+func (s *gitStore) checkObject(h plumbing.Hash) error {
 	r, size, err := s.openBlob(h)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (s *Store) checkObject(h plumbing.Hash) error {
 
 // rewriteJournal replaces the journal with the change as it stands. The
 // caller holds s.mu or owns s.
-func (s *Store) rewriteJournal() error {
+func (s *gitStore) rewriteJournal() error {
 	p := filepath.Join(s.gitDir, journalFile)
 	if s.journal != nil {
 		s.journal.Close()
@@ -122,7 +122,7 @@ func (s *Store) rewriteJournal() error {
 // journalAppend records one write; the caller holds s.mu. A journal that
 // cannot be written costs only the take-over after a kill, so the error
 // is logged, not returned.
-func (s *Store) journalAppend(name string, h plumbing.Hash) {
+func (s *gitStore) journalAppend(name string, h plumbing.Hash) {
 	if s.journal == nil {
 		return
 	}

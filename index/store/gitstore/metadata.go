@@ -21,10 +21,7 @@ const maxMetadataDepth = 7
 
 // ReadMetadata reads metadata/<name>, at most maxSize bytes (the object's
 // size is checked before it is read).
-func (s *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
-	if err := store.CheckMetadataArgs(ctx, name); err != nil {
-		return nil, fmt.Errorf("read metadata: %w", err)
-	}
+func (s *gitStore) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
 	if maxSize < 0 {
 		return nil, fmt.Errorf("read metadata %s: negative maxSize %d", name, maxSize)
 	}
@@ -38,7 +35,7 @@ func (s *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([
 // ListMetadata lists the files under metadata/. A name that is not a
 // valid metadata name, or an entry that is neither a regular file nor a
 // directory, is an error naming it.
-func (s *Store) ListMetadata(ctx context.Context) ([]string, error) {
+func (s *gitStore) ListMetadata(ctx context.Context) ([]string, error) {
 	var names []string
 	var walk func(dir, rel string, depth int) error
 	walk = func(dir, rel string, depth int) error {
@@ -81,13 +78,7 @@ func (s *Store) ListMetadata(ctx context.Context) ([]string, error) {
 }
 
 // WriteMetadata replaces metadata/<name> in the change.
-func (s *Store) WriteMetadata(ctx context.Context, name string, data []byte) error {
-	if err := store.CheckMetadataArgs(ctx, name); err != nil {
-		return fmt.Errorf("write metadata: %w", err)
-	}
-	if err := s.writable(); err != nil {
-		return fmt.Errorf("write metadata %s: %w", name, err)
-	}
+func (s *gitStore) WriteMetadata(ctx context.Context, name string, data []byte) error {
 	if err := s.putFiles(ctx, map[string][]byte{metadataDir + "/" + name: data}); err != nil {
 		return fmt.Errorf("write metadata %s: %w", name, err)
 	}
@@ -98,13 +89,7 @@ func (s *Store) WriteMetadata(ctx context.Context, name string, data []byte) err
 // quarantine/<name>, or <name>.2, <name>.3, … when that is taken, and
 // returns that location. Files of unknown size are spooled to a temp file
 // in the git directory first.
-func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
-	if err := store.CheckQuarantineArgs(ctx, name, files); err != nil {
-		return "", fmt.Errorf("quarantine: %w", err)
-	}
-	if err := s.writable(); err != nil {
-		return "", fmt.Errorf("quarantine %s: %w", name, err)
-	}
+func (s *gitStore) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
 	rec := store.QuarantineRecord{Name: name, Reason: reason, Time: s.opts.Now().UTC(), Files: []store.QuarantineFile{}}
 	hashes := map[string]plumbing.Hash{}
 	for _, f := range slices.Sorted(maps.Keys(files)) {
@@ -152,7 +137,7 @@ func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[s
 
 // spool writes one quarantined file of unknown size as a blob: to a temp
 // file first (for its size), then as an object.
-func (s *Store) spool(ctx context.Context, name string, r io.Reader) (plumbing.Hash, store.QuarantineFile, error) {
+func (s *gitStore) spool(ctx context.Context, name string, r io.Reader) (plumbing.Hash, store.QuarantineFile, error) {
 	f, err := os.CreateTemp(filepath.Join(s.gitDir, "objects"), tempPrefix+"spool-")
 	if err != nil {
 		return plumbing.ZeroHash, store.QuarantineFile{}, err

@@ -39,7 +39,7 @@ const maxMetaObject = 64 << 20
 // r's or ctx's leaves nothing behind. The file is renamed into
 // objects/xx/..., as git does (an object already present is kept); Commit
 // makes the objects durable before the branch names them.
-func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size int64, r io.Reader, check func(n int64, sum string) error) (plumbing.Hash, error) {
+func (s *gitStore) writeObject(ctx context.Context, typ plumbing.ObjectType, size int64, r io.Reader, check func(n int64, sum string) error) (plumbing.Hash, error) {
 	objects := filepath.Join(s.gitDir, "objects")
 	t, err := atomicfile.FS{}.Create(objects, tempPrefix+"*", 0o444)
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Store) writeObject(ctx context.Context, typ plumbing.ObjectType, size i
 }
 
 // writeBytes writes a small blob.
-func (s *Store) writeBytes(data []byte) (plumbing.Hash, error) {
+func (s *gitStore) writeBytes(data []byte) (plumbing.Hash, error) {
 	return s.writeObject(context.Background(), plumbing.BlobObject, int64(len(data)), bytes.NewReader(data), nil)
 }
 
@@ -112,7 +112,7 @@ func removeTemps(gitDir string, log *slog.Logger) {
 
 // openBlob opens blob object h for streaming and returns its size, as
 // the object's header gives it (the content is not checked against h).
-func (s *Store) openBlob(h plumbing.Hash) (io.ReadCloser, int64, error) {
+func (s *gitStore) openBlob(h plumbing.Hash) (io.ReadCloser, int64, error) {
 	o, err := s.st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, 0, err
@@ -127,7 +127,7 @@ func (s *Store) openBlob(h plumbing.Hash) (io.ReadCloser, int64, error) {
 // readSmall reads a whole object of type typ (a tree, commit or tag) and
 // checks that its content hashes to h: go-git does not, and a tree
 // changed on disk must not pass for the one its ID names.
-func (s *Store) readSmall(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+func (s *gitStore) readSmall(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	o, err := s.st.EncodedObject(typ, h)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", typ, h, err)
@@ -157,7 +157,7 @@ func (s *Store) readSmall(typ plumbing.ObjectType, h plumbing.Hash) (plumbing.En
 var ErrDamaged = errors.New("git object damaged")
 
 // readCommit reads and decodes a commit, its hash checked.
-func (s *Store) readCommit(h plumbing.Hash) (*object.Commit, error) {
+func (s *gitStore) readCommit(h plumbing.Hash) (*object.Commit, error) {
 	o, err := s.readSmall(plumbing.CommitObject, h)
 	if err != nil {
 		return nil, err
@@ -217,7 +217,7 @@ func (c *cachedTree) find(name string) *object.TreeEntry {
 }
 
 // readTree reads and decodes a tree, its hash checked, through the cache.
-func (s *Store) readTree(h plumbing.Hash) (*object.Tree, error) {
+func (s *gitStore) readTree(h plumbing.Hash) (*object.Tree, error) {
 	c, err := s.cachedTree(h)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (s *Store) readTree(h plumbing.Hash) (*object.Tree, error) {
 
 // findIn returns the entry named name in the tree h; nil when there is
 // none.
-func (s *Store) findIn(h plumbing.Hash, name string) (*object.TreeEntry, error) {
+func (s *gitStore) findIn(h plumbing.Hash, name string) (*object.TreeEntry, error) {
 	c, err := s.cachedTree(h)
 	if err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func (s *Store) findIn(h plumbing.Hash, name string) (*object.TreeEntry, error) 
 
 // cachedTree reads, decodes and indexes a tree, its hash checked, through
 // the cache.
-func (s *Store) cachedTree(h plumbing.Hash) (*cachedTree, error) {
+func (s *gitStore) cachedTree(h plumbing.Hash) (*cachedTree, error) {
 	s.trees.mu.Lock()
 	c, ok := s.trees.m[h]
 	s.trees.mu.Unlock()

@@ -11,12 +11,12 @@ import (
 
 // noteWritten records an object file for syncObjects: nothing to do on
 // Linux.
-func (s *Store) noteWritten(string) {}
+func (s *gitStore) noteWritten(string) {}
 
 // syncObjects makes every object written so far durable: one syncfs(2)
 // of the file system holding the repository, rather than an fsync per
 // object (git's core.fsyncMethod=batch also syncs once per batch).
-func (s *Store) syncObjects() error {
+func (s *gitStore) syncObjects() error {
 	f, err := os.Open(filepath.Join(s.gitDir, "objects"))
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ var errNotFile = errors.New("not a regular file")
 // lookup returns the blob at path (a slash path of the registry's tree)
 // as the current change sees it: written since the last commit, else in
 // the commit read.
-func (s *Store) lookup(path string) (plumbing.Hash, bool, error) {
+func (s *gitStore) lookup(path string) (plumbing.Hash, bool, error) {
 	s.mu.Lock()
 	h, ok := s.pending[path]
 	root := s.root
@@ -37,7 +37,7 @@ func (s *Store) lookup(path string) (plumbing.Hash, bool, error) {
 }
 
 // lookupIn finds the regular file at path in the tree root.
-func (s *Store) lookupIn(root plumbing.Hash, path string) (plumbing.Hash, bool, error) {
+func (s *gitStore) lookupIn(root plumbing.Hash, path string) (plumbing.Hash, bool, error) {
 	if root.IsZero() {
 		return plumbing.ZeroHash, false, nil
 	}
@@ -74,7 +74,7 @@ type dirEntry struct {
 
 // list returns the names in the directory dir ("" for the root) as the
 // current change sees them, sorted; an empty list when dir does not exist.
-func (s *Store) list(dir string) ([]dirEntry, error) {
+func (s *gitStore) list(dir string) ([]dirEntry, error) {
 	s.mu.Lock()
 	root := s.root
 	seen := map[string]dirEntry{}
@@ -106,7 +106,7 @@ func (s *Store) list(dir string) ([]dirEntry, error) {
 }
 
 // dirIn returns the tree at dir in root; zero when there is none.
-func (s *Store) dirIn(root plumbing.Hash, dir string) (plumbing.Hash, error) {
+func (s *gitStore) dirIn(root plumbing.Hash, dir string) (plumbing.Hash, error) {
 	if root.IsZero() || dir == "" {
 		return root, nil
 	}
@@ -127,7 +127,7 @@ func (s *Store) dirIn(root plumbing.Hash, dir string) (plumbing.Hash, error) {
 // buildTree writes the trees of base with changes (relative slash path →
 // blob) applied, and returns the new root tree. Only the trees on the way
 // to a change are read and written.
-func (s *Store) buildTree(ctx context.Context, base plumbing.Hash, changes map[string]plumbing.Hash) (plumbing.Hash, error) {
+func (s *gitStore) buildTree(ctx context.Context, base plumbing.Hash, changes map[string]plumbing.Hash) (plumbing.Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
 	}

@@ -25,7 +25,7 @@ import (
 // into place) and its index entry set with the file's stat data, so git
 // status shows a clean tree without hashing anything. Without an index
 // (a new repository), one is made for the whole tree.
-func (s *Store) updateWorkTree(ctx context.Context, changes map[string]plumbing.Hash) error {
+func (s *gitStore) updateWorkTree(ctx context.Context, changes map[string]plumbing.Hash) error {
 	root, err := os.OpenRoot(s.workTree)
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (s *Store) updateWorkTree(ctx context.Context, changes map[string]plumbing.
 }
 
 // checkoutFile writes blob h to the work tree at p.
-func (s *Store) checkoutFile(root *os.Root, p string, h plumbing.Hash) error {
+func (s *gitStore) checkoutFile(root *os.Root, p string, h plumbing.Hash) error {
 	name := filepath.FromSlash(p)
 	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
@@ -106,7 +106,7 @@ func (s *Store) checkoutFile(root *os.Root, p string, h plumbing.Hash) error {
 }
 
 // walkFiles calls fn for every regular file under the tree h.
-func (s *Store) walkFiles(h plumbing.Hash, prefix string, fn func(p string, h plumbing.Hash)) error {
+func (s *gitStore) walkFiles(h plumbing.Hash, prefix string, fn func(p string, h plumbing.Hash)) error {
 	if h.IsZero() {
 		return nil
 	}
@@ -130,7 +130,7 @@ func (s *Store) walkFiles(h plumbing.Hash, prefix string, fn func(p string, h pl
 // writeIndex2 writes the index atomically and durably: index.lock
 // (created exclusively, so that a git running at the same time and this
 // writer exclude each other), then a rename.
-func (s *Store) writeIndex2(idx *index.Index) error {
+func (s *gitStore) writeIndex2(idx *index.Index) error {
 	p := filepath.Join(s.gitDir, "index")
 	t, err := atomicfile.FS{}.CreateNamed(p+".lock", 0o644)
 	if err != nil {

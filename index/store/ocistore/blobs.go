@@ -12,10 +12,11 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // manifestAccept is what a manifest request accepts.
-const manifestAccept = store.MediaTypeManifest + ", " + store.MediaTypeIndex
+const manifestAccept = artifact.MediaTypeManifest + ", " + artifact.MediaTypeIndex
 
 // StatBlob returns the size of a blob (a HEAD; a manifest pushed only
 // through the manifest API is found there too).
@@ -120,8 +121,8 @@ func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c 
 // repoMarker is the manifest markRepo pushes, untagged, into every
 // extension repository: a registry's catalog API lists only repositories
 // that hold a manifest, and Repos must list those that hold only blobs too.
-var repoMarker = []byte(`{"schemaVersion":2,"mediaType":"` + store.MediaTypeManifest + `","artifactType":"application/vnd.airvsx.repository.v1",` +
-	`"config":{"mediaType":"` + store.MediaTypeEmpty + `","digest":"` + store.EmptyConfigDigest + `","size":2},"layers":[]}`)
+var repoMarker = []byte(`{"schemaVersion":2,"mediaType":"` + artifact.MediaTypeManifest + `","artifactType":"application/vnd.airvsx.repository.v1",` +
+	`"config":{"mediaType":"` + artifact.MediaTypeEmpty + `","digest":"` + artifact.EmptyConfigDigest + `","size":2},"layers":[]}`)
 
 // markRepo pushes repoMarker by digest into rpath, once per store.
 func (s *Store) markRepo(ctx context.Context, rpath string) error {
@@ -131,10 +132,10 @@ func (s *Store) markRepo(ctx context.Context, rpath string) error {
 	if done {
 		return nil
 	}
-	if err := s.putBlob(ctx, rpath, store.EmptyConfigDigest, 2, store.BytesContent([]byte(store.EmptyConfig))); err != nil {
+	if err := s.putBlob(ctx, rpath, artifact.EmptyConfigDigest, 2, store.BytesContent([]byte(artifact.EmptyConfig))); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if err := s.putManifest(ctx, rpath, index.DigestBytes(repoMarker), store.MediaTypeManifest, repoMarker); err != nil {
+	if err := s.putManifest(ctx, rpath, index.DigestBytes(repoMarker), artifact.MediaTypeManifest, repoMarker); err != nil {
 		return fmt.Errorf("repository marker: %w", err)
 	}
 	s.mu.Lock()

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
@@ -23,7 +23,7 @@ func TestCopyLossless(t *testing.T) {
 	demo := demoreg.Get(t)
 	opts := transfer.Options{Anchor: trust.Anchor{Root: demo.Root}, Now: func() time.Time { return demoreg.VerifyNow }}
 
-	src, err := store.OpenDir(demo.Dir, store.DirOptions{ReadOnly: true})
+	src, err := dirstore.Open(demo.Dir, dirstore.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestCopyLossless(t *testing.T) {
 		t.Fatalf("copy into the registry: %v", err)
 	}
 	back := filepath.Join(t.TempDir(), "back")
-	dst, err := store.OpenDir(back, store.DirOptions{Create: true})
+	dst, err := dirstore.Open(back, dirstore.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // What cosign's simple-signing signatures are made of.
@@ -116,5 +117,5 @@ func (s *Store) sign(ctx context.Context, rpath, digest string) error {
 	if err != nil {
 		return err
 	}
-	return s.putManifest(ctx, rpath, tag, store.MediaTypeManifest, b)
+	return s.putManifest(ctx, rpath, tag, artifact.MediaTypeManifest, b)
 }

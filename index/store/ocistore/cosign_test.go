@@ -15,6 +15,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
 )
@@ -44,23 +45,23 @@ func TestCosignSignature(t *testing.T) {
 	ctx := t.Context()
 
 	vsix := []byte("PK not really a zip")
-	info := store.ArtifactInfo{ID: index.MustParseID("Golang.Go"), Version: "0.40.0", Platform: index.LinuxX64,
+	info := artifact.ArtifactInfo{ID: index.MustParseID("Golang.Go"), Version: "0.40.0", Platform: index.LinuxX64,
 		Created: time.Date(2025, 3, 4, 3, 29, 7, 0, time.UTC), UpstreamSHA256: "00"}
 	info.UpstreamSHA256 = index.DigestBytes(vsix)[len("sha256:"):]
-	layers := []store.Layer{{Role: store.RoleVsix, Title: "golang.go-0.40.0@linux-x64.vsix", Digest: index.DigestBytes(vsix), Size: int64(len(vsix))}}
-	mb, err := store.BuildManifest(info, layers)
+	layers := []artifact.Layer{{Role: artifact.RoleVsix, Title: "golang.go-0.40.0@linux-x64.vsix", Digest: index.DigestBytes(vsix), Size: int64(len(vsix))}}
+	mb, err := artifact.BuildManifest(info, layers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := store.Repo(info.ID)
+	repo := artifact.Repo(info.ID)
 	if err := s.PutBlob(ctx, repo, layers[0].Digest, layers[0].Size, store.BytesContent(vsix)); err != nil {
 		t.Fatal(err)
 	}
-	m, err := store.PutArtifact(ctx, s, mb)
+	m, err := artifact.PutArtifact(ctx, s, mb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.PutArtifact(ctx, s, mb); err != nil { // again: no second signature
+	if _, err := artifact.PutArtifact(ctx, s, mb); err != nil { // again: no second signature
 		t.Fatal(err)
 	}
 
@@ -69,7 +70,7 @@ func TestCosignSignature(t *testing.T) {
 	if got, want := ocistore.SignatureTag(m.Digest), "sha256-"+m.Digest[len("sha256:"):]+".sig"; got != want {
 		t.Fatalf("SignatureTag = %q; want %q", got, want)
 	}
-	raw := api(t, "GET", sigRef, nil, http.Header{"Accept": {store.MediaTypeManifest}}, 200)
+	raw := api(t, "GET", sigRef, nil, http.Header{"Accept": {artifact.MediaTypeManifest}}, 200)
 	var sm struct {
 		MediaType string `json:"mediaType"`
 		Config    struct {
@@ -85,7 +86,7 @@ func TestCosignSignature(t *testing.T) {
 	if err := json.Unmarshal(raw, &sm); err != nil {
 		t.Fatal(err)
 	}
-	if sm.MediaType != store.MediaTypeManifest || sm.Config.MediaType != "application/vnd.oci.image.config.v1+json" {
+	if sm.MediaType != artifact.MediaTypeManifest || sm.Config.MediaType != "application/vnd.oci.image.config.v1+json" {
 		t.Errorf("signature manifest media types %q, config %q; want cosign's", sm.MediaType, sm.Config.MediaType)
 	}
 	if len(sm.Layers) != 1 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // The artifact types of the store's own manifests.
@@ -51,8 +52,8 @@ type fileDesc struct {
 func (d fileDesc) title() string { return d.Annotations[titleAnnotation] }
 
 func newFileSet(artifactType string) *fileSet {
-	return &fileSet{SchemaVersion: 2, MediaType: store.MediaTypeManifest, ArtifactType: artifactType,
-		Config: fileDesc{MediaType: store.MediaTypeEmpty, Digest: store.EmptyConfigDigest, Size: 2}, Layers: []fileDesc{}}
+	return &fileSet{SchemaVersion: 2, MediaType: artifact.MediaTypeManifest, ArtifactType: artifactType,
+		Config: fileDesc{MediaType: artifact.MediaTypeEmpty, Digest: artifact.EmptyConfigDigest, Size: 2}, Layers: []fileDesc{}}
 }
 
 // readFileSet reads the file set tag points at in rpath; nil when absent.
@@ -78,7 +79,7 @@ func (s *Store) readFileSet(ctx context.Context, rpath, tag string) (*fileSet, e
 
 // writeFileSet uploads the empty config and pushes m under tag.
 func (s *Store) writeFileSet(ctx context.Context, rpath, tag string, m *fileSet) error {
-	if err := s.putBlob(ctx, rpath, store.EmptyConfigDigest, 2, store.BytesContent([]byte(store.EmptyConfig))); err != nil {
+	if err := s.putBlob(ctx, rpath, artifact.EmptyConfigDigest, 2, store.BytesContent([]byte(artifact.EmptyConfig))); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	slices.SortFunc(m.Layers, func(a, b fileDesc) int { return cmp.Compare(a.title(), b.title()) })
@@ -86,7 +87,7 @@ func (s *Store) writeFileSet(ctx context.Context, rpath, tag string, m *fileSet)
 	if err != nil {
 		return err
 	}
-	return s.putManifest(ctx, rpath, tag, store.MediaTypeManifest, b)
+	return s.putManifest(ctx, rpath, tag, artifact.MediaTypeManifest, b)
 }
 
 // ListMetadata lists the metadata files.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // maxManifest caps a manifest the store reads (distribution's own limit
@@ -65,7 +66,7 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 	if err := s.putManifest(ctx, rpath, tag, m.MediaType, b); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}
-	if s.opts.Signer != nil && m.ArtifactType == store.ArtifactType {
+	if s.opts.Signer != nil && m.ArtifactType == artifact.ArtifactType {
 		if err := s.sign(ctx, rpath, m.Digest); err != nil {
 			return fmt.Errorf("tag %s in %s: sign: %w", tag, repo, err)
 		}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
@@ -116,7 +118,7 @@ func copyRegistry(t *testing.T, src, dst store.Store) {
 // returns the store and its place.
 func demoInRegistry(t *testing.T, r *testRegistry, opts ocistore.Options) *ocistore.Store {
 	t.Helper()
-	dir, err := store.OpenDir(demoreg.Get(t).Dir, store.DirOptions{ReadOnly: true})
+	dir, err := dirstore.Open(demoreg.Get(t).Dir, dirstore.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func entry(t *testing.T, e string) (index.Entry, string) {
 	cat, _ := demoreg.ReadCatalog(t, demoreg.Get(t).Dir)
 	for _, x := range cat.Entries {
 		if x.String() == e {
-			return x, store.Repo(x.ID)
+			return x, artifact.Repo(x.ID)
 		}
 	}
 	t.Fatalf("no entry %s", e)
@@ -235,7 +237,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			e, repo := entry(t, hello)
 			other, _ := entry(t, helloLinux)
 			mb := readAll(t, s, repo, other.ManifestDigest, other.ManifestSize)
-			api(t, "PUT", base+"/"+repo+"/manifests/"+entryTag(t, e), mb, http.Header{"Content-Type": {store.MediaTypeManifest}}, 201)
+			api(t, "PUT", base+"/"+repo+"/manifests/"+entryTag(t, e), mb, http.Header{"Content-Type": {artifact.MediaTypeManifest}}, 201)
 			return []want{{verify.RuleTagMismatch, hello}}
 		}},
 		{"manifest replaced under its tag", false, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
@@ -247,7 +249,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 			m["annotations"].(map[string]any)["org.opencontainers.image.description"] = "evil"
 			nb, _ := json.Marshal(m)
-			api(t, "PUT", base+"/"+repo+"/manifests/"+entryTag(t, e), nb, http.Header{"Content-Type": {store.MediaTypeManifest}}, 201)
+			api(t, "PUT", base+"/"+repo+"/manifests/"+entryTag(t, e), nb, http.Header{"Content-Type": {artifact.MediaTypeManifest}}, 201)
 			return []want{{verify.RuleTagMismatch, gitHelper}}
 		}},
 		{"manifest deleted", false, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
@@ -258,13 +260,13 @@ func TestVerifyThroughRegistry(t *testing.T) {
 		}},
 		{"blob deleted", false, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
 			e, repo := entry(t, usesGit)
-			l := layer(t, s, repo, e, store.RoleReadme)
+			l := layer(t, s, repo, e, artifact.RoleReadme)
 			api(t, "DELETE", base+"/"+repo+"/blobs/"+l.Digest, nil, nil, 202)
 			return []want{{verify.RuleBlobMissing, usesGit}}
 		}},
 		{"flipped byte in a vsix in the registry's storage", true, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
 			e, repo := entry(t, hello)
-			l := layer(t, s, repo, e, store.RoleVsix)
+			l := layer(t, s, repo, e, artifact.RoleVsix)
 			filetest.FlipByte(t, reg.blobData(l.Digest))
 			return []want{{verify.RuleBlobDigest, hello}}
 		}},
@@ -275,7 +277,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 		}},
 		{"truncated vsix in the registry's storage", true, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
 			e, repo := entry(t, helloLinux)
-			l := layer(t, s, repo, e, store.RoleVsix)
+			l := layer(t, s, repo, e, artifact.RoleVsix)
 			f := reg.blobData(l.Digest)
 			b, err := os.ReadFile(f)
 			if err != nil {
@@ -289,7 +291,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 		{"snapshot metadata removed from the metadata manifest", false, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
 			url := base + "/airvsx-metadata/manifests/metadata"
 			var m map[string]any
-			if err := json.Unmarshal(api(t, "GET", url, nil, http.Header{"Accept": {store.MediaTypeManifest}}, 200), &m); err != nil {
+			if err := json.Unmarshal(api(t, "GET", url, nil, http.Header{"Accept": {artifact.MediaTypeManifest}}, 200), &m); err != nil {
 				t.Fatal(err)
 			}
 			var kept []any
@@ -301,7 +303,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 			m["layers"] = kept
 			b, _ := json.Marshal(m)
-			api(t, "PUT", url, b, http.Header{"Content-Type": {store.MediaTypeManifest}}, 201)
+			api(t, "PUT", url, b, http.Header{"Content-Type": {artifact.MediaTypeManifest}}, 201)
 			return []want{{verify.RuleTrustMissing, ""}}
 		}},
 		{"timestamp replaced", false, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
@@ -442,7 +444,7 @@ func catalogMetadata(t *testing.T, s store.Store) (string, []byte) {
 // entryTag is the tag of e in its repository.
 func entryTag(t *testing.T, e index.Entry) string {
 	t.Helper()
-	tag, err := store.Tag(e.Platform, e.Version)
+	tag, err := artifact.Tag(e.Platform, e.Version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,9 +452,9 @@ func entryTag(t *testing.T, e index.Entry) string {
 }
 
 // layer returns the entry's layer of role, from its manifest in s.
-func layer(t *testing.T, s store.Store, repo string, e index.Entry, role store.Role) store.Layer {
+func layer(t *testing.T, s store.Store, repo string, e index.Entry, role artifact.Role) artifact.Layer {
 	t.Helper()
-	m, err := store.ParseManifest(readAll(t, s, repo, e.ManifestDigest, e.ManifestSize))
+	m, err := artifact.ParseManifest(readAll(t, s, repo, e.ManifestDigest, e.ManifestSize))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,5 +464,5 @@ func layer(t *testing.T, s store.Store, repo string, e index.Entry, role store.R
 		}
 	}
 	t.Fatalf("%s has no %s layer", e.String(), role)
-	return store.Layer{}
+	return artifact.Layer{}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -73,7 +74,7 @@ func testConcurrent(t *testing.T, s store.Store) {
 	errs := make(chan error, n)
 	want := make(map[string]store.Descriptor)
 	var mu sync.Mutex
-	put(t, s, repo, []byte(store.EmptyConfig))
+	put(t, s, repo, []byte(artifact.EmptyConfig))
 	for i := range n {
 		wg.Go(func() {
 			b := manifestBytes("", fmt.Sprint(i))
@@ -82,7 +83,7 @@ func testConcurrent(t *testing.T, s store.Store) {
 				errs <- err
 				return
 			}
-			desc := store.Descriptor{MediaType: store.MediaTypeManifest, Digest: d, Size: int64(len(b))}
+			desc := store.Descriptor{MediaType: artifact.MediaTypeManifest, Digest: d, Size: int64(len(b))}
 			tag := fmt.Sprintf("universal-1.0.%d", i)
 			if err := s.Tag(t.Context(), repo, tag, desc); err != nil {
 				errs <- err

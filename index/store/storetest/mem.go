@@ -20,7 +20,7 @@ import (
 // contract, for tests that must show a reader goes through the Store
 // interface and nothing else (it has no directory, so it offers none of
 // a directory store's extras, such as OpenBlobFile or FS). It checks
-// names as Dir does, verifies on read with store.VerifyReader, and is
+// names as the directory store does, verifies on read with store.VerifyReader, and is
 // safe for concurrent use. Close does nothing; the content stays
 // readable.
 //

@@ -13,6 +13,8 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 )
 
@@ -36,14 +38,14 @@ func TestMemConformance(t *testing.T) {
 func TestMemFromDir(t *testing.T) {
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "reg")
-	d := storetest.OpenDir(t, dir, store.DirOptions{Create: true})
+	d := storetest.OpenDir(t, dir, dirstore.Options{Create: true})
 	put := func(repo, s string) store.Descriptor {
 		b := []byte(s)
 		dg := index.DigestBytes(b)
 		if err := d.PutBlob(ctx, repo, dg, int64(len(b)), store.BytesContent(b)); err != nil {
 			t.Fatal(err)
 		}
-		return store.Descriptor{MediaType: store.MediaTypeManifest, Digest: dg, Size: int64(len(b)), ArtifactType: store.ArtifactType}
+		return store.Descriptor{MediaType: artifact.MediaTypeManifest, Digest: dg, Size: int64(len(b)), ArtifactType: artifact.ArtifactType}
 	}
 	good := put("a/good", `{"m":1}`)
 	flipped := put("a/good", "flipped later")
@@ -59,7 +61,7 @@ func TestMemFromDir(t *testing.T) {
 	}
 	d.Close()
 	blob := func(repo, digest string) string {
-		return filepath.Join(dir, filepath.FromSlash(store.BlobName(repo, digest)))
+		return filepath.Join(dir, filepath.FromSlash(artifact.BlobName(repo, digest)))
 	}
 	if err := os.WriteFile(blob("a/good", flipped.Digest), []byte("flipped LATER"), 0o644); err != nil {
 		t.Fatal(err)

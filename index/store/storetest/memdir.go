@@ -10,6 +10,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/dirstore"
 )
 
 // maxMetadata bounds what MemFromDir reads of one metadata file.
@@ -27,7 +28,7 @@ const maxMetadata = 1 << 30
 func MemFromDir(t testing.TB, dir string) *Mem {
 	t.Helper()
 	ctx := t.Context()
-	d, err := store.OpenDir(dir, store.DirOptions{ReadOnly: true})
+	d, err := dirstore.Open(dir, dirstore.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("MemFromDir: %v", err)
 	}
@@ -54,7 +55,7 @@ func MemFromDir(t testing.TB, dir string) *Mem {
 		if err != nil {
 			r.err = err
 			if inner := errors.Unwrap(err); inner != nil {
-				r.err = inner // without Dir's "tags of <repo>: ", which Mem adds again
+				r.err = inner // without the directory store's "tags of <repo>: ", which Mem adds again
 			}
 		}
 		for _, te := range tags {

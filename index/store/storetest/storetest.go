@@ -21,6 +21,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
 // Options adapt the suite to a store.
@@ -28,6 +29,11 @@ type Options struct {
 	// Tamper changes the stored bytes of a blob behind the store's back,
 	// keeping its size. Default nil: the verify-on-read subtest is skipped.
 	Tamper func(t *testing.T, s store.Store, repo, digest string)
+	// CannotCommit says the store groups writes into changes
+	// (store.Committer) but cannot commit them (a git store with no
+	// signing key): the capability subtests that need a commit (LayoutFS,
+	// Discard) are skipped. Default false.
+	CannotCommit bool
 }
 
 // Run runs the conformance suite. open returns a new, empty, writable
@@ -53,6 +59,13 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts Options) {
 		{"ContextCanceled", testContextCanceled},
 		{"Concurrent", testConcurrent},
 		{"Artifact", testArtifact},
+		{"BlobFile", testBlobFile},
+		{"ReplaceBlob", func(t *testing.T, s store.Store) { testReplaceBlob(t, s, opts.Tamper) }},
+		{"LayoutRepair", testLayoutRepair},
+		{"FreeSpace", testFreeSpace},
+		{"Staging", testStaging},
+		{"LayoutFS", func(t *testing.T, s store.Store) { testLayoutFS(t, s, opts) }},
+		{"Discard", func(t *testing.T, s store.Store) { testDiscard(t, s, opts) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
@@ -126,9 +139,9 @@ func (f *failingReader) Read(p []byte) (int, error) {
 // returns its descriptor.
 func manifest(t *testing.T, s store.Store, repo, text string) store.Descriptor {
 	t.Helper()
-	put(t, s, repo, []byte(store.EmptyConfig))
-	b := manifestBytes(store.ArtifactType, text)
-	return store.Descriptor{MediaType: store.MediaTypeManifest, Digest: put(t, s, repo, b), Size: int64(len(b)), ArtifactType: store.ArtifactType}
+	put(t, s, repo, []byte(artifact.EmptyConfig))
+	b := manifestBytes(artifact.ArtifactType, text)
+	return store.Descriptor{MediaType: artifact.MediaTypeManifest, Digest: put(t, s, repo, b), Size: int64(len(b)), ArtifactType: artifact.ArtifactType}
 }
 
 // manifestBytes is a valid OCI image manifest with the empty config, no
@@ -140,7 +153,7 @@ func manifestBytes(artifactType, text string) []byte {
 		at = `"artifactType":"` + artifactType + `",`
 	}
 	return []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json",` + at +
-		`"config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":"` + store.EmptyConfigDigest + `","size":2},` +
+		`"config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":"` + artifact.EmptyConfigDigest + `","size":2},` +
 		`"layers":[],"annotations":{"x":"` + text + `"}}`)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -39,7 +40,7 @@ func testTags(t *testing.T, s store.Store) {
 		t.Errorf("Tags after retag (-want +got):\n%s", diff)
 	}
 
-	missing := store.Descriptor{MediaType: store.MediaTypeManifest, Digest: digestOf([]byte("nope")), Size: 4}
+	missing := store.Descriptor{MediaType: artifact.MediaTypeManifest, Digest: digestOf([]byte("nope")), Size: 4}
 	if err := s.Tag(ctx, repo, "web-1.0.0", missing); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Tag(absent manifest) = %v; want fs.ErrNotExist", err)
 	}
@@ -109,24 +110,24 @@ func testArtifact(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	vsix := randomBytes(10<<10, 6)
 	readme := []byte("# Go\n")
-	info := store.ArtifactInfo{
+	info := artifact.ArtifactInfo{
 		ID:             index.MustParseID("Golang.Go"),
 		Version:        "0.40.0+build.7",
 		Platform:       index.LinuxX64,
 		Created:        time.Date(2025, 3, 4, 3, 29, 7, 108336000, time.UTC),
 		UpstreamSHA256: strings.TrimPrefix(digestOf(vsix), "sha256:"),
 	}
-	layers := []store.Layer{
-		{Role: store.RoleReadme, Title: "README.md", Digest: digestOf(readme), Size: int64(len(readme))},
-		{Role: store.RoleVsix, Title: "golang.go-0.40.0@linux-x64.vsix", Digest: digestOf(vsix), Size: int64(len(vsix))},
+	layers := []artifact.Layer{
+		{Role: artifact.RoleReadme, Title: "README.md", Digest: digestOf(readme), Size: int64(len(readme))},
+		{Role: artifact.RoleVsix, Title: "golang.go-0.40.0@linux-x64.vsix", Digest: digestOf(vsix), Size: int64(len(vsix))},
 	}
-	b, err := store.BuildManifest(info, layers)
+	b, err := artifact.BuildManifest(info, layers)
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo := store.Repo(info.ID)
+	repo := artifact.Repo(info.ID)
 	put(t, s, repo, vsix)
-	if _, err := store.PutArtifact(ctx, s, b); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := artifact.PutArtifact(ctx, s, b); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("PutArtifact without the readme blob = %v; want fs.ErrNotExist", err)
 	}
 	if _, err := s.Tags(ctx, repo); err != nil {
@@ -136,7 +137,7 @@ func testArtifact(t *testing.T, s store.Store) {
 		t.Fatalf("a failed PutArtifact tagged %v", got)
 	}
 	put(t, s, repo, readme)
-	m, err := store.PutArtifact(ctx, s, b)
+	m, err := artifact.PutArtifact(ctx, s, b)
 	if err != nil {
 		t.Fatalf("PutArtifact: %v", err)
 	}
@@ -148,7 +149,7 @@ func testArtifact(t *testing.T, s store.Store) {
 	if err != nil || !bytes.Equal(got, b) {
 		t.Fatalf("reading the manifest back = %v", err)
 	}
-	if _, err := read(t, s, repo, store.EmptyConfigDigest, 2); err != nil {
+	if _, err := read(t, s, repo, artifact.EmptyConfigDigest, 2); err != nil {
 		t.Errorf("reading the empty config: %v", err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/testkit/synthreg"
 )
@@ -152,12 +153,12 @@ func makeEntry(ctx context.Context, st store.Store, tmp string, i int, o Options
 		return index.Entry{}, err
 	}
 	a := synthreg.NewArtifact(st, id)
-	err = a.AddContent(ctx, store.RoleVsix, fmt.Sprintf("%s.%s-%s.vsix", publisher, name, version), index.SHA256Digest(sum), cw.n, store.SeekContent(vf))
+	err = a.AddContent(ctx, artifact.RoleVsix, fmt.Sprintf("%s.%s-%s.vsix", publisher, name, version), index.SHA256Digest(sum), cw.n, store.SeekContent(vf))
 	vf.Close()
 	if err != nil {
 		return index.Entry{}, err
 	}
-	if err := a.Add(ctx, store.RoleUpstreamMetadata, "openvsx.json", []byte(`{"bench":true}`)); err != nil {
+	if err := a.Add(ctx, artifact.RoleUpstreamMetadata, "openvsx.json", []byte(`{"bench":true}`)); err != nil {
 		return index.Entry{}, err
 	}
 	e := index.Entry{ID: id, Version: version, Platform: index.Universal, Published: o.Now, VsixSHA256: sum, VsixSize: cw.n, Engine: "^1.80.0", DisplayName: name}
@@ -170,16 +171,16 @@ func makeEntry(ctx context.Context, st store.Store, tmp string, i int, o Options
 		if err != nil {
 			return index.Entry{}, err
 		}
-		if err := a.Add(ctx, store.RoleUpstreamSignature, fmt.Sprintf("%s.%s-%s.sigzip", publisher, name, version), sz); err != nil {
+		if err := a.Add(ctx, artifact.RoleUpstreamSignature, fmt.Sprintf("%s.%s-%s.sigzip", publisher, name, version), sz); err != nil {
 			return index.Entry{}, err
 		}
 		e.Upstream = index.Signature{Signed: true, KeyID: upKeyID}
 	}
-	if err := a.Add(ctx, store.RoleManifest, "package.json", []byte(pkgJSON)); err != nil {
+	if err := a.Add(ctx, artifact.RoleManifest, "package.json", []byte(pkgJSON)); err != nil {
 		return index.Entry{}, err
 	}
 	os.Remove(path)
-	m, err := a.Put(ctx, store.ArtifactInfo{ID: id, Version: version, Platform: index.Universal, Created: o.Now, UpstreamSHA256: sum})
+	m, err := a.Put(ctx, artifact.ArtifactInfo{ID: id, Version: version, Platform: index.Universal, Created: o.Now, UpstreamSHA256: sum})
 	if err != nil {
 		return index.Entry{}, err
 	}

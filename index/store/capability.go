@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"crypto"
+	"io/fs"
+	"os"
+)
+
+// The optional capabilities a store may offer besides Store. A caller
+// finds one with As, which sees through wrappers (Checked): a store
+// implements a capability only when it can honour it, and the conformance
+// suite (index/store/storetest) exercises every capability the store
+// under test claims. Capability methods check their own arguments: they
+// are reached past the wrapper.
+
+// Unwrapper is implemented by a Store that wraps another (Checked does):
+// Unwrap returns the wrapped store, so that As finds what it offers.
+type Unwrapper interface {
+	Unwrap() Store
+}
+
+// As returns s, or the first store s wraps (through Unwrapper), that
+// implements T, and whether there is one.
+func As[T any](s Store) (T, bool) {
+	for s != nil {
+		if t, ok := s.(T); ok {
+			return t, true
+		}
+		u, ok := s.(Unwrapper)
+		if !ok {
+			break
+		}
+		s = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
+// BlobFiler is implemented by stores that keep each blob in a file of its
+// own (the directory store): readers that need random access (a zip
+// reader) or a second pass use the file instead of a spooled copy.
+type BlobFiler interface {
+	// OpenBlobFile opens a blob's file for random access. Unlike OpenBlob
+	// it does not verify the content: the caller must check the size and
+	// the digest itself before trusting a byte. Names are checked as
+	// OpenBlob checks them. A missing blob is an error wrapping
+	// fs.ErrNotExist.
+	OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error)
+}
+
+// BlobReplacer is implemented by stores that can replace a blob holding
+// the wrong bytes, keeping the damaged one in their quarantine (copy
+// --repair).
+type BlobReplacer interface {
+	// ReplaceBlob reads the stored blob first and refuses one that is
+	// intact or absent: good content is never touched. The damaged blob is
+	// kept in the quarantine with reason, and c, checked as PutBlob checks
+	// it, takes its place. It returns where the damaged blob went
+	// ("quarantine/<name>[.N]").
+	ReplaceBlob(ctx context.Context, repo, digest string, size int64, reason string, c Content) (quarantined string, err error)
+}
+
+// LayoutRepairer is implemented by stores whose repositories have layout
+// files (oci-layout, index.json), which they can check and write anew,
+// keeping damaged ones in their quarantine (copy --repair).
+type LayoutRepairer interface {
+	// CheckLayout reports whether repo's layout files are there and well
+	// formed; an error wrapping ErrDamagedLayout when they are there but
+	// are not.
+	CheckLayout(ctx context.Context, repo string) error
+	// ReplaceLayout quarantines repo's layout files with reason and
+	// writes them anew, with no tags. It returns where the damaged files
+	// went.
+	ReplaceLayout(ctx context.Context, repo, reason string) (quarantined string, err error)
+}
+
+// FreeSpacer is implemented by stores on a file system, which can say how
+// much they may still write, so that a copy can be refused before it
+// starts instead of failing half-way.
+type FreeSpacer interface {
+	// FreeSpace returns the bytes free to an unprivileged writer and the
+	// file system's block size; an error wrapping errors.ErrUnsupported
+	// where the system cannot say.
+	FreeSpace() (free, block int64, err error)
+}
+
+// Stager is implemented by stores that can take a file written by the
+// caller as a blob by renaming it, instead of copying and hashing it
+// again (sync's downloads).
+type Stager interface {
+	// NewStaging makes a staging directory inside the store. Remove it
+	// when done.
+	NewStaging() (Staging, error)
+}
+
+// Staging is a directory inside a store where a writer puts files that
+// become blobs (Stager).
+type Staging interface {
+	// Dir is the directory's operating-system path, for creating files
+	// in it (with os.CreateTemp, say).
+	Dir() string
+	// AdoptBlob stores the file name (a base name in Dir, written and
+	// closed by the caller) as blob digest of size bytes in repo. The
+	// caller vouches for digest: it hashed the bytes as it wrote them.
+	// The size is checked. The file is gone afterwards unless the blob
+	// was already present.
+	AdoptBlob(ctx context.Context, repo, digest string, size int64, name string) error
+	// Remove removes the directory and whatever is still in it.
+	Remove() error
+}
+
+// LayoutFS is implemented by stores that keep the registry's file layout
+// (index/store/artifact: extensions/<ns>/<name>/... and metadata/): FS
+// returns that tree read-only, for readers that check the layout itself
+// (oci-layout files, files that have no place).
+type LayoutFS interface {
+	FS() fs.FS
+}
+
+// Committer is implemented by stores that group writes into changes (a
+// git store makes one commit per change). Writers end each change with
+// Commit once its metadata is written, the catalog last. Stores whose
+// every write is visible at once (the directory store) do not implement it.
+type Committer interface {
+	// Commit records every write since the last Commit as one change
+	// described by message. Nothing is visible to readers of the change
+	// history before it returns; a change that is never committed is
+	// finished by the next Commit.
+	Commit(ctx context.Context, message string) error
+}
+
+// Discarder is implemented by stores that can remove a registry their
+// opening created while it is still empty (dirstore.Store.Discard): a writer whose
+// first sync or copy failed before it stored anything leaves nothing.
+type Discarder interface {
+	// Discard removes the registry if this store created it and it
+	// holds nothing yet, and reports whether it did. The store must
+	// still be closed.
+	Discard() (bool, error)
+}
+
+// History is implemented by stores whose content is a signed history of
+// changes (a git store: commits). Readers that keep state between runs
+// (verify) check the signature of the revision they read and that it
+// descends from the one they trusted last, so a rewound history fails.
+type History interface {
+	// Revision names the change being read (a commit ID); "" when the
+	// store holds none.
+	Revision() string
+	// CheckSignature checks that the revision is signed by one of keys.
+	CheckSignature(ctx context.Context, keys []crypto.PublicKey) error
+	// Descends reports whether the revision is old or descends from it
+	// (false when old is not in the store's history at all).
+	Descends(ctx context.Context, old string) (bool, error)
+}

@@ -1,0 +1,21 @@
+package gitstore
+
+import (
+	"testing"
+
+	"github.com/airvsx/airvsx/index/store"
+)
+
+// TestOpenReturnsChecked: what Open returns is the git store inside
+// store.Checked, so that no caller reaches it unchecked.
+func TestOpenReturnsChecked(t *testing.T) {
+	s, err := Open(t.TempDir()+"/reg", Options{Create: true, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u, ok := s.Store.(store.Unwrapper)
+	if !ok || u.Unwrap() != s.g {
+		t.Fatalf("Open returned %T wrapping %T; want store.Checked around the git store", s.Store, s.g)
+	}
+}
