@@ -65,6 +65,9 @@ func (c *checked) Tag(ctx context.Context, repo, tag string, m Descriptor) error
 	if err := CheckTagArgs(ctx, repo, tag); err != nil {
 		return fmt.Errorf("tag: %w", err)
 	}
+	if err := CheckManifestDescriptor(m); err != nil {
+		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
+	}
 	if err := c.writable(); err != nil {
 		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
 	}

@@ -79,6 +79,9 @@ func TestCheckedRefusesBeforeTheStore(t *testing.T) {
 		}},
 		{"OpenBlob bad digest", func(s store.Store) error { _, err := s.OpenBlob(ctx, goodRepo, "md5:00", 2); return err }},
 		{"Tag bad tag", func(s store.Store) error { return s.Tag(ctx, goodRepo, "../t", manifest) }},
+		{"Tag bad manifest digest", func(s store.Store) error {
+			return s.Tag(ctx, goodRepo, "t", store.Descriptor{MediaType: manifest.MediaType, Digest: "sha256:../../x", Size: 2})
+		}},
 		{"Tags bad repo", func(s store.Store) error { _, err := s.Tags(ctx, "a/b/c"); return err }},
 		{"Untag bad repo", func(s store.Store) error { return s.Untag(ctx, "A/b", "t") }},
 		{"ReadMetadata bad name", func(s store.Store) error { _, err := s.ReadMetadata(ctx, "../root.json", 10); return err }},

@@ -20,10 +20,7 @@ const manifestAccept = artifact.MediaTypeManifest + ", " + artifact.MediaTypeInd
 
 // StatBlob returns the size of a blob (a HEAD; a manifest pushed only
 // through the manifest API is found there too).
-func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
-	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
-		return 0, fmt.Errorf("stat blob: %w", err)
-	}
+func (s *ociStore) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
 	size, err := s.statBlob(ctx, s.repoPath(repo), digest, "blobs", "manifests")
 	if err != nil {
 		return 0, fmt.Errorf("stat blob %s in %s: %w", digest, repo, err)
@@ -37,7 +34,7 @@ func (s *Store) StatBlob(ctx context.Context, repo, digest string) (int64, error
 // By hand, like getBlob: ggcr's remote.Layer HEADs a blob but reports a
 // missing one as an error to parse, and its remote.Head of a manifest
 // wants headers (Docker-Content-Digest) the store does not need.
-func (s *Store) statBlob(ctx context.Context, rpath, digest string, kinds ...string) (int64, error) {
+func (s *ociStore) statBlob(ctx context.Context, rpath, digest string, kinds ...string) (int64, error) {
 	for _, kind := range kinds {
 		resp, err := s.blobRequest(ctx, http.MethodHead, rpath, kind, digest)
 		if err != nil {
@@ -58,7 +55,7 @@ func (s *Store) statBlob(ctx context.Context, rpath, digest string, kinds ...str
 
 // blobRequest sends a GET or HEAD of digest through the API kind
 // ("blobs" or "manifests") of rpath; its status is 200 or 404.
-func (s *Store) blobRequest(ctx context.Context, method, rpath, kind, digest string) (*http.Response, error) {
+func (s *ociStore) blobRequest(ctx context.Context, method, rpath, kind, digest string) (*http.Response, error) {
 	var h http.Header
 	if kind == "manifests" {
 		h = http.Header{"Accept": {manifestAccept}}
@@ -67,7 +64,7 @@ func (s *Store) blobRequest(ctx context.Context, method, rpath, kind, digest str
 }
 
 // OpenBlob opens a blob for verified reading (store.OpenVerified).
-func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
+func (s *ociStore) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
 	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
 		return s.getBlob(ctx, s.repoPath(repo), digest)
 	})
@@ -81,7 +78,7 @@ func (s *Store) OpenBlob(ctx context.Context, repo, digest string, size int64) (
 // must report a *store.MismatchError, and it follows redirects to any
 // host that is not a private address, where the store follows them only
 // to the hosts Options.AlsoDial names.
-func (s *Store) getBlob(ctx context.Context, rpath, digest string) (io.ReadCloser, int64, error) {
+func (s *ociStore) getBlob(ctx context.Context, rpath, digest string) (io.ReadCloser, int64, error) {
 	for _, kind := range []string{"blobs", "manifests"} {
 		resp, err := s.blobRequest(ctx, http.MethodGet, rpath, kind, digest)
 		if err != nil {
@@ -98,13 +95,7 @@ func (s *Store) getBlob(ctx context.Context, rpath, digest string) (io.ReadClose
 
 // PutBlob uploads a blob unless the repository has it with that size
 // (see the package comment: mount, stream, commit only what checks).
-func (s *Store) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
-	if err := store.CheckPutBlobArgs(ctx, repo, digest, size); err != nil {
-		return err
-	}
-	if err := s.writable(); err != nil {
-		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
-	}
+func (s *ociStore) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
 	rpath := s.repoPath(repo)
 	if err := s.putBlob(ctx, rpath, digest, size, c); err != nil {
 		if me, ok := err.(*store.MismatchError); ok {
@@ -125,7 +116,7 @@ var repoMarker = []byte(`{"schemaVersion":2,"mediaType":"` + artifact.MediaTypeM
 	`"config":{"mediaType":"` + artifact.MediaTypeEmpty + `","digest":"` + artifact.EmptyConfigDigest + `","size":2},"layers":[]}`)
 
 // markRepo pushes repoMarker by digest into rpath, once per store.
-func (s *Store) markRepo(ctx context.Context, rpath string) error {
+func (s *ociStore) markRepo(ctx context.Context, rpath string) error {
 	s.mu.Lock()
 	done := s.marked[rpath]
 	s.mu.Unlock()
@@ -144,7 +135,7 @@ func (s *Store) markRepo(ctx context.Context, rpath string) error {
 	return nil
 }
 
-func (s *Store) putBlob(ctx context.Context, rpath, digest string, size int64, c store.Content) error {
+func (s *ociStore) putBlob(ctx context.Context, rpath, digest string, size int64, c store.Content) error {
 	// Only the blob API: a manifest something else pushed without its
 	// blob is uploaded as one (a round trip less for every blob that is
 	// missing, the usual case here).
@@ -197,7 +188,7 @@ func (e *retryUpload) Error() string { return e.err.Error() }
 // the session otherwise (see upload). Its mounts need the source
 // repository to be named up front (remote.WithMount-less Layer), where the
 // store remembers where it saw each digest.
-func (s *Store) startUpload(ctx context.Context, rpath, digest string) (*url.URL, error) {
+func (s *ociStore) startUpload(ctx context.Context, rpath, digest string) (*url.URL, error) {
 	q := url.Values{}
 	if digest != "" {
 		if from := s.mountSource(rpath, digest); from != "" {
@@ -221,7 +212,7 @@ func (s *Store) startUpload(ctx context.Context, rpath, digest string) (*url.URL
 // location resolves an upload response's Location header: the session's
 // next URL, on the registry or on a host Options.AlsoDial names (by the
 // rules of a redirect there).
-func (s *Store) location(resp *http.Response) (*url.URL, error) {
+func (s *ociStore) location(resp *http.Response) (*url.URL, error) {
 	l := resp.Header.Get("Location")
 	if l == "" {
 		return nil, fmt.Errorf("%s %s: no Location in the response", resp.Request.Method, resp.Request.URL.Redacted())
@@ -246,7 +237,7 @@ func (s *Store) location(resp *http.Response) (*url.URL, error) {
 // (size < 0: any) with digest (digest "": any); the committed digest and
 // size are returned. On a mismatch the session is cancelled and the error
 // is a *store.MismatchError.
-func (s *Store) upload(ctx context.Context, rpath string, loc *url.URL, content io.Reader, size int64, digest string) (string, int64, error) {
+func (s *ociStore) upload(ctx context.Context, rpath string, loc *url.URL, content io.Reader, size int64, digest string) (string, int64, error) {
 	h := sha256.New()
 	cr := &countingReader{h: h}
 	src := store.ContextReader(ctx, content)
@@ -302,7 +293,7 @@ func (s *Store) upload(ctx context.Context, rpath string, loc *url.URL, content 
 
 // cancelUpload ends an upload session that will not be committed; an
 // error is only logged (the registry expires sessions anyway).
-func (s *Store) cancelUpload(rpath string, loc *url.URL) {
+func (s *ociStore) cancelUpload(rpath string, loc *url.URL) {
 	ctx := context.Background()
 	resp, err := s.send(once(ctx), rpath, http.MethodDelete, loc, nil, nil, 0, 200, 202, 204, 404)
 	if err != nil {

@@ -52,7 +52,7 @@ func SignaturePayload(ref, digest string, opts ...name.Option) ([]byte, error) {
 // signature in its annotation. Layers already there are kept; when one
 // already carries this payload with a signature the signer's key
 // verifies, nothing is written.
-func (s *Store) sign(ctx context.Context, rpath, digest string) error {
+func (s *ociStore) sign(ctx context.Context, rpath, digest string) error {
 	var nopts []name.Option
 	if s.opts.Insecure {
 		nopts = append(nopts, name.Insecure)

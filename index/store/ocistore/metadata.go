@@ -57,7 +57,7 @@ func newFileSet(artifactType string) *fileSet {
 }
 
 // readFileSet reads the file set tag points at in rpath; nil when absent.
-func (s *Store) readFileSet(ctx context.Context, rpath, tag string) (*fileSet, error) {
+func (s *ociStore) readFileSet(ctx context.Context, rpath, tag string) (*fileSet, error) {
 	b, _, err := s.getManifest(ctx, rpath, tag)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -78,7 +78,7 @@ func (s *Store) readFileSet(ctx context.Context, rpath, tag string) (*fileSet, e
 }
 
 // writeFileSet uploads the empty config and pushes m under tag.
-func (s *Store) writeFileSet(ctx context.Context, rpath, tag string, m *fileSet) error {
+func (s *ociStore) writeFileSet(ctx context.Context, rpath, tag string, m *fileSet) error {
 	if err := s.putBlob(ctx, rpath, artifact.EmptyConfigDigest, 2, store.BytesContent([]byte(artifact.EmptyConfig))); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
@@ -91,7 +91,7 @@ func (s *Store) writeFileSet(ctx context.Context, rpath, tag string, m *fileSet)
 }
 
 // ListMetadata lists the metadata files.
-func (s *Store) ListMetadata(ctx context.Context) ([]string, error) {
+func (s *ociStore) ListMetadata(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("list metadata: %w", err)
 	}
@@ -110,13 +110,7 @@ func (s *Store) ListMetadata(ctx context.Context) ([]string, error) {
 }
 
 // ReadMetadata reads a metadata file, verified against its digest.
-func (s *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
-	if err := store.CheckMetadataName(name); err != nil {
-		return nil, fmt.Errorf("read metadata: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("read metadata %s: %w", name, err)
-	}
+func (s *ociStore) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
 	rpath := s.repoPath(metadataRepo)
 	m, err := s.readFileSet(ctx, rpath, metadataTag)
 	if err != nil {
@@ -153,16 +147,7 @@ func (s *Store) ReadMetadata(ctx context.Context, name string, maxSize int64) ([
 
 // WriteMetadata uploads the file and moves the metadata tag to a manifest
 // that lists it with every other file: one atomic step for readers.
-func (s *Store) WriteMetadata(ctx context.Context, name string, data []byte) error {
-	if err := store.CheckMetadataName(name); err != nil {
-		return fmt.Errorf("write metadata: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write metadata %s: %w", name, err)
-	}
-	if err := s.writable(); err != nil {
-		return fmt.Errorf("write metadata %s: %w", name, err)
-	}
+func (s *ociStore) WriteMetadata(ctx context.Context, name string, data []byte) error {
 	rpath := s.repoPath(metadataRepo)
 	d := index.DigestBytes(data)
 	if err := s.putBlob(ctx, rpath, d, int64(len(data)), store.BytesContent(data)); err != nil {
@@ -198,13 +183,7 @@ func (s *Store) WriteMetadata(ctx context.Context, name string, data []byte) err
 // first), which is also its location: "quarantine/<name>[.N]". A name too
 // long for a tag is tagged with its start and a hash, its whole name in an
 // annotation.
-func (s *Store) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
-	if err := store.CheckQuarantineArgs(ctx, name, files); err != nil {
-		return "", fmt.Errorf("quarantine: %w", err)
-	}
-	if err := s.writable(); err != nil {
-		return "", fmt.Errorf("quarantine %s: %w", name, err)
-	}
+func (s *ociStore) Quarantine(ctx context.Context, name, reason string, files map[string]io.Reader) (string, error) {
 	rpath := s.repoPath(quarantineRepo)
 	rec := store.QuarantineRecord{Name: name, Reason: reason, Time: s.now().UTC(), Files: []store.QuarantineFile{}}
 	m := newFileSet(QuarantineArtifactType)
@@ -262,7 +241,7 @@ func quarantineTag(loc string) string {
 
 // uploadStream uploads content of unknown size and digest, streaming it,
 // and returns its digest and size.
-func (s *Store) uploadStream(ctx context.Context, rpath string, r io.Reader) (string, int64, error) {
+func (s *ociStore) uploadStream(ctx context.Context, rpath string, r io.Reader) (string, int64, error) {
 	loc, err := s.startUpload(ctx, rpath, "")
 	if err != nil {
 		return "", 0, err

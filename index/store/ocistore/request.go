@@ -66,7 +66,7 @@ func authHint(status int, host string) string {
 // statusOf turns the *transport.Error of an unwanted response (what
 // go-containerregistry's remote package and transport.CheckError return)
 // into the store's *statusError; other errors are returned as they are.
-func (s *Store) statusOf(err error) error {
+func (s *ociStore) statusOf(err error) error {
 	var te *transport.Error
 	if !errors.As(err, &te) {
 		return err
@@ -105,7 +105,7 @@ func (e *contentError) Error() string { return e.err.Error() }
 func (e *contentError) Unwrap() error { return e.err }
 
 // endpoint returns the URL of path (starting "/v2/") on the registry.
-func (s *Store) endpoint(path string, query url.Values) *url.URL {
+func (s *ociStore) endpoint(path string, query url.Values) *url.URL {
 	u := *s.base
 	u.Path = path
 	u.RawQuery = query.Encode()
@@ -113,13 +113,13 @@ func (s *Store) endpoint(path string, query url.Values) *url.URL {
 }
 
 // repo is the go-containerregistry name of a registry repository.
-func (s *Store) repo(rpath string) name.Repository { return s.reg.Repo(rpath) }
+func (s *ociStore) repo(rpath string) name.Repository { return s.reg.Repo(rpath) }
 
 // remote returns the options of a go-containerregistry remote call on
 // rpath: its authenticated transport (a *transport.Wrapper, which remote
 // uses as it is: no second ping, and no retry of its own over the
 // store's) and ctx.
-func (s *Store) remote(ctx context.Context, rpath string) ([]remote.Option, error) {
+func (s *ociStore) remote(ctx context.Context, rpath string) ([]remote.Option, error) {
 	t, err := s.transport(ctx, rpath)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (s *Store) remote(ctx context.Context, rpath string) ([]remote.Option, erro
 // or HEAD following redirects the store allows) and returns its response
 // when its status is one of ok; the caller closes the body. Any other
 // status is a *statusError.
-func (s *Store) send(ctx context.Context, rpath, method string, u *url.URL, header http.Header, body io.Reader, size int64, ok ...int) (*http.Response, error) {
+func (s *ociStore) send(ctx context.Context, rpath, method string, u *url.URL, header http.Header, body io.Reader, size int64, ok ...int) (*http.Response, error) {
 	t, err := s.transport(ctx, rpath)
 	if err != nil {
 		closeBody(body)

@@ -106,7 +106,7 @@ func (t *retrying) roundTrip(req *http.Request) (*http.Response, time.Duration, 
 // from req.Response): only a GET or HEAD, at most 5 in a row, to the
 // registry's own host, or to one Options.AlsoDial names over the scheme
 // the Location gives, plain HTTP only as Insecure allows it for that host.
-func (s *Store) redirectable(req *http.Request) error {
+func (s *ociStore) redirectable(req *http.Request) error {
 	from := req.Response.Request
 	n := 0
 	for r := req; r.Response != nil; r = r.Response.Request {

@@ -91,7 +91,17 @@ type Options struct {
 
 // Store is a registry in an OCI distribution registry (see the package
 // comment). It is safe for concurrent use by multiple goroutines.
+//
+// Every Store method's arguments and the read-only refusal are checked by
+// store.Checked before a request is made: Open returns the store wrapped,
+// and the unchecked one is not reachable.
 type Store struct {
+	store.Store // the checked ociStore
+	o           *ociStore
+}
+
+// ociStore is the unchecked store.
+type ociStore struct {
 	place  store.Place
 	reg    name.Registry
 	base   *url.URL // scheme://host
@@ -113,6 +123,17 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
+// CheckAccess makes one request, untried again (a HEAD of the metadata
+// manifest, with the rights the store will ask for: pull, and push unless
+// read-only), and returns its error: one wrapping ErrUnauthorized when the
+// registry refuses the credentials. A registry without metadata yet is
+// no error. Commands call it first, so that a registry that wants a login
+// says so at once instead of through whatever read failed first.
+func (s *Store) CheckAccess(ctx context.Context) error { return s.o.CheckAccess(ctx) }
+
+// Place returns the place the store is at.
+func (s *Store) Place() store.Place { return s.o.place }
+
 // Open returns the store of a docker place. It makes no request: the
 // first call does.
 func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
@@ -133,7 +154,7 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)
 	}
-	s := &Store{
+	s := &ociStore{
 		place:  p,
 		reg:    reg,
 		base:   &url.URL{Scheme: scheme, Host: host},
@@ -190,16 +211,11 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: credentials for %s: %w", p, host, err)
 	}
-	return s, nil
+	return &Store{Store: store.Checked(s, opts.ReadOnly), o: s}, nil
 }
 
-// CheckAccess makes one request, untried again (a HEAD of the metadata
-// manifest, with the rights the store will ask for: pull, and push unless
-// read-only), and returns its error: one wrapping ErrUnauthorized when the
-// registry refuses the credentials. A registry without metadata yet is
-// no error. Commands call it first, so that a registry that wants a login
-// says so at once instead of through whatever read failed first.
-func (s *Store) CheckAccess(ctx context.Context) error {
+// CheckAccess implements Store.CheckAccess.
+func (s *ociStore) CheckAccess(ctx context.Context) error {
 	rpath := s.repoPath(metadataRepo)
 	resp, err := s.send(once(ctx), rpath, http.MethodHead, s.endpoint("/v2/"+rpath+"/manifests/"+metadataTag, nil),
 		http.Header{"Accept": {manifestAccept}}, nil, 0, 200, 404)
@@ -210,11 +226,8 @@ func (s *Store) CheckAccess(ctx context.Context) error {
 	return nil
 }
 
-// Place returns the place the store is at.
-func (s *Store) Place() store.Place { return s.place }
-
 // Close releases idle connections.
-func (s *Store) Close() error {
+func (s *ociStore) Close() error {
 	if t, ok := s.hc.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
 	}
@@ -305,7 +318,7 @@ func (t tlsOnly) CloseIdleConnections() {
 
 // repoPath is the registry repository of a store repository ("<ns>/<name>")
 // or of one of the store's own repositories.
-func (s *Store) repoPath(repo string) string { return s.place.Prefix + "/" + repo }
+func (s *ociStore) repoPath(repo string) string { return s.place.Prefix + "/" + repo }
 
 // transport returns the authenticated transport for a registry repository
 // (pull, and push unless read-only), made on first use. A registry that
@@ -313,7 +326,7 @@ func (s *Store) repoPath(repo string) string { return s.place.Prefix + "/" + rep
 // its repositories (made once: each one made pings the registry); one
 // with a bearer token service gets one per repository, each with its own
 // token's scope.
-func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper, error) {
+func (s *ociStore) transport(ctx context.Context, rpath string) (http.RoundTripper, error) {
 	s.mu.Lock()
 	t, pinged := s.trans[rpath], s.pinged
 	if s.shared != nil {
@@ -363,7 +376,7 @@ func (s *Store) transport(ctx context.Context, rpath string) (http.RoundTripper,
 
 // scopes are the token scopes of a registry repository's requests ("":
 // the catalog's).
-func (s *Store) scopes(rpath string) []string {
+func (s *ociStore) scopes(rpath string) []string {
 	action := "pull,push"
 	if s.opts.ReadOnly {
 		action = "pull"
@@ -376,7 +389,7 @@ func (s *Store) scopes(rpath string) []string {
 
 // newTransport makes an authenticated transport for scopes (pinging the
 // registry first).
-func (s *Store) newTransport(ctx context.Context, scopes []string) (http.RoundTripper, error) {
+func (s *ociStore) newTransport(ctx context.Context, scopes []string) (http.RoundTripper, error) {
 	t, err := transport.NewWithContext(once(ctx), s.reg, s.auth, s.rt, scopes)
 	if err != nil {
 		// A token service that refuses the credentials answers here.
@@ -393,29 +406,22 @@ func (s *Store) newTransport(ctx context.Context, scopes []string) (http.RoundTr
 
 // connectError is a failure to reach the registry at all: it wraps
 // store.ErrUnreachable unless ctx ended it.
-func (s *Store) connectError(ctx context.Context, err error) error {
+func (s *ociStore) connectError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("connect to %s: %w", s.reg.RegistryStr(), err)
 	}
 	return fmt.Errorf("connect to %s: %w: %w", s.reg.RegistryStr(), store.ErrUnreachable, err)
 }
 
-func (s *Store) writable() error {
-	if s.opts.ReadOnly {
-		return store.ErrReadOnly
-	}
-	return nil
-}
-
 // seen records that rpath holds digest, for later mounts.
-func (s *Store) seen(rpath, digest string) {
+func (s *ociStore) seen(rpath, digest string) {
 	s.mu.Lock()
 	s.seenIn[digest] = rpath
 	s.mu.Unlock()
 }
 
 // mountSource returns a repository other than rpath known to hold digest.
-func (s *Store) mountSource(rpath, digest string) string {
+func (s *ociStore) mountSource(rpath, digest string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if from := s.seenIn[digest]; from != rpath {

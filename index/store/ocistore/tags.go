@@ -33,16 +33,7 @@ var sigTag = regexp.MustCompile(`^sha256-[0-9a-f]{64}\.sig$`)
 // Tag points tag at a manifest: the manifest blob is read back (verified)
 // and pushed through the manifest API under tag. With Options.Signer, an
 // entry manifest is then signed (SignatureTag).
-func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) error {
-	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
-		return fmt.Errorf("tag: %w", err)
-	}
-	if err := store.CheckManifestDescriptor(m); err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
-	if err := s.writable(); err != nil {
-		return fmt.Errorf("tag %s in %s: %w", tag, repo, err)
-	}
+func (s *ociStore) Tag(ctx context.Context, repo, tag string, m store.Descriptor) error {
 	if m.Size > maxManifest {
 		return fmt.Errorf("tag %s in %s: manifest of %d bytes: %w", tag, repo, m.Size, store.ErrTooLarge)
 	}
@@ -77,7 +68,7 @@ func (s *Store) Tag(ctx context.Context, repo, tag string, m store.Descriptor) e
 // putManifest pushes b (of mediaType) to ref, a tag or its digest
 // (remote.Put, which first HEADs ref and leaves a ref that already
 // points at b as it is).
-func (s *Store) putManifest(ctx context.Context, rpath, ref, mediaType string, b []byte) error {
+func (s *ociStore) putManifest(ctx context.Context, rpath, ref, mediaType string, b []byte) error {
 	opts, err := s.remote(ctx, rpath)
 	if err != nil {
 		return err
@@ -101,7 +92,7 @@ func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
 
 // reference is the go-containerregistry name of ref (a tag or a digest)
 // in rpath.
-func (s *Store) reference(rpath, ref string) (name.Reference, error) {
+func (s *ociStore) reference(rpath, ref string) (name.Reference, error) {
 	if store.ValidDigest(ref) {
 		return s.repo(rpath).Digest(ref), nil
 	}
@@ -114,7 +105,7 @@ func (s *Store) reference(rpath, ref string) (name.Reference, error) {
 // getManifest reads the manifest ref (a tag or digest) points at
 // (remote.Get): its bytes and media type; an error wrapping
 // fs.ErrNotExist when absent.
-func (s *Store) getManifest(ctx context.Context, rpath, ref string) ([]byte, string, error) {
+func (s *ociStore) getManifest(ctx context.Context, rpath, ref string) ([]byte, string, error) {
 	opts, err := s.remote(ctx, rpath)
 	if err != nil {
 		return nil, "", err
@@ -139,13 +130,7 @@ func (s *Store) getManifest(ctx context.Context, rpath, ref string) ([]byte, str
 // Tags lists a repository's tags (cosign's signature tags left out), each
 // with its manifest's media type, digest, size and artifact type, read
 // from the manifest itself.
-func (s *Store) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
-	if err := store.CheckRepo(repo); err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("tags of %s: %w", repo, err)
-	}
+func (s *ociStore) Tags(ctx context.Context, repo string) ([]store.TagEntry, error) {
 	rpath := s.repoPath(repo)
 	names, err := s.listTags(ctx, rpath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -180,7 +165,7 @@ func (s *Store) Tags(ctx context.Context, repo string) ([]store.TagEntry, error)
 }
 
 // describe reads the manifest tag points at and describes it.
-func (s *Store) describe(ctx context.Context, rpath, tag string) (store.Descriptor, error) {
+func (s *ociStore) describe(ctx context.Context, rpath, tag string) (store.Descriptor, error) {
 	b, ct, err := s.getManifest(ctx, rpath, tag)
 	if err != nil {
 		return store.Descriptor{}, fmt.Errorf("tag %s: %w", tag, err)
@@ -205,7 +190,7 @@ func (s *Store) describe(ctx context.Context, rpath, tag string) (store.Descript
 // listTags lists the tags of a registry repository (remote.List, page
 // by page); an error wrapping fs.ErrNotExist when the registry knows no
 // such name.
-func (s *Store) listTags(ctx context.Context, rpath string) ([]string, error) {
+func (s *ociStore) listTags(ctx context.Context, rpath string) ([]string, error) {
 	opts, err := s.remote(ctx, rpath)
 	if err != nil {
 		return nil, err
@@ -222,13 +207,7 @@ func (s *Store) listTags(ctx context.Context, rpath string) ([]string, error) {
 
 // Untag deletes a tag (DELETE of the manifest by tag, which removes the
 // tag alone; the registry must allow deletes).
-func (s *Store) Untag(ctx context.Context, repo, tag string) error {
-	if err := store.CheckTagArgs(ctx, repo, tag); err != nil {
-		return fmt.Errorf("untag: %w", err)
-	}
-	if err := s.writable(); err != nil {
-		return fmt.Errorf("untag %s in %s: %w", tag, repo, err)
-	}
+func (s *ociStore) Untag(ctx context.Context, repo, tag string) error {
 	rpath := s.repoPath(repo)
 	opts, err := s.remote(ctx, rpath)
 	if err == nil {
@@ -242,7 +221,7 @@ func (s *Store) Untag(ctx context.Context, repo, tag string) error {
 
 // Repos lists the extension repositories under the prefix, from the
 // registry's catalog API (remote.Catalog, page by page).
-func (s *Store) Repos(ctx context.Context) ([]string, error) {
+func (s *ociStore) Repos(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("repositories: %w", err)
 	}

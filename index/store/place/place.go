@@ -187,7 +187,7 @@ func openDocker(ctx context.Context, p store.Place, o Options) (store.Store, err
 		st.Close()
 		return nil, err
 	}
-	return store.Checked(st, !o.Write), nil
+	return st, nil // checked: ocistore.Open returns the store wrapped
 }
 
 // NotExistError says a local place opened for reading does not exist. It
