@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store/place"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/mirror"
@@ -154,7 +155,7 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 		// Plan against an empty registry when there is none yet, writing
 		// nothing at the target.
 		var remove func()
-		if regPath, remove, err = mirror.DryRunPlace(opts.registry); err != nil {
+		if regPath, remove, err = place.DryRun(opts.registry); err != nil {
 			return err
 		}
 		defer remove()

@@ -1,4 +1,4 @@
-package mirror_test
+package place_test
 
 import (
 	"errors"
@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/airvsx/airvsx/index/store/dirstore"
-	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/index/store/place"
 )
 
-// TestDryRunPlace: a dry run plans against the place itself when it
+// TestDryRun: a dry run plans against the place itself when it
 // exists or is an OCI registry, else against an empty directory registry
 // in a temporary directory, leaving nothing at the place; remove removes
 // that directory.
-func TestDryRunPlace(t *testing.T) {
+func TestDryRun(t *testing.T) {
 	root := t.TempDir()
 	existing := filepath.Join(root, "registry")
 	if err := os.Mkdir(existing, 0o755); err != nil {
@@ -36,19 +36,19 @@ func TestDryRunPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, remove, err := mirror.DryRunPlace(tt.place)
+			got, remove, err := place.DryRun(tt.place)
 			if err != nil {
-				t.Fatalf("DryRunPlace(%q): %v", tt.place, err)
+				t.Fatalf("DryRun(%q): %v", tt.place, err)
 			}
 			if !tt.temp {
 				if got != tt.place {
-					t.Errorf("DryRunPlace(%q) = %q; want the place itself", tt.place, got)
+					t.Errorf("DryRun(%q) = %q; want the place itself", tt.place, got)
 				}
 				remove()
 				return
 			}
 			if got == tt.place {
-				t.Fatalf("DryRunPlace(%q) = the place itself; want a temporary registry", tt.place)
+				t.Fatalf("DryRun(%q) = the place itself; want a temporary registry", tt.place)
 			}
 			st, err := dirstore.Open(got, dirstore.Options{ReadOnly: true})
 			if err != nil {
@@ -58,7 +58,7 @@ func TestDryRunPlace(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := os.Lstat(tt.check); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("DryRunPlace(%q) made %s (Lstat: %v); want nothing at the place", tt.place, tt.check, err)
+				t.Errorf("DryRun(%q) made %s (Lstat: %v); want nothing at the place", tt.place, tt.check, err)
 			}
 			remove()
 			if _, err := os.Lstat(filepath.Dir(got)); !errors.Is(err, fs.ErrNotExist) {

@@ -1,29 +1,28 @@
-package mirror
+package place
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
 
-	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/internal/tempdir"
 )
 
-// DryRunPlace is the registry a dry run of a sync into place plans
-// against: place itself when it exists (or is an OCI registry,
+// DryRun is the registry a dry run of a sync into place plans against:
+// place itself when it exists (or is not a local place: an OCI registry,
 // docker://HOST/PREFIX, which is only read), else an empty directory
 // registry made in a new temporary directory, so that a dry run for a
 // registry not made yet writes nothing at place. remove removes that
 // temporary directory (for place itself it does nothing); call it once
-// the registry is closed.
-func DryRunPlace(place string) (dryPlace string, remove func(), err error) {
-	statPath := place
-	p, perr := store.ParsePlace(place)
-	if perr == nil && p.Kind == store.PlaceGit {
-		statPath = p.Path
+// the registry is closed. A place that does not parse is returned as it
+// is, for opening it to say why.
+func DryRun(place string) (dryPlace string, remove func(), err error) {
+	p, k, err := Parse(place)
+	if err != nil {
+		return place, func() {}, nil // opening it says what is wrong
 	}
-	if _, err := os.Stat(statPath); (perr == nil && p.Kind == store.PlaceDocker) || !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(p.Path); !k.Local || !errors.Is(err, os.ErrNotExist) {
 		return place, func() {}, nil
 	}
 	tmp, err := tempdir.New("", "airvsx-dry-run-", nil)
