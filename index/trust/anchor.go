@@ -3,7 +3,6 @@ package trust
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/sigstore/sigstore/pkg/signature"
@@ -42,7 +41,14 @@ func LoadAnchor(rootPath, keyPath string) (Anchor, error) {
 		// The user's file, named as theirs: not the registry's
 		// metadata/root.json, which nothing has read yet.
 		if _, err := RootKeyIDs(b); err != nil {
-			why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "metadata/root.json: "), ": "+ErrMalformed.Error())
+			why := err.Error()
+			var fe *FileError
+			if errors.As(err, &fe) {
+				why = fe.Reason()
+				if fe.Err == ErrMalformed && fe.Msg != "" {
+					why = fe.Msg
+				}
+			}
 			return Anchor{}, fmt.Errorf("--root %s is not a TUF root.json (%s): give the root the registry's publisher handed over (its metadata/1.root.json), or the publisher's key with --key PREFIX.pub", rootPath, why)
 		}
 		return Anchor{Root: b}, nil
