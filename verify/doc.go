@@ -11,6 +11,12 @@
 // package itself, its trust chain included, is a Problem in the Report.
 // Errors fail the verification (exit status 1); warnings are hints.
 //
+// verify is the report writer of "airvsx verify" (and of the checks of
+// copy and site that run it): a Problem's Fix, and a few report lines,
+// name the airvsx command and flags that repair or complete the check
+// ("airvsx copy --repair", "--no-read-data"), as REPORT.md documents.
+// Those are the only flag names in its text; its errors name none.
+//
 // # Trust (Registry)
 //
 // The anchor is a pinned root.json (RegistryOptions.Root, --root) or the

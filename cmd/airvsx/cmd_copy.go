@@ -180,6 +180,7 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		o.FreeSpace = func() (int64, int64, error) { return store.FreeSpaceAt(p.Path) }
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
+	err = copyWords(err)
 	prog.Done()
 	if !opts.dryRun {
 		err = abandon(cmd.Context(), dst, dstPlace, "copy", err)

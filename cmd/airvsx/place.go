@@ -106,7 +106,7 @@ func openRegistryNet(ctx context.Context, place string, write bool, n registryNe
 		}
 		st, err := ocistore.Open(ctx, p, o)
 		if errors.Is(err, ocistore.ErrInsecureRemote) {
-			return nil, &usageError{err}
+			return nil, &usageError{insecureRemoteWords(err)}
 		}
 		if err != nil {
 			return nil, err
@@ -236,7 +236,7 @@ func (a *anchorFlags) resolve(verb string) (trust.Anchor, *trust.StateDir, error
 	}
 	anchor, err := trust.LoadAnchor(a.root, a.key)
 	if err != nil {
-		return trust.Anchor{}, nil, fmt.Errorf("%s: trust anchor: %w", verb, err)
+		return trust.Anchor{}, nil, fmt.Errorf("%s: trust anchor: %w", verb, anchorWords(err))
 	}
 	switch {
 	case a.noState:

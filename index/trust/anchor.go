@@ -23,10 +23,35 @@ type Anchor struct {
 
 // ErrNoAnchor is wrapped when an Anchor has neither a root nor a key, or
 // both.
-var ErrNoAnchor = errors.New("give exactly one trust anchor: a pinned root (--root root.json) or the signer's public key (--key PREFIX.pub)")
+var ErrNoAnchor = errors.New("give exactly one trust anchor: a pinned root (a root.json) or the signer's public key (PREFIX.pub)")
 
-// LoadAnchor resolves the --root and --key flags: exactly one must be a
-// path. The root file is read with the same care as any untrusted input
+// AnchorError is a trust anchor file LoadAnchor could not use: the pinned
+// root (Root) or the signer's public key, the path given, and why. The
+// CLI words it with the flag that named the file.
+type AnchorError struct {
+	Root bool   // the file is the pinned root; false: the public key
+	Path string // as given
+	// NotRoot, for a pinned root that was read, says why it is not a TUF
+	// root.json (the parser's reason); "" when the file could not be read.
+	NotRoot string
+	Err     error // the error reading the file; nil with NotRoot
+}
+
+func (e *AnchorError) Error() string {
+	switch {
+	case e.Root && e.NotRoot != "":
+		return fmt.Sprintf("root %s is not a TUF root.json (%s)", e.Path, e.NotRoot)
+	case e.Root:
+		return "root: " + e.Err.Error()
+	}
+	return "key: " + e.Err.Error()
+}
+
+// Unwrap returns the error reading the file.
+func (e *AnchorError) Unwrap() error { return e.Err }
+
+// LoadAnchor resolves the pinned root's path and the signer's public
+// key's path: exactly one must be given. The root file is read with the same care as any untrusted input
 // (a regular file of at most MaxRootBytes); the key must be an ECDSA P-256
 // public key in PEM.
 func LoadAnchor(rootPath, keyPath string) (Anchor, error) {
@@ -36,7 +61,7 @@ func LoadAnchor(rootPath, keyPath string) (Anchor, error) {
 	case rootPath != "":
 		b, err := readKeyFileCapped(rootPath, MaxRootBytes)
 		if err != nil {
-			return Anchor{}, fmt.Errorf("--root: %w", err)
+			return Anchor{}, &AnchorError{Root: true, Path: rootPath, Err: err}
 		}
 		// The user's file, named as theirs: not the registry's
 		// metadata/root.json, which nothing has read yet.
@@ -49,13 +74,13 @@ func LoadAnchor(rootPath, keyPath string) (Anchor, error) {
 					why = fe.Msg
 				}
 			}
-			return Anchor{}, fmt.Errorf("--root %s is not a TUF root.json (%s): give the root the registry's publisher handed over (its metadata/1.root.json), or the publisher's key with --key PREFIX.pub", rootPath, why)
+			return Anchor{}, &AnchorError{Root: true, Path: rootPath, NotRoot: why}
 		}
 		return Anchor{Root: b}, nil
 	}
 	v, err := LoadVerifier(keyPath)
 	if err != nil {
-		return Anchor{}, fmt.Errorf("--key: %w", err)
+		return Anchor{}, &AnchorError{Path: keyPath, Err: err}
 	}
 	return Anchor{Key: v}, nil
 }
