@@ -2,7 +2,7 @@
 // signature, freshness, rollback, every byte, policy and dependency
 // closure. It reads only, opens no network connection, fails closed, and
 // reports every problem it finds, not just the first: each Problem names
-// its severity, a stable Rule, the file (Path, relative to the registry),
+// its severity, a stable Rule, the file (File, relative to the registry),
 // the entry (ns.name@version[@platform]), a message and the Fix.
 //
 // Registry and Package return an error only when the verification could
