@@ -238,6 +238,9 @@ func (a *anchorFlags) resolve(verb string) (trust.Anchor, *trust.StateDir, error
 	if err != nil {
 		return trust.Anchor{}, nil, fmt.Errorf("%s: trust anchor: %w", verb, anchorWords(err))
 	}
+	if anchor.Root != nil {
+		anchor.RootName = pinnedRootName
+	}
 	switch {
 	case a.noState:
 		return anchor, nil, nil

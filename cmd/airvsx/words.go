@@ -14,6 +14,10 @@ import (
 // file, which option would change the outcome); the words that name the
 // CLI's flags are here, where the flags are.
 
+// pinnedRootName names the root --root pinned in messages of the trust
+// chain (trust.Anchor.RootName).
+const pinnedRootName = "the pinned root (--root)"
+
 // anchorWords tells a *trust.AnchorError in err with the flag that named
 // the file (--root or --key); other errors are returned as they are.
 func anchorWords(err error) error {

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/transfer"
 )
 
@@ -102,18 +104,31 @@ var keptFlagWords = map[string][]string{
 	"site/site.go":            {`"--key PUBLISHER.pub"`},
 	"site/trust.go":           {"(--unverified)"},
 
-	// Not moved yet (issue 23, left for a follow-up): messages built
-	// deep inside a library and wrapped on their way up, or written to
-	// records and logs, which need a typed error or a report field each.
-	"hostlaunch/install/check.go":         {"--allow-partial-activation"},
-	"hostlaunch/install/isolation.go":     {"(--insecure-degraded-isolation)"},
-	"hostlaunch/install/uninstall.go":     {"pass --force to disable", "was uninstalled (--force)"},
+	// Records that people read later, kept as they were written before:
+	// the REASON a repair leaves in the quarantine.
+	"transfer/write.go": {"by airvsx copy --repair"},
+
+	// Not moved yet (issue 23, left for a follow-up). Each is text a
+	// library builds before the CLI sees the error, so the CLI cannot
+	// word it without rendering the whole error itself:
+	//   - install: a problem of *install.RefusedError (its Error joins
+	//     them); needs RefusedError rendered by the CLI with a hint per
+	//     problem rule;
+	//   - install's Isolation.String: a line of airvsx list's text,
+	//     which install.Listing writes; sandbox: the warning it logs;
+	//   - ocistore: refusals made inside a request and wrapped by every
+	//     store call above it (the HTTP client H2 rewrites);
+	//   - trust.KeyError: wrapped eagerly by transfer and mirror.
+	"hostlaunch/install/check.go":     {"--allow-partial-activation"},
+	"hostlaunch/install/isolation.go": {"(--insecure-degraded-isolation)"},
+	"hostlaunch/install/uninstall.go": {"pass --force to disable",
+		// A record (Record.Reason, kept as written before): why an
+		// uninstall with --force disabled a dependent.
+		"was uninstalled (--force)"},
 	"hostlaunch/sandbox/sandbox_other.go": {"(--insecure-degraded-isolation)"},
 	"index/store/ocistore/store.go":       {"(name another host with --also-dial)", "plain HTTP needs --insecure"},
 	"index/store/ocistore/blobs.go":       {"(name that host with --also-dial)", "needs --insecure (and --allow-insecure-remote"},
 	"index/trust/signkey.go":              {"registry's --key"},
-	"index/trust/check.go":                {"the pinned root (--root)"},
-	"transfer/write.go":                   {"by airvsx copy --repair"},
 }
 
 // flagWord is "--" and a lower-case letter, not inside a longer word.
@@ -175,6 +190,31 @@ func TestLibrariesNameNoFlags(t *testing.T) {
 			if !used[file+"\x00"+k] {
 				t.Errorf("keptFlagWords[%q] allows %q, which no literal there holds any more: remove it", file, k)
 			}
+		}
+	}
+}
+
+// TestResolveNamesPinnedRoot: the root --root pins is named with the flag
+// in the trust chain's messages; a key anchor has no root to name.
+func TestResolveNamesPinnedRoot(t *testing.T) {
+	reg := demoreg.Get(t)
+	root := filepath.Join(t.TempDir(), "root.json")
+	if err := os.WriteFile(root, reg.Root, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		a    anchorFlags
+		want string
+	}{
+		{anchorFlags{root: root, noState: true}, "the pinned root (--root)"},
+		{anchorFlags{key: reg.PubPath, noState: true}, ""},
+	} {
+		a, _, err := tt.a.resolve("verify")
+		if err != nil {
+			t.Fatalf("resolve(%+v): %v", tt.a, err)
+		}
+		if a.RootName != tt.want {
+			t.Errorf("resolve(%+v).RootName = %q; want %q", tt.a, a.RootName, tt.want)
 		}
 	}
 }

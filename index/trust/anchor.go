@@ -10,8 +10,7 @@ import (
 )
 
 // Anchor is what an operator trusts, given out of band: a pinned root
-// (--root root.json) or the registry signer's public key (--key
-// PREFIX.pub). Exactly one of Root and Key is set. Every command that
+// (a root.json) or the registry signer's public key (PREFIX.pub). Exactly one of Root and Key is set. Every command that
 // takes an anchor checks it on every run (see Check).
 type Anchor struct {
 	// Root is the bytes of a root.json the operator pinned.
@@ -19,6 +18,9 @@ type Anchor struct {
 	// Key is the signer's public key: the registry's 1.root.json must be
 	// signed by it.
 	Key signature.Verifier
+	// RootName names Root in messages (the CLI names the flag that gave
+	// it). Default "the pinned root".
+	RootName string
 }
 
 // ErrNoAnchor is wrapped when an Anchor has neither a root nor a key, or

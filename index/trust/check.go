@@ -167,7 +167,11 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 	}
 	c.Trusted = tr
 	if a.Root != nil {
-		if err := onChain(meta, a.Root, "the pinned root (--root)"); err != nil {
+		name := a.RootName
+		if name == "" {
+			name = "the pinned root"
+		}
+		if err := onChain(meta, a.Root, name); err != nil {
 			return nil, err
 		}
 	}
