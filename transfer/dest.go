@@ -74,8 +74,12 @@ func (c *copier) checkDest(ctx context.Context, src *checked) error {
 	if len(refusals) > 0 && !c.opts.Force {
 		return &OverwriteError{Refusals: refusals}
 	}
+	force := c.opts.ForceName
+	if force == "" {
+		force = "Force"
+	}
 	for _, r := range refusals {
-		c.opts.Logger.Warn("overwriting the destination (Force)", "why", r)
+		c.opts.Logger.Warn("overwriting the destination ("+force+")", "why", r)
 		c.rep.Forced = append(c.rep.Forced, r)
 	}
 	return c.checkRoots(ctx, src)

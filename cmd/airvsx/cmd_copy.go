@@ -118,7 +118,7 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		return fmt.Errorf("copy: %w", err)
 	}
 	defer src.Close()
-	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun, Repair: opts.repair,
+	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, ForceName: "--force", DryRun: opts.dryRun, Repair: opts.repair,
 		Source: srcPlace, Dest: dstPlace}
 	var signer signature.Signer
 	if p, err := store.ParsePlace(dstPlace); err == nil && p.Kind == store.PlaceDocker && opts.signKey != "" && !opts.dryRun {
