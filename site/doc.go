@@ -1,6 +1,9 @@
 // Package site renders a registry's signed catalog into a static HTML
 // catalog that works when its index.html is opened from file:// (a USB
 // stick on an air-gapped machine) and the same from any static web server.
+// It writes the pages of "airvsx site": their install instructions are
+// airvsx command lines (Options.InstallTrust), and its banner names the
+// flag a page was rendered with (--unverified).
 //
 // # Trust
 //

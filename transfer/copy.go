@@ -101,6 +101,9 @@ type Options struct {
 	// SignKeyName names SignKey in messages ("--sign-key op.key").
 	// Default "": "the signing key".
 	SignKeyName string
+	// ForceName names Force in the warning logged for each refusal it
+	// overrides ("--force"). Default "": "Force".
+	ForceName string
 }
 
 // Progress is how far a copy has come.

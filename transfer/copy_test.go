@@ -60,7 +60,7 @@ func mustVerify(t *testing.T, reg *demoreg.Registry, st store.Store) int64 {
 	}
 	if !rep.OK() {
 		for _, p := range rep.Problems {
-			t.Errorf("destination: %s %s %s: %s", p.Severity, p.Rule, p.Path, p.Message)
+			t.Errorf("destination: %s %s %s: %s", p.Severity, p.Rule, p.File, p.Message)
 		}
 		t.FailNow()
 	}

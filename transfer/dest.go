@@ -72,10 +72,14 @@ func (c *copier) checkDest(ctx context.Context, src *checked) error {
 		}
 	}
 	if len(refusals) > 0 && !c.opts.Force {
-		return fmt.Errorf("copy: %s; pass --force to overwrite it: %w", strings.Join(refusals, "; "), ErrRefused)
+		return &OverwriteError{Refusals: refusals}
+	}
+	force := c.opts.ForceName
+	if force == "" {
+		force = "Force"
 	}
 	for _, r := range refusals {
-		c.opts.Logger.Warn("overwriting the destination (--force)", "why", r)
+		c.opts.Logger.Warn("overwriting the destination ("+force+")", "why", r)
 		c.rep.Forced = append(c.rep.Forced, r)
 	}
 	return c.checkRoots(ctx, src)
@@ -140,3 +144,19 @@ func (c *copier) checkRoots(ctx context.Context, src *checked) error {
 	}
 	return nil
 }
+
+// OverwriteError is a copy refused because it would overwrite the
+// destination unsafely (another operator's registry, a rollback, a fork,
+// metadata that does not verify), each reason in Refusals; Options.Force
+// overrides all of them. It wraps ErrRefused. The CLI words it with the
+// flag that sets Force.
+type OverwriteError struct {
+	Refusals []string
+}
+
+func (e *OverwriteError) Error() string {
+	return "copy: " + strings.Join(e.Refusals, "; ") + ": " + ErrRefused.Error()
+}
+
+// Unwrap returns ErrRefused.
+func (e *OverwriteError) Unwrap() error { return ErrRefused }

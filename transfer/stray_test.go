@@ -50,6 +50,6 @@ func TestCopyStray(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range vrep.Problems {
-		t.Errorf("destination: %s %s %s: %s", p.Severity, p.Rule, p.Path, p.Message)
+		t.Errorf("destination: %s %s %s: %s", p.Severity, p.Rule, p.File, p.Message)
 	}
 }

@@ -2,7 +2,7 @@
 // signature, freshness, rollback, every byte, policy and dependency
 // closure. It reads only, opens no network connection, fails closed, and
 // reports every problem it finds, not just the first: each Problem names
-// its severity, a stable Rule, the file (Path, relative to the registry),
+// its severity, a stable Rule, the file (File, relative to the registry),
 // the entry (ns.name@version[@platform]), a message and the Fix.
 //
 // Registry and Package return an error only when the verification could
@@ -10,6 +10,12 @@
 // file, a cancelled context); everything wrong with the registry or the
 // package itself, its trust chain included, is a Problem in the Report.
 // Errors fail the verification (exit status 1); warnings are hints.
+//
+// verify is the report writer of "airvsx verify" (and of the checks of
+// copy and site that run it): a Problem's Fix, and a few report lines,
+// name the airvsx command and flags that repair or complete the check
+// ("airvsx copy --repair", "--no-read-data"), as REPORT.md documents.
+// Those are the only flag names in its text; its errors name none.
 //
 // # Trust (Registry)
 //

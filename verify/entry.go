@@ -28,7 +28,7 @@ type entryCheck struct {
 }
 
 func (c *entryCheck) add(rule Rule, path, format string, args ...any) {
-	c.probs = append(c.probs, Problem{Severity: Error, Rule: rule, Path: path, Entry: c.name, Message: fmt.Sprintf(format, args...), Fix: fixFor(rule)})
+	c.probs = append(c.probs, newProblem(Error, rule, path, c.name, fmt.Sprintf(format, args...), fixFor(rule)))
 }
 
 // checkEntries checks every entry with a bounded pool of workers; each

@@ -230,7 +230,7 @@ func catalogFile(t *testing.T, dir string) string {
 
 func hasProblem(rep *verify.Report, w want) bool {
 	for _, p := range rep.Errors() {
-		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry && p.Fix != "" && p.Message != "" {
+		if p.Rule == w.rule && strings.HasPrefix(p.File, w.path) && p.Entry == w.entry && p.Fix != "" && p.Message != "" {
 			return true
 		}
 	}
@@ -249,7 +249,7 @@ func checkWants(t *testing.T, rep *verify.Report, wants []want) {
 
 func hasWarning(rep *verify.Report, w want) bool {
 	for _, p := range rep.Warnings() {
-		if p.Rule == w.rule && strings.HasPrefix(p.Path, w.path) && p.Entry == w.entry {
+		if p.Rule == w.rule && strings.HasPrefix(p.File, w.path) && p.Entry == w.entry {
 			return true
 		}
 	}

@@ -119,8 +119,8 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "\n%s:\n", termtext.Escape(name))
 		}
 		where := ""
-		if p.Path != "" {
-			where = " " + termtext.Escape(p.Path) + ":"
+		if p.File != "" {
+			where = " " + termtext.Escape(p.File) + ":"
 		}
 		fmt.Fprintf(&b, "  %s %s:%s %s\n", p.Severity, p.Rule, where, termtext.Escape(p.Message))
 		fmt.Fprintf(&b, "    fix: %s\n", p.Fix)

@@ -105,8 +105,8 @@ func TestSARIFValidates(t *testing.T) {
 			}
 			for i, r := range log.Runs[0].Results {
 				p := rep.Problems[i]
-				if r.RuleID != string(p.Rule) || r.Level != string(p.Severity) || len(r.Locations) != 1 || r.Locations[0].Physical.Artifact.URI != p.Path {
-					t.Errorf("result %d = %+v; want rule %s level %s at %s", i, r, p.Rule, p.Severity, p.Path)
+				if r.RuleID != string(p.Rule) || r.Level != p.Severity.String() || len(r.Locations) != 1 || r.Locations[0].Physical.Artifact.URI != p.File {
+					t.Errorf("result %d = %+v; want rule %s level %s at %s", i, r, p.Rule, p.Severity, p.File)
 				}
 				if p.Entry != "" && (len(r.Locations[0].Logical) != 1 || r.Locations[0].Logical[0].Name != p.Entry) {
 					t.Errorf("result %d: logical location %+v; want entry %s", i, r.Locations[0].Logical, p.Entry)
@@ -169,6 +169,17 @@ func TestJSONReport(t *testing.T) {
 	if err := rep.Write(&buf, verify.JSON, "test"); err != nil {
 		t.Fatal(err)
 	}
+	var raw struct {
+		Problems []map[string]any `json:"problems"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range raw.Problems {
+		if s := p["severity"]; s != "error" && s != "warning" {
+			t.Errorf("problem %v: severity %v; want error or warning", p, s)
+		}
+	}
 	var back verify.Report
 	dec := json.NewDecoder(&buf)
 	dec.DisallowUnknownFields()
@@ -179,7 +190,7 @@ func TestJSONReport(t *testing.T) {
 		t.Fatalf("report = %+v", back)
 	}
 	for _, p := range back.Problems {
-		if p.Rule == "" || p.Message == "" || p.Fix == "" || p.Severity == "" {
+		if p.Rule == "" || p.Message == "" || p.Fix == "" {
 			t.Errorf("incomplete problem %+v", p)
 		}
 	}

@@ -56,7 +56,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		var errs, warns strings.Builder
 		first := ""
 		for _, p := range probs {
-			line := fmt.Sprintf("%s %s: %s: %s\n  fix: %s\n", p.Severity, p.Rule, p.Path, p.Message, p.Fix)
+			line := fmt.Sprintf("%s %s: %s: %s\n  fix: %s\n", p.Severity, p.Rule, p.File, p.Message, p.Fix)
 			if p.Severity == Error {
 				if first == "" {
 					first = string(p.Rule) + ": " + p.Message

@@ -32,7 +32,7 @@ func TestLayoutListingErrorsReported(t *testing.T) {
 	for _, want := range []string{"cannot list the repositories: ", "cannot list: "} {
 		found := false
 		for _, p := range rep.Problems {
-			if p.Rule == verify.RuleLayoutInvalid && p.Path == "extensions/" && strings.HasPrefix(p.Message, want) {
+			if p.Rule == verify.RuleLayoutInvalid && p.File == "extensions/" && strings.HasPrefix(p.Message, want) {
 				found = true
 			}
 		}

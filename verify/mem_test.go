@@ -9,6 +9,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/airvsx/airvsx/index/problem"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
@@ -42,7 +43,7 @@ func dirOnly(p verify.Problem) bool {
 	case verify.RuleExtraFile, verify.RuleOrphanBlob:
 		return true
 	case verify.RuleLayoutInvalid:
-		return !strings.HasSuffix(p.Path, "/index.json")
+		return !strings.HasSuffix(p.File, "/index.json")
 	}
 	return false
 }
@@ -55,7 +56,7 @@ func findings(rep *verify.Report, storeOnly bool) []finding {
 		if storeOnly && dirOnly(p) {
 			continue
 		}
-		out = append(out, finding{p.Severity, p.Rule, p.Path, p.Entry})
+		out = append(out, finding{p.Severity, p.Rule, p.File, p.Entry})
 	}
 	slices.SortFunc(out, func(a, b finding) int {
 		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Entry, b.Entry), cmp.Compare(a.Severity, b.Severity))
@@ -90,7 +91,7 @@ func checkOnMem(t *testing.T, dir string, o verify.RegistryOptions, dirRep *veri
 	}
 	onlyDir := true
 	for _, w := range wants {
-		onlyDir = onlyDir && dirOnly(verify.Problem{Rule: w.rule, Path: w.path})
+		onlyDir = onlyDir && dirOnly(verify.Problem{Problem: problem.Problem{Rule: w.rule, File: w.path}})
 	}
 	if onlyDir && !rep.OK() {
 		t.Errorf("only a directory can show this damage, yet verifying through a Mem failed:\n%s", verifytest.ProblemList(rep))

@@ -67,7 +67,7 @@ func Package(ctx context.Context, path string, opts PackageOptions) (*Report, er
 	name := filepath.Base(path)
 	var probs []Problem
 	add := func(sev Severity, rule Rule, file, format string, args ...any) {
-		probs = append(probs, Problem{Severity: sev, Rule: rule, Path: file, Message: fmt.Sprintf(format, args...), Fix: packageFixFor(rule)})
+		probs = append(probs, newProblem(sev, rule, file, "", fmt.Sprintf(format, args...), packageFixFor(rule)))
 	}
 
 	var ed *vsix.UpstreamVerifier
@@ -141,7 +141,7 @@ func Package(ctx context.Context, path string, opts PackageOptions) (*Report, er
 			c.Engine, _ = index.ParseEngineRange(m.Engines["vscode"])
 		}
 		ps.Policy = packagePolicy(opts.Policy, c, func(sev Severity, rule Rule, fix, format string, args ...any) {
-			probs = append(probs, Problem{Severity: sev, Rule: rule, Message: fmt.Sprintf(format, args...), Fix: fix})
+			probs = append(probs, newProblem(sev, rule, "", "", fmt.Sprintf(format, args...), fix))
 		})
 	}
 	for i := range probs {

@@ -148,7 +148,7 @@ func (v *registryVerifier) ref(repo string, digests ...string) {
 }
 
 func (v *registryVerifier) add(sev Severity, rule Rule, path, entry, format string, args ...any) {
-	v.rep.Problems = append(v.rep.Problems, Problem{Severity: sev, Rule: rule, Path: path, Entry: entry, Message: fmt.Sprintf(format, args...), Fix: fixFor(rule)})
+	v.rep.Problems = append(v.rep.Problems, newProblem(sev, rule, path, entry, fmt.Sprintf(format, args...), fixFor(rule)))
 }
 
 func (v *registryVerifier) run(ctx context.Context) error {

@@ -2,9 +2,11 @@ package verify
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"time"
 
+	"github.com/airvsx/airvsx/index/problem"
 	"github.com/airvsx/airvsx/index/trust"
 )
 
@@ -12,29 +14,61 @@ import (
 // report's schema (REPORT.md). Fields are only ever added within a version.
 const SchemaVersion = "airvsx.verify/v1"
 
-// Severity says whether a problem fails the verification.
-type Severity string
+// Severity says whether a problem fails the verification: index/problem's
+// Severity, encoded as "error" or "warning".
+type Severity = problem.Severity
 
 const (
 	// Error: the registry or package must not be used; exit status 1.
-	Error Severity = "error"
+	Error = problem.Error
 	// Warning: a hint that deserves a look (an orphaned file or tag); it
 	// never fails the verification.
-	Warning Severity = "warning"
+	Warning = problem.Warning
 )
 
-// Problem is one finding. Path is the file in the registry (slash path
-// relative to its root, e.g. "metadata/timestamp.json" or
+// Problem is one finding: a problem.Problem (its Severity, Rule, File and
+// Message; Field is not used) with the catalog entry it belongs to and
+// the fix. File is the file in the registry (slash path relative to its
+// root, e.g. "metadata/timestamp.json" or
 // "extensions/ns/name/blobs/sha256/<hex>"), or the archive entry of a
 // single package; Entry names the catalog entry ("ns.name@version" plus
-// "@platform" when not universal), empty for registry-wide problems.
+// "@platform" when not universal), empty for registry-wide problems. Its
+// JSON is the report's (REPORT.md): severity, rule, path, entry, message,
+// fix.
 type Problem struct {
+	problem.Problem
+	Entry string
+	Fix   string
+}
+
+// newProblem is the finding of rule at path (for entry).
+func newProblem(sev Severity, rule Rule, path, entry, msg, fix string) Problem {
+	return Problem{Problem: problem.Problem{Severity: sev, Rule: rule, File: path, Message: msg}, Entry: entry, Fix: fix}
+}
+
+// problemJSON is a Problem as the report encodes it.
+type problemJSON struct {
 	Severity Severity `json:"severity"`
 	Rule     Rule     `json:"rule"`
 	Path     string   `json:"path,omitempty"`
 	Entry    string   `json:"entry,omitempty"`
 	Message  string   `json:"message"`
 	Fix      string   `json:"fix"`
+}
+
+// MarshalJSON encodes the problem as the report's schema has it.
+func (p Problem) MarshalJSON() ([]byte, error) {
+	return json.Marshal(problemJSON{p.Severity, p.Rule, p.File, p.Entry, p.Message, p.Fix})
+}
+
+// UnmarshalJSON decodes a problem of a report.
+func (p *Problem) UnmarshalJSON(b []byte) error {
+	var j problemJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*p = newProblem(j.Severity, j.Rule, j.Path, j.Entry, j.Message, j.Fix)
+	return nil
 }
 
 // CatalogSummary describes the verified catalog.
@@ -138,7 +172,7 @@ func (r *Report) finish(entries []EntryResult) {
 		return cmp.Or(
 			cmp.Compare(a.Entry, b.Entry),
 			cmp.Compare(sevRank(a.Severity), sevRank(b.Severity)),
-			cmp.Compare(a.Path, b.Path),
+			cmp.Compare(a.File, b.File),
 			cmp.Compare(a.Rule, b.Rule),
 			cmp.Compare(a.Message, b.Message),
 		)

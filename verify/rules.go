@@ -1,8 +1,11 @@
 package verify
 
-// Rule names one check. Rule names are stable: reports, SARIF rule ids,
-// tests and scripts match on them. The package comment lists every rule.
-type Rule string
+import "github.com/airvsx/airvsx/index/problem"
+
+// Rule names one check: index/problem's Rule. Rule names are stable:
+// reports, SARIF rule ids, tests and scripts match on them. The package
+// comment lists every rule.
+type Rule = problem.Rule
 
 // The rules of a registry's trust chain.
 const (
@@ -178,7 +181,7 @@ var packageFixes = map[Rule]string{
 // CopyRepairs reports whether copying the registry again from a good copy
 // (airvsx copy --repair) fixes a problem of rule r: the stored bytes of
 // a directory registry are not the ones its signed metadata pins.
-func (r Rule) CopyRepairs() bool { return rules[r].fix == fixRecopy }
+func CopyRepairs(r Rule) bool { return rules[r].fix == fixRecopy }
 
 // fixFor returns the rule's fix.
 func fixFor(r Rule) string { return rules[r].fix }

@@ -23,8 +23,8 @@ func TestCopyRepairs(t *testing.T) {
 		{RuleExtraFile, false},
 		{RuleOrphanBlob, false},
 	} {
-		if got := tc.rule.CopyRepairs(); got != tc.want {
-			t.Errorf("%s.CopyRepairs() = %v; want %v", tc.rule, got, tc.want)
+		if got := CopyRepairs(tc.rule); got != tc.want {
+			t.Errorf("CopyRepairs(%s) = %v; want %v", tc.rule, got, tc.want)
 		}
 	}
 }

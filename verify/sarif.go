@@ -120,10 +120,10 @@ func (r *Report) WriteSARIF(w io.Writer, toolVersion string) error {
 		run.BaseIDs = map[string]sarifArtifact{base: {URI: u.String()}}
 	}
 	for _, p := range r.Problems {
-		res := sarifResult{RuleID: string(p.Rule), RuleIndex: index[string(p.Rule)], Level: string(p.Severity),
+		res := sarifResult{RuleID: string(p.Rule), RuleIndex: index[string(p.Rule)], Level: p.Severity.String(),
 			Message: sarifMessage{p.Message + " Fix: " + p.Fix}}
 		loc := sarifLocation{}
-		file := p.Path
+		file := p.File
 		if r.Kind == "package" {
 			file = filepath.Base(r.Target)
 		}
@@ -137,11 +137,11 @@ func (r *Report) WriteSARIF(w io.Writer, toolVersion string) error {
 		if loc.Physical != nil || loc.Logical != nil {
 			res.Locations = []sarifLocation{loc}
 		}
-		if r.Kind == "package" && p.Path != "" {
+		if r.Kind == "package" && p.File != "" {
 			if res.Props == nil {
 				res.Props = map[string]string{}
 			}
-			res.Props["archiveEntry"] = p.Path
+			res.Props["archiveEntry"] = p.File
 		}
 		run.Results = append(run.Results, res)
 	}

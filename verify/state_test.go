@@ -109,7 +109,7 @@ func TestNeverCompleted(t *testing.T) {
 					t.Fatalf("%d problems; want 1:\n%s", len(rep.Problems), verifytest.ProblemList(rep))
 				}
 				p := rep.Problems[0]
-				if p.Rule != verify.RuleIncomplete || p.Severity != verify.Error || p.Path != "metadata/timestamp.json" ||
+				if p.Rule != verify.RuleIncomplete || p.Severity != verify.Error || p.File != "metadata/timestamp.json" ||
 					!strings.Contains(p.Message, "never completed") || !strings.Contains(p.Fix, "run the sync (or the copy) that made this registry again") {
 					t.Errorf("problem %+v; want registry-incomplete at metadata/timestamp.json saying to run the sync again", p)
 				}

@@ -44,7 +44,7 @@ func TestStrayMetadata(t *testing.T) {
 			var got []string
 			for _, p := range rep.Warnings() {
 				if p.Rule == verify.RuleStrayFile {
-					got = append(got, p.Path+": "+p.Message)
+					got = append(got, p.File+": "+p.Message)
 				}
 			}
 			var want []string

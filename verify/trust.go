@@ -57,7 +57,11 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 			Created: cat.Created, Expires: c.Timestamp.Expires, Entries: len(cat.Entries)}
 		if err := c.CheckCatalog(cat); err != nil {
 			rule := ruleFor(err, RuleCatalogChain, catalogRules)
-			v.add(Error, rule, catPath, "", "%s", strings.TrimSuffix(err.Error(), ": "+errors.Unwrap(err).Error()))
+			msg := err.Error()
+			if fe := (*trust.FileError)(nil); errors.As(err, &fe) && fe.Msg != "" {
+				msg = fe.Msg
+			}
+			v.add(Error, rule, catPath, "", "%s", msg)
 		} else {
 			chained = cat
 		}
@@ -83,12 +87,9 @@ func (v *registryVerifier) trustProblems(err error) {
 	}
 	for _, e := range leaves(err) {
 		rule := ruleFor(e, RuleTrustMalformed, trustRules)
-		msg := e.Error()
-		path, rest, _ := strings.Cut(msg, ": ")
-		if strings.HasPrefix(path, "metadata/") {
-			msg = rest
-		} else {
-			path = "metadata/"
+		path, msg := "metadata/", e.Error()
+		if fe, ok := e.(*trust.FileError); ok && fe.File != "" {
+			path, msg = fe.File, fe.Reason()
 		}
 		v.add(Error, rule, path, "", "%s", msg)
 	}

@@ -119,7 +119,7 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		return fmt.Errorf("copy: %w", err)
 	}
 	defer src.Close()
-	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, DryRun: opts.dryRun, Repair: opts.repair,
+	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, ForceName: "--force", DryRun: opts.dryRun, Repair: opts.repair,
 		Source: srcPlace, Dest: dstPlace}
 	var signer signature.Signer
 	if _, k, err := place.Parse(dstPlace); err == nil && k.SignsEntries && opts.signKey != "" && !opts.dryRun {
@@ -181,6 +181,7 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 		o.FreeSpace = func() (int64, int64, error) { return k.FreeSpaceAt(p) }
 	}
 	rep, err := transfer.Copy(cmd.Context(), src, dst, o)
+	err = copyWords(err)
 	prog.Done()
 	if !opts.dryRun {
 		err = abandon(cmd.Context(), dst, dstPlace, "copy", err)

@@ -137,7 +137,7 @@ func runVerify(cmd *cobra.Command, g *globals, opts verifyOptions, args []string
 // copy --repair from a good copy fixes.
 func copyRepairs(rep *verify.Report) bool {
 	for _, p := range rep.Problems {
-		if p.Severity == verify.Error && p.Rule.CopyRepairs() {
+		if p.Severity == verify.Error && verify.CopyRepairs(p.Rule) {
 			return true
 		}
 	}

@@ -104,7 +104,7 @@ func openRegistryNet(ctx context.Context, where string, write bool, n registryNe
 		return nil, fmt.Errorf("%w (%s, or create one with airvsx sync)", err, ne.Kind.MissingHint)
 	}
 	if errors.Is(err, ocistore.ErrInsecureRemote) {
-		return nil, &usageError{err}
+		return nil, &usageError{insecureRemoteWords(err)}
 	}
 	return st, err
 }
@@ -205,7 +205,10 @@ func (a *anchorFlags) resolve(verb string) (trust.Anchor, *trust.StateDir, error
 	}
 	anchor, err := trust.LoadAnchor(a.root, a.key)
 	if err != nil {
-		return trust.Anchor{}, nil, fmt.Errorf("%s: trust anchor: %w", verb, err)
+		return trust.Anchor{}, nil, fmt.Errorf("%s: trust anchor: %w", verb, anchorWords(err))
+	}
+	if anchor.Root != nil {
+		anchor.RootName = pinnedRootName
 	}
 	switch {
 	case a.noState:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/vscodeapi"
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/problem"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/policies"
 )
@@ -46,7 +47,7 @@ type RefusedError struct {
 	// What is refused: "install ns.name@1.0.0", "install FILE.vsix",
 	// "uninstall ns.name".
 	What     string
-	Problems []string
+	Problems []problem.Problem
 	// Quarantine is the folder the package was kept in, "" if none.
 	Quarantine string
 	// Damaged says the registry holds bytes other than its signed
@@ -60,16 +61,22 @@ func (e *RefusedError) Error() string {
 	b.WriteString(e.What)
 	b.WriteString(": refused")
 	if len(e.Problems) == 1 {
-		b.WriteString(": " + e.Problems[0])
+		b.WriteString(": " + e.Problems[0].String())
 	} else {
 		for _, p := range e.Problems {
-			b.WriteString("\n\t" + p)
+			b.WriteString("\n\t" + p.String())
 		}
 	}
 	if e.Quarantine != "" {
 		b.WriteString("\n\tthe package is kept in " + e.Quarantine)
 	}
 	return b.String()
+}
+
+// refusal is a problem of the install itself rather than a rule of the
+// package's archive or manifest: only its message.
+func refusal(format string, args ...any) problem.Problem {
+	return problem.Problem{Message: fmt.Sprintf(format, args...)}
 }
 
 // Is makes errors.Is(err, ErrRefused) hold.
@@ -119,18 +126,15 @@ type checkOptions struct {
 // and so are the VS Code API members the package's code names that the
 // host does not implement (vscodeapi.Unsupported): calling them fails,
 // but the extension may never call them, or handle the failure.
-func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []string) {
-	var problems []string
-	for _, p := range pkg.Report.Errors() {
-		problems = append(problems, p.String())
-	}
+func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []problem.Problem) {
+	problems := pkg.Report.Errors()
 	for _, p := range pkg.Report.Warnings() {
-		o.log.Warn("package warning", "ext", pkg.ID.String(), "file", p.File, "field", p.Field, "rule", string(p.Rule), "detail", p.Detail)
+		o.log.Warn("package warning", "ext", pkg.ID.String(), "file", p.File, "field", p.Field, "rule", string(p.Rule), "detail", p.Message)
 	}
 	m := pkg.Manifest
 	if m == nil || pkg.Version == nil || pkg.ID.IsZero() {
 		if len(problems) == 0 {
-			problems = append(problems, "the package has no usable extension/package.json")
+			problems = append(problems, refusal("the package has no usable extension/package.json"))
 		}
 		return nil, problems
 	}
@@ -139,19 +143,19 @@ func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []st
 		c.platform = index.Universal
 	}
 	if c.platform != index.Universal && c.platform != o.platform {
-		problems = append(problems, fmt.Sprintf("the package is built for %s; this machine is %s (install the universal or the %s build)", c.platform, o.platform, o.platform))
+		problems = append(problems, refusal("the package is built for %s; this machine is %s (install the universal or the %s build)", c.platform, o.platform, o.platform))
 	}
 	if e, err := m.Engine(); err == nil && !e.Allows(o.api) {
-		problems = append(problems, fmt.Sprintf("engines.vscode %s does not accept the host's API version %s", e, o.api.Original()))
+		problems = append(problems, refusal("engines.vscode %s does not accept the host's API version %s", e, o.api.Original()))
 	}
 	problems = append(problems, contributesProblems(m, fsys)...)
 	if m.ExecutesCode() {
 		if m.Main == "" {
-			problems = append(problems, fmt.Sprintf("browser %q is the only entry point; the airvsx host runs main in Node", m.Browser))
+			problems = append(problems, refusal("browser %q is the only entry point; the airvsx host runs main in Node", m.Browser))
 		} else {
 			c.main = path.Clean(strings.TrimPrefix(m.Main, "./"))
 			if !fileIn(fsys, c.main) && !fileIn(fsys, c.main+".js") {
-				problems = append(problems, fmt.Sprintf("main %q is not in the package", m.Main))
+				problems = append(problems, refusal("main %q is not in the package", m.Main))
 			}
 		}
 		var refused []string
@@ -169,7 +173,7 @@ func checkPackage(pkg *vsix.Package, fsys fs.FS, o checkOptions) (*checked, []st
 		}
 		switch {
 		case len(refused) > 0 && !o.allowPartial:
-			problems = append(problems, fmt.Sprintf("activation events the host cannot honour: %s (install with --allow-partial-activation to install it anyway; they will never fire)", strings.Join(refused, ", ")))
+			problems = append(problems, refusal("activation events the host cannot honour: %s (install with --allow-partial-activation to install it anyway; they will never fire)", strings.Join(refused, ", ")))
 		case len(refused) > 0:
 			o.log.Warn("activation events ignored", "ext", c.id.String(), "events", c.ignored)
 		}
@@ -239,8 +243,8 @@ var contributionFiles = []struct {
 // string, and the file member names a file in the package (relative to
 // extension/, not leaving it). contributes.commands and .languages are
 // checked by index/vsix (RuleInvalidCommand, RuleInvalidLanguage).
-func contributesProblems(m *vsix.Manifest, fsys fs.FS) []string {
-	var problems []string
+func contributesProblems(m *vsix.Manifest, fsys fs.FS) []problem.Problem {
+	var problems []problem.Problem
 	for _, cf := range contributionFiles {
 		raw, ok := m.Contributes.Raw[cf.point]
 		if !ok {
@@ -249,7 +253,7 @@ func contributesProblems(m *vsix.Manifest, fsys fs.FS) []string {
 		field := "contributes." + cf.point
 		var entries []map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &entries); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %s: want an array of objects", vsix.PackageJSONPath, field))
+			problems = append(problems, problem.Problem{File: vsix.PackageJSONPath, Field: field, Message: "want an array of objects"})
 			continue
 		}
 		for i, e := range entries {
@@ -257,12 +261,12 @@ func contributesProblems(m *vsix.Manifest, fsys fs.FS) []string {
 			for j, member := range cf.members {
 				var s string
 				if json.Unmarshal(e[member], &s) != nil || s == "" {
-					problems = append(problems, fmt.Sprintf("%s: %s.%s: a string is required", vsix.PackageJSONPath, f, member))
+					problems = append(problems, problem.Problem{File: vsix.PackageJSONPath, Field: f + "." + member, Message: "a string is required"})
 					continue
 				}
 				if j == 0 {
 					if !fileIn(fsys, s) {
-						problems = append(problems, fmt.Sprintf("%s: %s.%s: %q is not a file in the package", vsix.PackageJSONPath, f, member, s))
+						problems = append(problems, problem.Problem{File: vsix.PackageJSONPath, Field: f + "." + member, Message: fmt.Sprintf("%q is not a file in the package", s)})
 					}
 				}
 			}

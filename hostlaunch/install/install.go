@@ -15,6 +15,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/problem"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/trust"
@@ -154,7 +155,7 @@ func ParseRef(ref string) (index.ID, string, error) {
 // verifyCatalog checks the registry's trust chain and catalog.
 func (in *installer) verifyCatalog(ctx context.Context, ref string) error {
 	refuse := func(err error) error {
-		return &RefusedError{What: "install " + ref, Problems: []string{fmt.Sprintf("registry %s: %v", in.reg.Place, err)}}
+		return &RefusedError{What: "install " + ref, Problems: []problem.Problem{refusal("registry %s: %v", in.reg.Place, err)}}
 	}
 	c, err := trust.Check(ctx, in.reg.Store, in.reg.Anchor, trust.CheckOptions{State: in.reg.State, Now: in.opts.Now})
 	if err != nil {
@@ -206,9 +207,9 @@ func (in *installer) visit(ctx context.Context, id index.ID, version, requiredBy
 	if requiredBy != "" {
 		what += " (required by " + requiredBy + ")"
 	}
-	e, problem := pickEntry(in.cat, id, version, in.check.platform, in.opts.PreRelease, in.check.api)
-	if problem != "" {
-		return &RefusedError{What: what, Problems: []string{fmt.Sprintf("%s (registry %s, catalog serial %d)", problem, in.reg.Place, in.cat.Serial)}}
+	e, why := pickEntry(in.cat, id, version, in.check.platform, in.opts.PreRelease, in.check.api)
+	if why != "" {
+		return &RefusedError{What: what, Problems: []problem.Problem{refusal("%s (registry %s, catalog serial %d)", why, in.reg.Place, in.cat.Serial)}}
 	}
 	if old := in.d.idx.Find(id); old != nil && old.Version == e.Version && old.Platform == e.Platform && old.VsixSHA256 == e.VsixSHA256 {
 		if ch, err := treeChange(filepath.Join(in.d.path, old.Dir), old.Files); err == nil && ch == "" && old.Enabled {
@@ -263,14 +264,14 @@ func (in *installer) fetch(ctx context.Context, e *index.Entry, what string) (*p
 	name := FolderName(e.ID, e.Version, e.Platform)
 	m, err := artifact.EntryManifest(ctx, in.reg.Store, e)
 	if err != nil {
-		return nil, damaged(in.refuse(ctx, what, name, nil, 0, err.Error()), err)
+		return nil, damaged(in.refuse(ctx, what, name, nil, 0, refusal("%v", err)), err)
 	}
 	f, err := store.OpenBlobAt(ctx, in.reg.Store, artifact.Repo(e.ID), artifact.VsixDigest(e), e.VsixSize, nil, in.staging)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, damaged(in.refuse(ctx, what, name, nil, 0, fmt.Sprintf("vsix of %s: %v", e, err)), err)
+		return nil, damaged(in.refuse(ctx, what, name, nil, 0, refusal("vsix of %s: %v", e, err)), err)
 	}
 	defer f.Close()
 	src := Source{Kind: SourceRegistry, Registry: in.reg.Place, CatalogSerial: in.cat.Serial, CatalogDigest: in.catDigest,
@@ -289,18 +290,14 @@ func (in *installer) unpack(ctx context.Context, r io.ReaderAt, size int64, sum,
 		if !errors.As(err, &pe) {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		var problems []string
-		for _, p := range pe.Problems {
-			problems = append(problems, p.String())
-		}
-		return nil, in.refuse(ctx, what, name, r, size, problems...)
+		return nil, in.refuse(ctx, what, name, r, size, pe.Problems...)
 	}
 	defer a.Close()
 	pkg := vsix.ReadPackage(a)
 	c, problems := checkPackage(pkg, a, in.check)
 	if identity != nil {
 		if err := identity(pkg); err != nil {
-			problems = append(problems, err.Error())
+			problems = append(problems, refusal("%v", err))
 		}
 	}
 	if len(problems) > 0 {
@@ -332,11 +329,15 @@ func damaged(rerr, cause error) error {
 
 // refuse quarantines the package (its bytes when r is not nil, and a
 // REASON) and returns the *RefusedError.
-func (in *installer) refuse(ctx context.Context, what, name string, r io.ReaderAt, size int64, problems ...string) error {
+func (in *installer) refuse(ctx context.Context, what, name string, r io.ReaderAt, size int64, problems ...problem.Problem) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	reason := what + ": refused\n" + strings.Join(problems, "\n")
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = p.String()
+	}
+	reason := what + ": refused\n" + strings.Join(lines, "\n")
 	q, err := quarantine(in.d.path, name, r, size, reason, in.opts.Now())
 	rerr := &RefusedError{What: what, Problems: problems, Quarantine: q}
 	if err != nil {
@@ -402,7 +403,7 @@ func FromFile(ctx context.Context, file string, opts Options) (*Result, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, &RefusedError{What: what, Problems: []string{fmt.Sprintf("needs %s, not installed (install from a registry, which brings dependencies along, or install those files first)", strings.Join(missing, ", "))}}
+		return nil, &RefusedError{What: what, Problems: []problem.Problem{refusal("needs %s, not installed (install from a registry, which brings dependencies along, or install those files first)", strings.Join(missing, ", "))}}
 	}
 	in.planned = append(in.planned, p)
 	return in.commit()

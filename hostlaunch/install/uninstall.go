@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/problem"
 )
 
 // ErrNotInstalled is wrapped when uninstall names an extension that has
@@ -53,7 +54,7 @@ func Uninstall(ctx context.Context, dir string, id index.ID, force bool, opts Di
 	}
 	if len(dependents) > 0 && !force {
 		return nil, &RefusedError{What: "uninstall " + removed.ID.String(),
-			Problems: []string{fmt.Sprintf("%s depends on it (uninstall %s first, or pass --force to disable %s)",
+			Problems: []problem.Problem{refusal("%s depends on it (uninstall %s first, or pass --force to disable %s)",
 				strings.Join(dependents, ", "), oneOrThem(dependents), oneOrThem(dependents))}}
 	}
 	next.remove(id)

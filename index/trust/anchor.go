@@ -3,7 +3,6 @@ package trust
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/sigstore/sigstore/pkg/signature"
@@ -11,8 +10,7 @@ import (
 )
 
 // Anchor is what an operator trusts, given out of band: a pinned root
-// (--root root.json) or the registry signer's public key (--key
-// PREFIX.pub). Exactly one of Root and Key is set. Every command that
+// (a root.json) or the registry signer's public key (PREFIX.pub). Exactly one of Root and Key is set. Every command that
 // takes an anchor checks it on every run (see Check).
 type Anchor struct {
 	// Root is the bytes of a root.json the operator pinned.
@@ -20,14 +18,42 @@ type Anchor struct {
 	// Key is the signer's public key: the registry's 1.root.json must be
 	// signed by it.
 	Key signature.Verifier
+	// RootName names Root in messages (the CLI names the flag that gave
+	// it). Default "the pinned root".
+	RootName string
 }
 
 // ErrNoAnchor is wrapped when an Anchor has neither a root nor a key, or
 // both.
-var ErrNoAnchor = errors.New("give exactly one trust anchor: a pinned root (--root root.json) or the signer's public key (--key PREFIX.pub)")
+var ErrNoAnchor = errors.New("give exactly one trust anchor: a pinned root (a root.json) or the signer's public key (PREFIX.pub)")
 
-// LoadAnchor resolves the --root and --key flags: exactly one must be a
-// path. The root file is read with the same care as any untrusted input
+// AnchorError is a trust anchor file LoadAnchor could not use: the pinned
+// root (Root) or the signer's public key, the path given, and why. The
+// CLI words it with the flag that named the file.
+type AnchorError struct {
+	Root bool   // the file is the pinned root; false: the public key
+	Path string // as given
+	// NotRoot, for a pinned root that was read, says why it is not a TUF
+	// root.json (the parser's reason); "" when the file could not be read.
+	NotRoot string
+	Err     error // the error reading the file; nil with NotRoot
+}
+
+func (e *AnchorError) Error() string {
+	switch {
+	case e.Root && e.NotRoot != "":
+		return fmt.Sprintf("root %s is not a TUF root.json (%s)", e.Path, e.NotRoot)
+	case e.Root:
+		return "root: " + e.Err.Error()
+	}
+	return "key: " + e.Err.Error()
+}
+
+// Unwrap returns the error reading the file.
+func (e *AnchorError) Unwrap() error { return e.Err }
+
+// LoadAnchor resolves the pinned root's path and the signer's public
+// key's path: exactly one must be given. The root file is read with the same care as any untrusted input
 // (a regular file of at most MaxRootBytes); the key must be an ECDSA P-256
 // public key in PEM.
 func LoadAnchor(rootPath, keyPath string) (Anchor, error) {
@@ -37,19 +63,26 @@ func LoadAnchor(rootPath, keyPath string) (Anchor, error) {
 	case rootPath != "":
 		b, err := readKeyFileCapped(rootPath, MaxRootBytes)
 		if err != nil {
-			return Anchor{}, fmt.Errorf("--root: %w", err)
+			return Anchor{}, &AnchorError{Root: true, Path: rootPath, Err: err}
 		}
 		// The user's file, named as theirs: not the registry's
 		// metadata/root.json, which nothing has read yet.
 		if _, err := RootKeyIDs(b); err != nil {
-			why := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "metadata/root.json: "), ": "+ErrMalformed.Error())
-			return Anchor{}, fmt.Errorf("--root %s is not a TUF root.json (%s): give the root the registry's publisher handed over (its metadata/1.root.json), or the publisher's key with --key PREFIX.pub", rootPath, why)
+			why := err.Error()
+			var fe *FileError
+			if errors.As(err, &fe) {
+				why = fe.Reason()
+				if fe.Err == ErrMalformed && fe.Msg != "" {
+					why = fe.Msg
+				}
+			}
+			return Anchor{}, &AnchorError{Root: true, Path: rootPath, NotRoot: why}
 		}
 		return Anchor{Root: b}, nil
 	}
 	v, err := LoadVerifier(keyPath)
 	if err != nil {
-		return Anchor{}, fmt.Errorf("--key: %w", err)
+		return Anchor{}, &AnchorError{Path: keyPath, Err: err}
 	}
 	return Anchor{Key: v}, nil
 }

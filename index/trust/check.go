@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
@@ -168,7 +167,11 @@ func Check(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*C
 	}
 	c.Trusted = tr
 	if a.Root != nil {
-		if err := onChain(meta, a.Root, "the pinned root (--root)"); err != nil {
+		name := a.RootName
+		if name == "" {
+			name = "the pinned root"
+		}
+		if err := onChain(meta, a.Root, name); err != nil {
 			return nil, err
 		}
 	}
@@ -188,7 +191,7 @@ func neverPublished(ctx context.Context, st store.Store, err error) error {
 		return err
 	}
 	if _, terr := st.ReadMetadata(ctx, TimestampFile, MaxTimestampBytes); errors.Is(terr, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %w (%w)", displayName(TimestampFile), ErrMissing, ErrNoCatalog)
+		return &FileError{File: displayName(TimestampFile), Err: fmt.Errorf("%w (%w)", ErrMissing, ErrNoCatalog)}
 	}
 	return err
 }
@@ -199,13 +202,21 @@ func (c *Checked) otherKey(err error) error {
 	if !errors.Is(err, ErrSignature) {
 		return err
 	}
-	msg := fmt.Sprintf("%s: not signed by the given key %s", displayName(rootName(1)), c.keyID)
+	msg := fmt.Sprintf("not signed by the given key %s", c.keyID)
 	if c.state != nil {
 		if s, _, serr := c.state.Load(c.ID); serr == nil && s.AnchorKeyID != "" && s.AnchorKeyID != c.keyID {
 			msg += fmt.Sprintf("; %s recorded this registry as verified with key %s", c.state.RegistryPath(c.ID), s.AnchorKeyID)
 		}
 	}
-	return fmt.Errorf("%s (%s): %w", msg, strings.TrimPrefix(strings.TrimSuffix(err.Error(), ": "+ErrSignature.Error()), displayName(rootName(1))+": "), ErrSignature)
+	reason := err.Error()
+	var fe *FileError
+	if errors.As(err, &fe) && fe.Err == ErrSignature && fe.Msg != "" {
+		reason = fe.Msg
+		if fe.File != displayName(rootName(1)) {
+			reason = fe.File + ": " + fe.Msg
+		}
+	}
+	return fileError(rootName(1), ErrSignature, "%s (%s)", msg, reason)
 }
 
 // onChain checks that root (pinned or saved) is the registry's own root of
@@ -221,8 +232,8 @@ func onChain(meta MetadataFS, root []byte, what string) error {
 		return fmt.Errorf("%s (version %d) is not on the registry's chain: %w", what, r.Signed.Version, err)
 	}
 	if !bytes.Equal(got, root) {
-		return fmt.Errorf("%s: %s (version %d) is not on the registry's chain: %s differs: %w",
-			displayName(name), what, r.Signed.Version, displayName(name), ErrMismatch)
+		return fileError(name, ErrMismatch, "%s (version %d) is not on the registry's chain: %s differs",
+			what, r.Signed.Version, displayName(name))
 	}
 	return nil
 }
@@ -259,15 +270,15 @@ func (c *Checked) CheckCatalog(cat *index.Catalog) error {
 	switch {
 	case saved.Serial == 0:
 	case cat.Serial < saved.Serial:
-		return fmt.Errorf("catalog serial %d is lower than the recorded %d (%s): %w", cat.Serial, saved.Serial, saved.Digest, ErrCatalogRollback)
+		return &FileError{Msg: fmt.Sprintf("catalog serial %d is lower than the recorded %d (%s)", cat.Serial, saved.Serial, saved.Digest), Err: ErrCatalogRollback}
 	case cat.Serial == saved.Serial && digest != saved.Digest:
-		return fmt.Errorf("catalog serial %d is %s; the recorded catalog of that serial is %s: %w", cat.Serial, digest, saved.Digest, ErrCatalogFork)
+		return &FileError{Msg: fmt.Sprintf("catalog serial %d is %s; the recorded catalog of that serial is %s", cat.Serial, digest, saved.Digest), Err: ErrCatalogFork}
 	case cat.Serial == saved.Serial+1 && cat.Previous != saved.Digest:
 		prev := cat.Previous
 		if prev == "" {
 			prev = "(none)"
 		}
-		return fmt.Errorf("catalog serial %d: previous is %s; want %s, the recorded catalog of serial %d: %w", cat.Serial, prev, saved.Digest, saved.Serial, ErrCatalogChain)
+		return &FileError{Msg: fmt.Sprintf("catalog serial %d: previous is %s; want %s, the recorded catalog of serial %d", cat.Serial, prev, saved.Digest, saved.Serial), Err: ErrCatalogChain}
 	}
 	return nil
 }

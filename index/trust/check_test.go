@@ -183,3 +183,22 @@ func TestCheckNeverPublished(t *testing.T) {
 		t.Errorf("Check(snapshot removed) = %v; want ErrMissing, not ErrNoCatalog", err)
 	}
 }
+
+// TestCheckPinnedRootName: a pinned root off the registry's chain is named
+// as the caller names it (Anchor.RootName), "the pinned root" by default.
+func TestCheckPinnedRootName(t *testing.T) {
+	key := signtest.Signer(t)
+	st, _ := checkRegistry(t, key, 1)
+	_, otherDir := checkRegistry(t, key, 1)
+	other := filetest.ReadFile(t, filepath.Join(otherDir, "metadata", "1.root.json"))
+	for _, tt := range []struct{ name, want string }{
+		{"", "the pinned root (version 1) is not on the registry's chain"},
+		{"the root of --root", "the root of --root (version 1) is not on the registry's chain"},
+	} {
+		_, err := Check(t.Context(), st, Anchor{Root: other, RootName: tt.name}, CheckOptions{Now: at(t0)})
+		var fe *FileError
+		if !errors.Is(err, ErrMismatch) || !errors.As(err, &fe) || !strings.HasPrefix(fe.Msg, tt.want) || fe.File != "metadata/1.root.json" {
+			t.Errorf("Check(RootName %q) = %v; want metadata/1.root.json: %s…", tt.name, err, tt.want)
+		}
+	}
+}

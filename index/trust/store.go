@@ -71,7 +71,7 @@ func ReadCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*inde
 	if root == nil {
 		b, err := s.ReadMetadata(ctx, rootName(1), MaxRootBytes)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("metadata/1.root.json: %w", ErrNoCatalog)
+			return nil, nil, &FileError{File: displayName(rootName(1)), Err: ErrNoCatalog}
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("read the registry's root: %w", err)
@@ -100,7 +100,7 @@ func ReadCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*inde
 // never published (no timestamp.json).
 func hasCatalog(ctx context.Context, s store.Store) error {
 	if _, err := s.ReadMetadata(ctx, TimestampFile, MaxTimestampBytes); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("metadata/%s: %w", TimestampFile, ErrNoCatalog)
+		return &FileError{File: displayName(TimestampFile), Err: ErrNoCatalog}
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func hasCatalog(ctx context.Context, s store.Store) error {
 func decodeCatalog(tr *Trusted) (*index.Catalog, error) {
 	cat, err := index.DecodeCatalog(bytes.NewReader(tr.Catalog))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", CatalogPath(tr.CatalogDigest), err)
+		return nil, &FileError{File: CatalogPath(tr.CatalogDigest), Err: err}
 	}
 	return cat, nil
 }

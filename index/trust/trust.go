@@ -126,20 +126,20 @@ func readCapped(fsys MetadataFS, name string, max int64, tooBig error) ([]byte, 
 		data, err := c.readCapped(name, max)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("%s: %w", displayName(name), ErrMissing)
+			return nil, &FileError{File: displayName(name), Err: ErrMissing}
 		case errors.Is(err, store.ErrTooLarge):
 			return nil, tooLarge(name, max, tooBig)
 		case err != nil:
-			return nil, fmt.Errorf("%s: %w", displayName(name), err)
+			return nil, &FileError{File: displayName(name), Err: err}
 		}
 		return data, nil
 	}
 	rc, err := fsys.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w", displayName(name), ErrMissing)
+			return nil, &FileError{File: displayName(name), Err: ErrMissing}
 		}
-		return nil, fmt.Errorf("%s: %w", displayName(name), err)
+		return nil, &FileError{File: displayName(name), Err: err}
 	}
 	defer rc.Close()
 	data, err := io.ReadAll(io.LimitReader(rc, max+1))
@@ -155,9 +155,9 @@ func readCapped(fsys MetadataFS, name string, max int64, tooBig error) ([]byte, 
 // tooLarge is readCapped's error for a file longer than max.
 func tooLarge(name string, max int64, tooBig error) error {
 	if tooBig == ErrMismatch {
-		return fmt.Errorf("%s: longer than the %d bytes declared: %w", displayName(name), max, tooBig)
+		return fileError(name, tooBig, "longer than the %d bytes declared", max)
 	}
-	return fmt.Errorf("%s: larger than the %d-byte cap: %w", displayName(name), max, tooBig)
+	return fileError(name, tooBig, "larger than the %d-byte cap", max)
 }
 
 // Versioned metadata file names.

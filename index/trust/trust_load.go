@@ -126,7 +126,7 @@ func firstRoot(data []byte, verifier signature.Verifier) (rootBytes []byte, err 
 		return nil, err
 	}
 	if root.Signed.Version != 1 {
-		return nil, fmt.Errorf("%s: version %d, want 1: %w", displayName(name), root.Signed.Version, ErrMismatch)
+		return nil, fileError(name, ErrMismatch, "version %d, want 1", root.Signed.Version)
 	}
 	pub, err := verifier.PublicKey()
 	if err != nil {
@@ -141,14 +141,14 @@ func firstRoot(data []byte, verifier signature.Verifier) (rootBytes []byte, err 
 		return nil, fmt.Errorf("trust on first use: %w", err)
 	}
 	if !slices.Contains(root.Signed.Roles[metadata.ROOT].KeyIDs, id) {
-		return nil, fmt.Errorf("%s: key %s is not a root key: %w", displayName(name), id, ErrSignature)
+		return nil, fileError(name, ErrSignature, "key %s is not a root key", id)
 	}
 	// A one-key delegator checks that this very key signed the root.
 	only := metadata.Root()
 	only.Signed.Keys[id] = key
 	only.Signed.Roles[metadata.ROOT] = &metadata.Role{KeyIDs: []string{id}, Threshold: 1}
 	if err := only.VerifyDelegate(metadata.ROOT, root); err != nil {
-		return nil, fmt.Errorf("%s: not signed by key %s: %w", displayName(name), id, ErrSignature)
+		return nil, fileError(name, ErrSignature, "not signed by key %s", id)
 	}
 	if _, err := trustedmetadata.New(data); err != nil {
 		return nil, stepError(name, "", err, root.Signed.Version, root.Signed.Expires, time.Time{})

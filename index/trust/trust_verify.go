@@ -151,14 +151,14 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 	// The catalog target.
 	tf := c.targets.Signed.Targets[CatalogTarget]
 	if tf == nil {
-		return nil, fmt.Errorf("%s: targets[%q] missing: %w", displayName(name), CatalogTarget, ErrMalformed)
+		return nil, fileError(name, ErrMalformed, "targets[%q] missing", CatalogTarget)
 	}
 	sum := tf.Hashes["sha256"]
 	if len(sum) != 32 {
-		return nil, fmt.Errorf("%s: targets[%q].hashes.sha256 missing or not 32 bytes: %w", displayName(name), CatalogTarget, ErrMalformed)
+		return nil, fileError(name, ErrMalformed, "targets[%q].hashes.sha256 missing or not 32 bytes", CatalogTarget)
 	}
 	if tf.Length < 0 || tf.Length > index.MaxCatalogBytes {
-		return nil, fmt.Errorf("%s: targets[%q].length %d outside 0..%d: %w", displayName(name), CatalogTarget, tf.Length, index.MaxCatalogBytes, ErrMalformed)
+		return nil, fileError(name, ErrMalformed, "targets[%q].length %d outside 0..%d", CatalogTarget, tf.Length, index.MaxCatalogBytes)
 	}
 	if !o.catalog {
 		return c, nil
@@ -172,8 +172,8 @@ func verifyChain(ctx context.Context, fsys MetadataFS, trustedRoot []byte, o cha
 		return nil, err
 	}
 	if err := tf.VerifyLengthHashes(cat); err != nil {
-		return nil, fmt.Errorf("%s: length or sha256 differs from %s targets[%q] (length %d, sha256 %s): %w",
-			displayName(cname), name, CatalogTarget, tf.Length, hex.EncodeToString(sum), ErrMismatch)
+		return nil, fileError(cname, ErrMismatch, "length or sha256 differs from %s targets[%q] (length %d, sha256 %s)",
+			name, CatalogTarget, tf.Length, hex.EncodeToString(sum))
 	}
 	c.catalog = cat
 	return c, nil
@@ -203,7 +203,7 @@ func roleMeta(name string, meta map[string]*metadata.MetaFiles, role string) (*m
 	key := role + ".json"
 	m := meta[key]
 	if m == nil || m.Version < 1 {
-		return nil, fmt.Errorf("%s: meta[%q] missing or without a version: %w", displayName(name), key, ErrMalformed)
+		return nil, fileError(name, ErrMalformed, "meta[%q] missing or without a version", key)
 	}
 	return m, nil
 }
@@ -229,7 +229,7 @@ func checkStep(name, ref string, err error, version int64, expires time.Time, re
 	// Signatures verified; remaining problems are reported together.
 	var problems []error
 	if len(want) > 0 && version != want[0] {
-		problems = append(problems, fmt.Errorf("%s: version %d, want %d: %w", displayName(name), version, want[0], ErrMismatch))
+		problems = append(problems, fileError(name, ErrMismatch, "version %d, want %d", version, want[0]))
 	}
 	if version < recorded {
 		problems = append(problems, rollbackError(name, version, recorded))
@@ -252,30 +252,30 @@ func stepError(name, ref string, err error, version int64, expires, now time.Tim
 	)
 	switch {
 	case errors.As(err, &unsigned):
-		return fmt.Errorf("%s: signatures: %s: %w", displayName(name), unsigned.Msg, ErrSignature)
+		return fileError(name, ErrSignature, "signatures: %s", unsigned.Msg)
 	case errors.As(err, &expired):
 		return expiredError(name, expires, now)
 	case errors.As(err, &badVer):
 		if len(want) > 0 {
-			return fmt.Errorf("%s: version %d, want %d: %w", displayName(name), version, want[0], ErrMismatch)
+			return fileError(name, ErrMismatch, "version %d, want %d", version, want[0])
 		}
-		return fmt.Errorf("%s: version: %s: %w", displayName(name), badVer.Msg, ErrMismatch)
+		return fileError(name, ErrMismatch, "version: %s", badVer.Msg)
 	case errors.As(err, &hash):
-		return fmt.Errorf("%s: length or hashes differ from %s (%s): %w", displayName(name), ref, hash.Msg, ErrMismatch)
+		return fileError(name, ErrMismatch, "length or hashes differ from %s (%s)", ref, hash.Msg)
 	case errors.As(err, &value):
-		return fmt.Errorf("%s: %s: %w", displayName(name), value.Msg, ErrMalformed)
+		return fileError(name, ErrMalformed, "%s", value.Msg)
 	default:
-		return fmt.Errorf("%s: %v: %w", displayName(name), err, ErrMalformed)
+		return fileError(name, ErrMalformed, "%v", err)
 	}
 }
 
 func expiredError(name string, expires, now time.Time) error {
-	return fmt.Errorf("%s: expired at %s (now %s): %w", displayName(name),
-		expires.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339), ErrExpired)
+	return fileError(name, ErrExpired, "expired at %s (now %s)",
+		expires.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 }
 
 func rollbackError(name string, version, recorded int64) error {
-	return fmt.Errorf("%s: version %d is lower than the recorded %d: %w", displayName(name), version, recorded, ErrRollback)
+	return fileError(name, ErrRollback, "version %d is lower than the recorded %d", version, recorded)
 }
 
 // parseRoot parses a root and checks its structure: _type, spec_version,
@@ -289,11 +289,11 @@ func parseRoot(name string, data []byte) (*metadata.Metadata[metadata.RootType],
 	for _, role := range []string{metadata.ROOT, metadata.TIMESTAMP, metadata.SNAPSHOT, metadata.TARGETS} {
 		ro := r.Signed.Roles[role]
 		if ro == nil || len(ro.KeyIDs) == 0 || ro.Threshold < 1 {
-			return nil, fmt.Errorf("%s: roles[%q] missing, without keys, or threshold < 1: %w", displayName(name), role, ErrMalformed)
+			return nil, fileError(name, ErrMalformed, "roles[%q] missing, without keys, or threshold < 1", role)
 		}
 		for _, id := range ro.KeyIDs {
 			if r.Signed.Keys[id] == nil {
-				return nil, fmt.Errorf("%s: roles[%q] names key %s not in keys: %w", displayName(name), role, id, ErrMalformed)
+				return nil, fileError(name, ErrMalformed, "roles[%q] names key %s not in keys", role, id)
 			}
 		}
 	}
@@ -310,7 +310,7 @@ type header interface {
 // not depend on the role type.
 func parseMeta[T header](m *metadata.Metadata[T], name string, data []byte, wantType string) (*metadata.Metadata[T], error) {
 	if _, err := m.FromBytes(data); err != nil {
-		return nil, fmt.Errorf("%s: %v: %w", displayName(name), err, ErrMalformed)
+		return nil, fileError(name, ErrMalformed, "%v", err)
 	}
 	var typ, spec string
 	var version int64
@@ -325,13 +325,13 @@ func parseMeta[T header](m *metadata.Metadata[T], name string, data []byte, want
 		typ, spec, version = s.Type, s.SpecVersion, s.Version
 	}
 	if typ != wantType {
-		return nil, fmt.Errorf("%s: _type %q, want %q: %w", displayName(name), typ, wantType, ErrMalformed)
+		return nil, fileError(name, ErrMalformed, "_type %q, want %q", typ, wantType)
 	}
 	if major, _, _ := strings.Cut(spec, "."); major != "1" {
-		return nil, fmt.Errorf("%s: spec_version %q, want 1.x: %w", displayName(name), spec, ErrMalformed)
+		return nil, fileError(name, ErrMalformed, "spec_version %q, want 1.x", spec)
 	}
 	if version < 1 {
-		return nil, fmt.Errorf("%s: version %d, want >= 1: %w", displayName(name), version, ErrMalformed)
+		return nil, fileError(name, ErrMalformed, "version %d, want >= 1", version)
 	}
 	return m, nil
 }
@@ -348,6 +348,6 @@ func sameKeys(a, b *metadata.Metadata[metadata.RootType], role string) bool {
 // ErrMalformed error: verification never panics on input.
 func recoverMalformed(err *error) {
 	if r := recover(); r != nil {
-		*err = fmt.Errorf("metadata: unexpected structure (%v): %w", r, ErrMalformed)
+		*err = &FileError{Msg: fmt.Sprintf("metadata: unexpected structure (%v)", r), Err: ErrMalformed}
 	}
 }

@@ -73,7 +73,7 @@ func readBare(ctx context.Context, st store.Store) (*Unverified, error) {
 		}
 		var m meta
 		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("%s: %w", displayName(name), err)
+			return nil, &FileError{File: displayName(name), Err: err}
 		}
 		return &m, nil
 	}
@@ -94,7 +94,7 @@ func readBare(ctx context.Context, st store.Store) (*Unverified, error) {
 	target, ok := tg.Signed.Targets[CatalogTarget]
 	sum := target.Hashes["sha256"]
 	if !ok || len(sum) != 64 || target.Length <= 0 || target.Length > index.MaxCatalogBytes {
-		return nil, fmt.Errorf("%s: no usable %s target", displayName(tgName), CatalogTarget)
+		return nil, fileError(tgName, nil, "no usable %s target", CatalogTarget)
 	}
 	name := catalogName(sum)
 	b, err := st.ReadMetadata(ctx, name, target.Length)
@@ -102,11 +102,11 @@ func readBare(ctx context.Context, st store.Store) (*Unverified, error) {
 		return nil, err
 	}
 	if int64(len(b)) != target.Length || index.SHA256Hex(b) != sum {
-		return nil, fmt.Errorf("%s: does not match the length and sha256 in %s", displayName(name), displayName(tgName))
+		return nil, fileError(name, nil, "does not match the length and sha256 in %s", displayName(tgName))
 	}
 	cat, err := index.DecodeCatalog(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", displayName(name), err)
+		return nil, &FileError{File: displayName(name), Err: err}
 	}
 	exp := ts.Signed.Expires
 	for _, m := range []*meta{snap, tg} {

@@ -81,7 +81,7 @@ func problems(t *testing.T, a *vsix.Archive, err error) []vsix.Problem {
 		t.Fatalf("rejected with no problems")
 	}
 	for _, p := range pe.Problems {
-		if p.Detail == "" || p.Severity != vsix.Error {
+		if p.Message == "" || p.Severity != vsix.Error {
 			t.Errorf("problem %+v: want an error with a detail", p)
 		}
 	}

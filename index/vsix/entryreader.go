@@ -100,7 +100,7 @@ func (er *entryReader) release() {
 
 func (er *entryReader) problem(rule Rule, format string, args ...any) error {
 	return &ProblemsError{Name: er.archive, Problems: []Problem{{
-		File: er.name, Rule: rule, Detail: fmt.Sprintf(format, args...),
+		File: er.name, Rule: rule, Message: fmt.Sprintf(format, args...),
 	}}}
 }
 

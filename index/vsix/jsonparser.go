@@ -19,7 +19,7 @@ type jsonParser struct {
 
 func (p *jsonParser) report(sev Severity, field string, rule Rule, format string, args ...any) {
 	p.dirty = true
-	p.r.Add(Problem{File: p.file, Field: field, Rule: rule, Detail: fmt.Sprintf(format, args...), Severity: sev})
+	p.r.Add(Problem{File: p.file, Field: field, Rule: rule, Message: fmt.Sprintf(format, args...), Severity: sev})
 }
 
 func (p *jsonParser) errorf(field string, rule Rule, format string, args ...any) {

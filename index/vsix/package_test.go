@@ -106,7 +106,7 @@ func TestReadPackageProblems(t *testing.T) {
 	tests := []struct {
 		name   string
 		edit   func(testing.TB, fstest.MapFS)
-		want   []Problem // Detail is checked separately
+		want   []Problem // Message is checked separately
 		detail string    // a substring of the first problem's detail
 	}{
 		{"version mismatch", editPackageJSON(setField("version", "0.0.2")),
@@ -154,13 +154,13 @@ func TestReadPackageProblems(t *testing.T) {
 			var got []Problem
 			for _, p := range pkg.Report.Problems {
 				d := p
-				d.Detail = ""
+				d.Message = ""
 				got = append(got, d)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Fatalf("ReadPackage problems (-want +got):\n%s\n%v", diff, pkg.Report.Problems)
 			}
-			if tt.detail != "" && !strings.Contains(pkg.Report.Problems[0].Detail, tt.detail) {
+			if tt.detail != "" && !strings.Contains(pkg.Report.Problems[0].Message, tt.detail) {
 				t.Errorf("ReadPackage problem %q does not say %q", pkg.Report.Problems[0], tt.detail)
 			}
 			hasErr := len(pkg.Report.Errors()) > 0

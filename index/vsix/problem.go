@@ -4,63 +4,30 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/airvsx/airvsx/index/problem"
 )
 
-// Severity says whether a problem makes a package unusable.
-type Severity int
+// Severity says whether a problem makes a package unusable: the one
+// severity of index/problem.
+type Severity = problem.Severity
 
 const (
 	// Error means the package breaks a rule and must not be used.
-	Error Severity = iota
+	Error = problem.Error
 	// Warning means the package is usable but something deserves a look
 	// (an unknown contribution kind, an unknown activation event).
-	Warning
+	Warning = problem.Warning
 )
-
-// String returns "error" or "warning".
-func (s Severity) String() string {
-	if s == Warning {
-		return "warning"
-	}
-	return "error"
-}
-
-// MarshalText encodes the severity as its name.
-func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Rule names one check. Rule names are stable: reports, tests and scripts
 // match on them.
-type Rule string
+type Rule = problem.Rule
 
 // Problem is one broken rule, found in one file (an archive entry name, or
 // the archive itself when File is empty) and, for manifests and zip
-// headers, one field.
-type Problem struct {
-	File     string   `json:"file,omitempty"`  // archive entry, e.g. "extension/package.json"
-	Field    string   `json:"field,omitempty"` // manifest field, e.g. "engines.vscode", or zip field, e.g. "local header name"
-	Rule     Rule     `json:"rule"`
-	Detail   string   `json:"detail"`
-	Severity Severity `json:"severity"`
-}
-
-// String formats the problem as "file: field: rule: detail".
-func (p Problem) String() string {
-	var b strings.Builder
-	if p.File != "" {
-		b.WriteString(p.File)
-		b.WriteString(": ")
-	}
-	if p.Field != "" {
-		b.WriteString(p.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(string(p.Rule))
-	if p.Detail != "" {
-		b.WriteString(": ")
-		b.WriteString(p.Detail)
-	}
-	return b.String()
-}
+// headers, one field. Its String is "file: field: rule: message".
+type Problem = problem.Problem
 
 // Report collects every problem found in one package, errors and warnings.
 // Checks append to it and never stop at the first problem.
@@ -73,12 +40,12 @@ func (r *Report) Add(p Problem) { r.Problems = append(r.Problems, p) }
 
 // Errorf records an error-severity problem.
 func (r *Report) Errorf(file, field string, rule Rule, format string, args ...any) {
-	r.Add(Problem{File: file, Field: field, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	r.Add(Problem{File: file, Field: field, Rule: rule, Message: fmt.Sprintf(format, args...)})
 }
 
 // Warnf records a warning.
 func (r *Report) Warnf(file, field string, rule Rule, format string, args ...any) {
-	r.Add(Problem{File: file, Field: field, Rule: rule, Detail: fmt.Sprintf(format, args...), Severity: Warning})
+	r.Add(Problem{File: file, Field: field, Rule: rule, Message: fmt.Sprintf(format, args...), Severity: Warning})
 }
 
 // Errors returns the error-severity problems.

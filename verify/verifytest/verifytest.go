@@ -12,7 +12,7 @@ import (
 func ProblemList(rep *verify.Report) string {
 	var b strings.Builder
 	for _, p := range rep.Problems {
-		b.WriteString("  " + string(p.Severity) + " " + string(p.Rule) + " " + p.Path + " [" + p.Entry + "] " + p.Message + "\n")
+		b.WriteString("  " + p.Severity.String() + " " + string(p.Rule) + " " + p.File + " [" + p.Entry + "] " + p.Message + "\n")
 	}
 	return b.String()
 }

@@ -37,6 +37,22 @@ const (
 // neither a loopback nor a private address without AllowInsecureRemote.
 var ErrInsecureRemote = errors.New("plain HTTP to a remote registry")
 
+// InsecureRemoteError is the refusal of Open to speak plain HTTP
+// (Options.Insecure) to Host, which is neither a loopback nor a private
+// address, without Options.AllowInsecureRemote. It wraps
+// ErrInsecureRemote. The CLI words it with its flags.
+type InsecureRemoteError struct {
+	Place string // the place opened, as written
+	Host  string
+}
+
+func (e *InsecureRemoteError) Error() string {
+	return fmt.Sprintf("open %s: %s is not a loopback or private address; plain HTTP to it needs AllowInsecureRemote too: %v", e.Place, e.Host, ErrInsecureRemote)
+}
+
+// Unwrap returns ErrInsecureRemote.
+func (e *InsecureRemoteError) Unwrap() error { return ErrInsecureRemote }
+
 // Options configure Open. The zero value talks TLS with the system roots,
 // with the docker configuration's credentials.
 type Options struct {
@@ -142,7 +158,7 @@ func Open(ctx context.Context, p store.Place, opts Options) (*Store, error) {
 	}
 	host := p.Host
 	if opts.Insecure && !opts.AllowInsecureRemote && !localHost(host) {
-		return nil, fmt.Errorf("open %s: %s is not a loopback or private address; plain HTTP to it needs --allow-insecure-remote too: %w", p, host, ErrInsecureRemote)
+		return nil, &InsecureRemoteError{Place: p.String(), Host: host}
 	}
 	var nopts []name.Option
 	scheme := "https"

@@ -1,0 +1,84 @@
+// Package problem provides the one vocabulary for a problem found in
+// untrusted input (a .vsix, a registry, an extension to install): its
+// Severity, the Rule it breaks, the File and Field it is about, and a
+// Message. index/vsix records them while it reads an archive, verify
+// reports them (with the catalog entry and the fix), and hostlaunch/install
+// refuses with them. Checks collect every problem and fail once.
+package problem
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Severity says whether a problem makes the input unusable. The zero
+// value is Error.
+type Severity int
+
+const (
+	// Error means the input breaks a rule and must not be used.
+	Error Severity = iota
+	// Warning means the input is usable but something deserves a look
+	// (an unknown contribution kind, an orphaned file).
+	Warning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// MarshalText encodes the severity as its name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText decodes "error" or "warning".
+func (s *Severity) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "error":
+		*s = Error
+	case "warning":
+		*s = Warning
+	default:
+		return fmt.Errorf("severity %q: want error or warning", b)
+	}
+	return nil
+}
+
+// Rule names one check. Rule names are stable: reports, tests and
+// scripts match on them.
+type Rule string
+
+// Problem is one broken rule, found in one file and, where it applies,
+// one field of it. Its JSON is the problem of airvsx inspect --json
+// (Message is encoded as "detail"); verify's report encodes its own.
+type Problem struct {
+	// File is the file the problem is about: an archive entry
+	// ("extension/package.json"), a registry file, or "" for the input
+	// as a whole.
+	File string `json:"file,omitempty"`
+	// Field is the field of File: a manifest field ("engines.vscode")
+	// or a zip header field ("local header name"); "" when none.
+	Field    string   `json:"field,omitempty"`
+	Rule     Rule     `json:"rule"`
+	Message  string   `json:"detail"`
+	Severity Severity `json:"severity"`
+}
+
+// String formats the problem as "file: field: rule: message", leaving
+// out the parts that are empty.
+func (p Problem) String() string {
+	var b strings.Builder
+	for _, s := range []string{p.File, p.Field, string(p.Rule), p.Message} {
+		if s == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}

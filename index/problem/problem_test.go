@@ -1,0 +1,46 @@
+package problem
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestString(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Problem
+		want string
+	}{
+		{"all", Problem{File: "extension/package.json", Field: "engines.vscode", Rule: "engine", Message: "missing"}, "extension/package.json: engines.vscode: engine: missing"},
+		{"no field", Problem{File: "a.js", Rule: "duplicate-name", Message: "twice"}, "a.js: duplicate-name: twice"},
+		{"archive", Problem{Rule: "not-zip", Message: "no central directory"}, "not-zip: no central directory"},
+		{"message only", Problem{Message: "main \"x.js\" is not in the package"}, "main \"x.js\" is not in the package"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.String(); got != tt.want {
+				t.Errorf("String() = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestJSON(t *testing.T) {
+	p := Problem{File: "f", Field: "x", Rule: "r", Message: "m", Severity: Warning}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"file":"f","field":"x","rule":"r","detail":"m","severity":"warning"}`
+	if string(b) != want {
+		t.Errorf("Marshal = %s; want %s", b, want)
+	}
+	var q Problem
+	if err := json.Unmarshal(b, &q); err != nil || q != p {
+		t.Errorf("Unmarshal(%s) = %+v, %v; want %+v", b, q, err, p)
+	}
+	var s Severity
+	if err := s.UnmarshalText([]byte("fatal")); err == nil {
+		t.Errorf("UnmarshalText(fatal) = nil; want an error")
+	}
+}
