@@ -116,8 +116,9 @@ var keptFlagWords = map[string][]string{
 	//     problem rule;
 	//   - install's Isolation.String: a line of airvsx list's text,
 	//     which install.Listing writes; sandbox: the warning it logs;
-	//   - ocistore: refusals made inside a request and wrapped by every
-	//     store call above it (the HTTP client H2 rewrites);
+	//   - ocistore: refusals made inside a request (the dialer, a
+	//     redirect's check) and wrapped by the HTTP client and every
+	//     store call above it;
 	//   - trust.KeyError: wrapped eagerly by transfer and mirror.
 	"hostlaunch/install/check.go":     {"--allow-partial-activation"},
 	"hostlaunch/install/isolation.go": {"(--insecure-degraded-isolation)"},
@@ -127,7 +128,7 @@ var keptFlagWords = map[string][]string{
 		"was uninstalled (--force)"},
 	"hostlaunch/sandbox/sandbox_other.go": {"(--insecure-degraded-isolation)"},
 	"index/store/ocistore/store.go":       {"(name another host with --also-dial)", "plain HTTP needs --insecure"},
-	"index/store/ocistore/blobs.go":       {"(name that host with --also-dial)", "needs --insecure (and --allow-insecure-remote"},
+	"index/store/ocistore/retry.go":       {"(name that host with --also-dial)", "needs --insecure (and --allow-insecure-remote"},
 	"index/trust/signkey.go":              {"registry's --key"},
 }
 
