@@ -14,18 +14,23 @@ import (
 	"github.com/airvsx/airvsx/index/store/artifact"
 )
 
-// The optional capabilities (index/store capability.go): each subtest
-// runs when the store under test claims the capability (store.As), and
-// is skipped otherwise, so a store that claims one and gets it wrong
-// fails.
+// The optional capabilities (index/store capability.go): Run runs each
+// subtest only for a store that offers the capability.
 
-// capability returns what s offers as T, or skips the test.
+// offers reports whether s offers T (store.As).
+func offers[T any](s store.Store) bool {
+	_, ok := store.As[T](s)
+	return ok
+}
+
+// capability returns what s offers as T; the subtest fails when s does
+// not offer it after all.
 func capability[T any](t *testing.T, s store.Store) T {
 	t.Helper()
 	c, ok := store.As[T](s)
 	if !ok {
 		var zero T
-		t.Skipf("the store does not offer %T", &zero)
+		t.Fatalf("the store does not offer %T", &zero)
 	}
 	return c
 }
@@ -156,19 +161,16 @@ func testStaging(t *testing.T, s store.Store) {
 	}
 }
 
-// commit commits s when it groups writes into changes, or skips the test
-// when it cannot (Options.CannotCommit).
-func commit(t *testing.T, s store.Store, opts Options) {
+// commit commits s when it groups writes into changes (Run does not run
+// the subtests that call it for a store that cannot: Options.CannotCommit).
+func commit(t *testing.T, s store.Store) {
 	t.Helper()
-	if _, ok := store.As[store.Committer](s); ok && opts.CannotCommit {
-		t.Skip("the store cannot commit its writes")
-	}
 	if err := store.Commit(t.Context(), s, "test"); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func testLayoutFS(t *testing.T, s store.Store, opts Options) {
+func testLayoutFS(t *testing.T, s store.Store) {
 	lf := capability[store.LayoutFS](t, s)
 	ctx := t.Context()
 	b := randomBytes(700, 14)
@@ -180,7 +182,7 @@ func testLayoutFS(t *testing.T, s store.Store, opts Options) {
 	if err := s.WriteMetadata(ctx, "root.json", []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
-	commit(t, s, opts)
+	commit(t, s)
 	fsys := lf.FS()
 	if got, err := fs.ReadFile(fsys, artifact.BlobName(repo, d)); err != nil || !bytes.Equal(got, b) {
 		t.Errorf("FS: %s: %d bytes, %v; want the %d stored", artifact.BlobName(repo, d), len(got), err, len(b))
@@ -198,11 +200,11 @@ func testLayoutFS(t *testing.T, s store.Store, opts Options) {
 	}
 }
 
-func testDiscard(t *testing.T, s store.Store, opts Options) {
+func testDiscard(t *testing.T, s store.Store) {
 	dc := capability[store.Discarder](t, s)
 	b := randomBytes(100, 15)
 	d := put(t, s, repo, b)
-	commit(t, s, opts)
+	commit(t, s)
 	if gone, err := dc.Discard(); gone || err != nil {
 		t.Errorf("Discard of a store holding a blob = %v, %v; want false, nil", gone, err)
 	}

@@ -59,16 +59,44 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts Options) {
 		{"ContextCanceled", testContextCanceled},
 		{"Concurrent", testConcurrent},
 		{"Artifact", testArtifact},
-		{"BlobFile", testBlobFile},
-		{"ReplaceBlob", func(t *testing.T, s store.Store) { testReplaceBlob(t, s, opts.Tamper) }},
-		{"LayoutRepair", testLayoutRepair},
-		{"FreeSpace", testFreeSpace},
-		{"Staging", testStaging},
-		{"LayoutFS", func(t *testing.T, s store.Store) { testLayoutFS(t, s, opts) }},
-		{"Discard", func(t *testing.T, s store.Store) { testDiscard(t, s, opts) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
+	}
+	// The optional capabilities: each subtest runs when the store under
+	// test offers the capability (store.As), so a store that claims one
+	// and gets it wrong fails; what it does not offer is logged, not run.
+	needsCommit := func(s store.Store) bool {
+		_, ok := store.As[store.Committer](s)
+		return ok && opts.CannotCommit
+	}
+	caps := []struct {
+		name    string
+		offered func(store.Store) bool
+		fn      func(*testing.T, store.Store)
+	}{
+		{"BlobFile", offers[store.BlobFiler], testBlobFile},
+		{"ReplaceBlob", offers[store.BlobReplacer], func(t *testing.T, s store.Store) { testReplaceBlob(t, s, opts.Tamper) }},
+		{"LayoutRepair", offers[store.LayoutRepairer], testLayoutRepair},
+		{"FreeSpace", offers[store.FreeSpacer], testFreeSpace},
+		{"Staging", offers[store.Stager], testStaging},
+		{"LayoutFS", offers[store.LayoutFS], func(t *testing.T, s store.Store) { testLayoutFS(t, s) }},
+		{"Discard", offers[store.Discarder], func(t *testing.T, s store.Store) { testDiscard(t, s) }},
+	}
+	probe := open(t)
+	var notOffered []string
+	for _, c := range caps {
+		switch {
+		case !c.offered(probe):
+			notOffered = append(notOffered, c.name)
+		case needsCommit(probe) && (c.name == "LayoutFS" || c.name == "Discard"):
+			notOffered = append(notOffered, c.name+" (offered, but needs a commit this store cannot make)")
+		default:
+			t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
+		}
+	}
+	if len(notOffered) > 0 {
+		t.Logf("capability subtests not run: %s", strings.Join(notOffered, ", "))
 	}
 }
 
