@@ -150,20 +150,10 @@ type Report struct {
 func (r *Report) OK() bool { return r.Summary.Errors == 0 }
 
 // Errors returns the error-severity problems.
-func (r *Report) Errors() []Problem { return r.filter(Error) }
+func (r *Report) Errors() []Problem { return problem.Filter(r.Problems, Error) }
 
 // Warnings returns the warnings.
-func (r *Report) Warnings() []Problem { return r.filter(Warning) }
-
-func (r *Report) filter(s Severity) []Problem {
-	var out []Problem
-	for _, p := range r.Problems {
-		if p.Severity == s {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func (r *Report) Warnings() []Problem { return problem.Filter(r.Problems, Warning) }
 
 // finish sorts the problems (registry-wide first, then by entry, errors
 // before warnings, then by path and rule) and fills the counts.

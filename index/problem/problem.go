@@ -67,6 +67,21 @@ type Problem struct {
 	Severity Severity `json:"severity"`
 }
 
+// Level returns the problem's severity: a type that embeds a Problem has
+// it too, for Filter.
+func (p Problem) Level() Severity { return p.Severity }
+
+// Filter returns the problems of ps at severity s, in order.
+func Filter[P interface{ Level() Severity }](ps []P, s Severity) []P {
+	var out []P
+	for _, p := range ps {
+		if p.Level() == s {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // String formats the problem as "file: field: rule: message", leaving
 // out the parts that are empty.
 func (p Problem) String() string {

@@ -44,3 +44,27 @@ func TestJSON(t *testing.T) {
 		t.Errorf("UnmarshalText(fatal) = nil; want an error")
 	}
 }
+
+// TestFilter: Filter keeps the problems of one severity, in order, also
+// of a type that embeds a Problem.
+func TestFilter(t *testing.T) {
+	type entryProblem struct {
+		Problem
+		Entry string
+	}
+	ps := []entryProblem{
+		{Problem{Rule: "a", Severity: Error}, "x"},
+		{Problem{Rule: "b", Severity: Warning}, "x"},
+		{Problem{Rule: "c", Severity: Error}, "y"},
+	}
+	got := Filter(ps, Error)
+	if len(got) != 2 || got[0].Rule != "a" || got[1].Rule != "c" {
+		t.Errorf("Filter(Error) = %v; want a, c", got)
+	}
+	if got := Filter(ps, Warning); len(got) != 1 || got[0].Rule != "b" {
+		t.Errorf("Filter(Warning) = %v; want b", got)
+	}
+	if got := Filter([]Problem(nil), Error); got != nil {
+		t.Errorf("Filter(nil) = %v; want nil", got)
+	}
+}

@@ -49,20 +49,10 @@ func (r *Report) Warnf(file, field string, rule Rule, format string, args ...any
 }
 
 // Errors returns the error-severity problems.
-func (r *Report) Errors() []Problem { return r.filter(Error) }
+func (r *Report) Errors() []Problem { return problem.Filter(r.Problems, Error) }
 
 // Warnings returns the warnings.
-func (r *Report) Warnings() []Problem { return r.filter(Warning) }
-
-func (r *Report) filter(s Severity) []Problem {
-	var out []Problem
-	for _, p := range r.Problems {
-		if p.Severity == s {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func (r *Report) Warnings() []Problem { return problem.Filter(r.Problems, Warning) }
 
 // Err returns nil when the report holds no errors, and otherwise a
 // *ProblemsError listing every one of them (warnings are left out).
