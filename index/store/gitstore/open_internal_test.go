@@ -3,7 +3,7 @@ package gitstore
 import (
 	"testing"
 
-	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 )
 
 // TestOpenReturnsChecked: what Open returns is the git store inside
@@ -14,8 +14,5 @@ func TestOpenReturnsChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	u, ok := s.Store.(store.Unwrapper)
-	if !ok || u.Unwrap() != s.g {
-		t.Fatalf("Open returned %T wrapping %T; want store.Checked around the git store", s.Store, s.g)
-	}
+	storetest.CheckWrapped(t, s.Store, s.g)
 }

@@ -1,12 +1,12 @@
 package ocistore
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/storetest"
 )
 
 // TestOpenReturnsChecked: what Open returns is the OCI store inside
@@ -22,11 +22,5 @@ func TestOpenReturnsChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	u, ok := s.Store.(store.Unwrapper)
-	if !ok || u.Unwrap() != s.o {
-		t.Fatalf("Open returned %T wrapping %T; want store.Checked around the OCI store", s.Store, s.o)
-	}
-	if _, err := s.StatBlob(t.Context(), "../x", "sha256:00"); !errors.Is(err, store.ErrInvalidName) {
-		t.Errorf("StatBlob with a bad repository: %v; want ErrInvalidName", err)
-	}
+	storetest.CheckWrapped(t, s.Store, s.o)
 }
