@@ -30,17 +30,7 @@ import (
 func gitFromDir(t testing.TB, signer signature.Signer, dir string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "reg.git")
-	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: signer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.ImportDir(t.Context(), os.DirFS(dir)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Commit(t.Context(), "import"); err != nil {
-		t.Fatal(err)
-	}
+	gittest.CommitDir(t, path, signer, dir, "import")
 	return path
 }
 

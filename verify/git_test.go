@@ -29,25 +29,9 @@ func gitFromDir(t *testing.T, signer signature.Signer, dirs ...string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "reg.git")
 	for _, dir := range dirs {
-		commitDir(t, path, signer, dir)
+		gittest.CommitDir(t, path, signer, dir, "import "+filepath.Base(dir))
 	}
 	return path
-}
-
-// commitDir commits the tree of dir on top of the repository at path.
-func commitDir(t *testing.T, path string, signer signature.Signer, dir string) {
-	t.Helper()
-	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: signer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.ImportDir(t.Context(), os.DirFS(dir)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Commit(t.Context(), "import "+filepath.Base(dir)); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // openGit opens the git registry at path read-only.

@@ -1,6 +1,7 @@
-// Package gittest damages a git repository for tests: a loose object
-// whose content no longer is what its ID says, as a failing disk or an
-// attacker would leave it, and a commit on top no registry key signed.
+// Package gittest makes and damages git registries for tests: a
+// directory registry committed as it is (CommitDir), a loose object whose
+// content no longer is what its ID says, as a failing disk or an attacker
+// would leave it, and a commit on top no registry key signed.
 package gittest
 
 import (
@@ -16,7 +17,28 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/sigstore/sigstore/pkg/signature"
+
+	"github.com/airvsx/airvsx/index/store/gitstore"
 )
+
+// CommitDir commits the tree of the directory registry dir, as it is
+// (damage included), on top of the git registry at path (made when
+// missing), signed by signer, with message msg.
+func CommitDir(tb testing.TB, path string, signer signature.Signer, dir, msg string) {
+	tb.Helper()
+	s, err := gitstore.Open(path, gitstore.Options{Write: true, Create: true, Signer: signer})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.ImportDir(tb.Context(), os.DirFS(dir)); err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Commit(tb.Context(), msg); err != nil {
+		tb.Fatal(err)
+	}
+}
 
 // TamperLoose flips one byte of the content of the loose object h in the
 // git directory gitDir, in place, keeping its name and size: a byte a
