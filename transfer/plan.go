@@ -60,10 +60,7 @@ type metaItem struct {
 func (c *copier) makePlan(ctx context.Context, src *checked) error {
 	p := &plan{}
 	c.plan = p
-	seen := map[string]bool{}    // repo "@" digest
-	damaged := map[string]bool{} // repo "@" digest
-	repos := map[string]*RepoMove{}
-	tags := map[string][]store.TagEntry{}
+	ps := &planState{c: c, p: p, seen: map[string]bool{}, damaged: map[string]bool{}, repos: map[string]*RepoMove{}, tags: map[string][]store.TagEntry{}}
 	var bad []error
 	n := len(src.cat.Entries)
 	pctx, stop := context.WithCancel(ctx)
@@ -75,90 +72,24 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 		}
 		e := &src.cat.Entries[i]
 		c.progress(Progress{Step: "plan", Entries: i, PlannedEntries: n})
-		repo := artifact.Repo(e.ID)
 		var pr *entryProbe
 		select {
 		case pr = <-probes[i]:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		m, raw, err := pr.m, pr.raw, pr.err
-		if err != nil {
+		if pr.err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			bad = append(bad, err)
+			bad = append(bad, pr.err)
 			continue
 		}
-		want := func(digest string, size int64) (bool, error) {
-			k := repo + "@" + digest
-			if seen[k] {
-				return false, nil
-			}
-			seen[k] = true
-			if c.dst != nil {
-				r := pr.stat(ctx, c, repo, digest)
-				switch {
-				case r.err == nil && r.size == size && r.damage == nil:
-					c.rep.Present++
-					c.rep.PresentBytes += size
-					return false, nil
-				case r.err != nil && !errors.Is(r.err, fs.ErrNotExist):
-					return false, fmt.Errorf("copy: %s: %w", c.opts.Dest, r.err)
-				case r.damage != nil: // of this size or another: kept, then replaced
-					damaged[k] = true
-					c.rep.Damaged = append(c.rep.Damaged, Damage{Repo: repo, Digest: digest, Size: size, Problem: r.damage.Error()})
-				}
-			}
-			rm := repos[repo]
-			if rm == nil {
-				rm = &RepoMove{Repo: repo}
-				repos[repo] = rm
-			}
-			rm.Blobs++
-			rm.Bytes += size
-			c.rep.Blobs++
-			c.rep.Bytes += size
-			return true, nil
-		}
-		blobs := []blobItem{{repo: repo, digest: artifact.EmptyConfigDigest, size: int64(len(artifact.EmptyConfig))}}
-		for _, l := range m.Layers {
-			blobs = append(blobs, blobItem{repo: repo, digest: l.Digest, size: l.Size})
-		}
-		for _, b := range blobs {
-			ok, err := want(b.digest, b.size)
-			if err != nil {
-				return err
-			}
-			if ok {
-				b.damaged = damaged[repo+"@"+b.digest]
-				p.blobs = append(p.blobs, b)
-			}
-		}
-		ok, err := want(m.Digest, m.Size)
-		if err != nil {
-			return err
-		}
-		if ok {
-			p.manifests = append(p.manifests, manifestItem{repo, m.Digest, raw, damaged[repo+"@"+m.Digest]})
-		}
-		if _, ok := tags[repo]; !ok && c.dst != nil {
-			t, err := pr.tags()
-			switch {
-			case c.opts.Repair && errors.Is(err, store.ErrDamagedLayout):
-				// Written anew before the tags; then every tag is missing.
-				c.rep.Damaged = append(c.rep.Damaged, Damage{Repo: repo, Problem: err.Error()})
-				p.layouts = append(p.layouts, repo)
-				t = nil
-			case err != nil && !errors.Is(err, fs.ErrNotExist):
-				return fmt.Errorf("copy: %s: %w", c.opts.Dest, err)
-			}
-			tags[repo] = t
-		}
-		if err := c.planTag(ctx, p, tags, repo, m); err != nil {
+		if err := ps.entry(ctx, artifact.Repo(e.ID), pr); err != nil {
 			return err
 		}
 	}
+	repos := ps.repos
 	c.rep.CatalogBlobs, c.rep.CatalogBytes = c.rep.Blobs+c.rep.Present, c.rep.Bytes+c.rep.PresentBytes
 	c.progress(Progress{Step: "plan", Entries: n, PlannedEntries: n, PlannedBlobs: c.rep.Blobs, PlannedBytes: c.rep.Bytes})
 	if len(bad) > 0 {
@@ -182,6 +113,95 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 	slices.SortFunc(c.rep.Repositories, func(a, b RepoMove) int { return strings.Compare(a.Repo, b.Repo) })
 	c.rep.Tags = len(p.tags)
 	return c.planMetadata(ctx, src.Trusted)
+}
+
+// planState is what makePlan has planned so far: the blobs seen (each
+// planned once per repository), those the destination holds damaged, the
+// repositories that receive blobs, and the destination's tags.
+type planState struct {
+	c       *copier
+	p       *plan
+	seen    map[string]bool // repo "@" digest
+	damaged map[string]bool // repo "@" digest
+	repos   map[string]*RepoMove
+	tags    map[string][]store.TagEntry
+}
+
+// entry plans one entry of repo, whose manifest pr read (verified): its
+// blobs and manifest that the destination lacks, and its tag.
+func (ps *planState) entry(ctx context.Context, repo string, pr *entryProbe) error {
+	c, p, m := ps.c, ps.p, pr.m
+	blobs := []blobItem{{repo: repo, digest: artifact.EmptyConfigDigest, size: int64(len(artifact.EmptyConfig))}}
+	for _, l := range m.Layers {
+		blobs = append(blobs, blobItem{repo: repo, digest: l.Digest, size: l.Size})
+	}
+	for _, b := range blobs {
+		ok, err := ps.want(ctx, pr, repo, b.digest, b.size)
+		if err != nil {
+			return err
+		}
+		if ok {
+			b.damaged = ps.damaged[repo+"@"+b.digest]
+			p.blobs = append(p.blobs, b)
+		}
+	}
+	ok, err := ps.want(ctx, pr, repo, m.Digest, m.Size)
+	if err != nil {
+		return err
+	}
+	if ok {
+		p.manifests = append(p.manifests, manifestItem{repo, m.Digest, pr.raw, ps.damaged[repo+"@"+m.Digest]})
+	}
+	if _, ok := ps.tags[repo]; !ok && c.dst != nil {
+		t, err := pr.tags()
+		switch {
+		case c.opts.Repair && errors.Is(err, store.ErrDamagedLayout):
+			// Written anew before the tags; then every tag is missing.
+			c.rep.Damaged = append(c.rep.Damaged, Damage{Repo: repo, Problem: err.Error()})
+			p.layouts = append(p.layouts, repo)
+			t = nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("copy: %s: %w", c.opts.Dest, err)
+		}
+		ps.tags[repo] = t
+	}
+	return c.planTag(ctx, p, ps.tags, repo, m)
+}
+
+// want reports whether the blob digest (of size) of repo is to be copied:
+// not seen before, and not held intact by the destination (a damaged
+// copy there is recorded, and replaced).
+func (ps *planState) want(ctx context.Context, pr *entryProbe, repo, digest string, size int64) (bool, error) {
+	c := ps.c
+	k := repo + "@" + digest
+	if ps.seen[k] {
+		return false, nil
+	}
+	ps.seen[k] = true
+	if c.dst != nil {
+		r := pr.stat(ctx, c, repo, digest)
+		switch {
+		case r.err == nil && r.size == size && r.damage == nil:
+			c.rep.Present++
+			c.rep.PresentBytes += size
+			return false, nil
+		case r.err != nil && !errors.Is(r.err, fs.ErrNotExist):
+			return false, fmt.Errorf("copy: %s: %w", c.opts.Dest, r.err)
+		case r.damage != nil: // of this size or another: kept, then replaced
+			ps.damaged[k] = true
+			c.rep.Damaged = append(c.rep.Damaged, Damage{Repo: repo, Digest: digest, Size: size, Problem: r.damage.Error()})
+		}
+	}
+	rm := ps.repos[repo]
+	if rm == nil {
+		rm = &RepoMove{Repo: repo}
+		ps.repos[repo] = rm
+	}
+	rm.Blobs++
+	rm.Bytes += size
+	c.rep.Blobs++
+	c.rep.Bytes += size
+	return true, nil
 }
 
 // planWorkers is how many entries the plan reads and asks the
