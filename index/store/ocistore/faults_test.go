@@ -237,3 +237,43 @@ func TestUploadRetriedAndMounted(t *testing.T) {
 		t.Errorf("second repository: %d mounts, %d uploads; want 1 mount, no upload; requests:\n%s", mounts, patches, strings.Join(log, "\n"))
 	}
 }
+
+// TestManifestCapped: a hostile registry that serves a manifest larger
+// than the store's cap (4 MiB) gets no more than the cap read: Tags fails
+// with ErrTooLarge, and the registry sees the read stop well before it
+// has sent the manifest.
+func TestManifestCapped(t *testing.T) {
+	const huge = 64 << 20
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/v2/":
+		case strings.HasSuffix(r.URL.Path, "/tags/list"):
+			json.NewEncoder(w).Encode(map[string]any{"name": "airvsx/golang/go", "tags": []string{"v1"}})
+		case strings.Contains(r.URL.Path, "/manifests/"):
+			w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+			w.Header().Set("Docker-Content-Digest", index.DigestBytes([]byte("{}")))
+			chunk := bytes.Repeat([]byte(" "), 1<<20)
+			w.Write([]byte("{"))
+			for range huge >> 20 {
+				n, err := w.Write(chunk)
+				sent.Add(int64(n))
+				if err != nil {
+					return
+				}
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	s := openInsecure(t, srv.Listener.Addr().String(), "airvsx", ocistore.Options{Retries: -1})
+	_, err := s.Tags(t.Context(), "golang/go")
+	if !errors.Is(err, store.ErrTooLarge) {
+		t.Fatalf("Tags of a repository whose manifest is %d MiB: %v; want ErrTooLarge", huge>>20, err)
+	}
+	srv.CloseClientConnections()
+	if got := sent.Load(); got >= huge/2 {
+		t.Errorf("the registry sent %d MiB before the read stopped; want about the 4 MiB cap", got>>20)
+	}
+}
