@@ -243,3 +243,27 @@ func via(pkgs []listedPackage, p listedPackage, target string) string {
 	}
 	return "a third-party module"
 }
+
+// TestBinaryLinksNoTestSupport proves from the import graph that airvsx
+// links no test support: nothing under testkit/ (the fixtures, the fake
+// upstream, the registries made for tests) and no *test package (the
+// conformance suite, the site's and verify's test helpers).
+func TestBinaryLinksNoTestSupport(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/airvsx/airvsx/cmd/airvsx").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list -deps found %d packages; the check would prove nothing", len(deps))
+	}
+	for _, d := range deps {
+		rel, ok := strings.CutPrefix(d, "github.com/airvsx/airvsx/")
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(rel, "testkit/") || strings.HasSuffix(rel, "test") {
+			t.Errorf("airvsx links %s, which is test support", d)
+		}
+	}
+}
