@@ -3,7 +3,6 @@ package mirror
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -344,74 +343,6 @@ func (r *syncRun) fetchAll(ctx context.Context, f *fetcher) (*Plan, []index.Entr
 	return plan, entries, nil
 }
 
-// publish signs the new catalog (what stays, what was stored, and what
-// leaves unless pruned) as the next serial, or, when it would say what
-// the current one says, leaves the registry as it is unless its metadata
-// must be signed again.
-func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry, keys []index.UpstreamKey) (*Report, error) {
-	opts, rep, prev, prevDigest, prevExpires, now, log := r.opts, r.rep, r.prev, r.prevDigest, r.prevExpires, r.now, r.log
-	// The new catalog: what stays, what was stored, and what leaves
-	// (unless pruned).
-	cat := &index.Catalog{
-		Format:       index.CatalogFormat,
-		Serial:       1,
-		Created:      now().UTC().Truncate(time.Second),
-		Upstream:     opts.Client.BaseURL(),
-		PolicyDigest: opts.Policy.Digest(),
-		UpstreamKeys: keys,
-	}
-	if prev != nil {
-		cat.Serial = prev.Serial + 1
-		cat.Previous = prevDigest
-	}
-	cat.Entries = append(cat.Entries, plan.Unchanged...)
-	cat.Entries = append(cat.Entries, entries...)
-	if !opts.Prune {
-		cat.Entries = append(cat.Entries, plan.Leaving...)
-	}
-	var renewReason string
-	if prev != nil {
-		same, err := sameContent(prev, cat)
-		if err != nil {
-			return rep, err
-		}
-		if same {
-			renewReason = renewal(opts.Renew, prevExpires, now(), opts.Policy.CatalogExpires)
-			if renewReason == "" {
-				// The catalog read may be one a killed run signed but did
-				// not commit (a git registry takes over the change it
-				// left): committing finishes it; with nothing pending it
-				// writes nothing.
-				if err := store.Commit(ctx, opts.Store, syncMessage(rep, prev.Serial)); err != nil {
-					return rep, err
-				}
-				rep.Catalog = &CatalogInfo{Serial: prev.Serial, Digest: prevDigest, Entries: len(prev.Entries), Expires: prevExpires, Unchanged: true}
-				log.Info("nothing new: registry unchanged", "serial", prev.Serial, "expires", prevExpires.Format(time.RFC3339))
-				return rep, nil
-			}
-			log.Info("nothing new, signing the catalog again", "reason", renewReason)
-		}
-	}
-	data, err := cat.Encode()
-	if err != nil {
-		return rep, err
-	}
-	if err := cat.Validate(); err != nil {
-		return rep, fmt.Errorf("new catalog: %w", err)
-	}
-	res, err := trust.Publish(ctx, trust.Metadata(ctx, opts.Store), data, opts.Signer, trust.PublishOptions{Expires: opts.Policy.CatalogExpires, Now: now})
-	if err != nil {
-		return rep, fmt.Errorf("sign catalog: %w", err)
-	}
-	if err := store.Commit(ctx, opts.Store, syncMessage(rep, cat.Serial)); err != nil {
-		return rep, err
-	}
-	rep.Catalog = &CatalogInfo{Serial: cat.Serial, Digest: res.CatalogDigest, Entries: len(cat.Entries), Expires: res.Expires,
-		Renewed: renewReason != "", RenewReason: renewReason}
-	log.Info("catalog signed", "serial", cat.Serial, "entries", len(cat.Entries), "digest", res.CatalogDigest)
-	return rep, nil
-}
-
 // keyWaiter is a Signer whose key may still be in the making, such as
 // trust.PendingSigner: Wait returns once the key is usable, or why it is
 // not.
@@ -497,18 +428,4 @@ func waitKey(ctx context.Context, keyOK <-chan struct{}) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
-}
-
-// syncMessage describes a sync's change to a store that records changes
-// (a git store's commit message).
-func syncMessage(rep *Report, serial int64) string {
-	entries := "entries"
-	if len(rep.Stored) == 1 {
-		entries = "entry"
-	}
-	msg := fmt.Sprintf("airvsx sync: catalog serial %d, %d %s stored", serial, len(rep.Stored), entries)
-	if len(rep.Quarantined) > 0 {
-		msg += fmt.Sprintf(", %d quarantined", len(rep.Quarantined))
-	}
-	return msg + "\n\nUpstream: " + rep.Upstream + "\n"
 }
