@@ -9,10 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
-	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/retry"
 )
 
@@ -57,7 +55,7 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
 		resp, hint, err := t.roundTrip(req)
 		if hint < 0 || !again || attempt >= t.retries || ctx.Err() != nil {
-			return capManifest(req, resp), err
+			return resp, err
 		}
 		if resp != nil {
 			err = fmt.Errorf("%s %s: %s", req.Method, req.URL.Redacted(), resp.Status)
@@ -139,40 +137,6 @@ func (s *ociStore) redirectable(req *http.Request) error {
 	}
 	return nil
 }
-
-// capManifest caps the body of a manifest read (a GET of …/manifests/…)
-// at maxManifest bytes: go-containerregistry's remote.Get reads up to 100
-// MiB of a manifest into memory, and a hostile registry would have the
-// store hold that much before it could refuse it.
-func capManifest(req *http.Request, resp *http.Response) *http.Response {
-	if resp == nil || req.Method != http.MethodGet || !strings.Contains(req.URL.Path, "/manifests/") {
-		return resp
-	}
-	resp.Body = &cappedBody{rc: resp.Body, left: maxManifest + 1, url: req.URL.Redacted()}
-	return resp
-}
-
-// cappedBody reads rc, failing with store.ErrTooLarge once more than
-// left-1 bytes came.
-type cappedBody struct {
-	rc   io.ReadCloser
-	left int64
-	url  string
-}
-
-func (b *cappedBody) Read(p []byte) (int, error) {
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	if b.left <= 0 {
-		return n, fmt.Errorf("GET %s: manifest over %d bytes: %w", b.url, maxManifest, store.ErrTooLarge)
-	}
-	return n, err
-}
-
-func (b *cappedBody) Close() error { return b.rc.Close() }
 
 // drain reads what is left of a response body (a little) and closes it,
 // so its connection can be reused.

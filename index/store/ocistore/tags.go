@@ -66,8 +66,7 @@ func (s *ociStore) Tag(ctx context.Context, repo, tag string, m store.Descriptor
 }
 
 // putManifest pushes b (of mediaType) to ref, a tag or its digest
-// (remote.Put, which first HEADs ref and leaves a ref that already
-// points at b as it is).
+// (remote.Put: one PUT).
 func (s *ociStore) putManifest(ctx context.Context, rpath, ref, mediaType string, b []byte) error {
 	opts, err := s.remote(ctx, rpath)
 	if err != nil {
@@ -91,7 +90,9 @@ func (m rawManifest) RawManifest() ([]byte, error)        { return m.b, nil }
 func (m rawManifest) MediaType() (types.MediaType, error) { return m.mt, nil }
 
 // reference is the go-containerregistry name of ref (a tag or a digest)
-// in rpath.
+// in rpath; an error wrapping store.ErrInvalidName when ref is neither
+// (a name from a registry's tag list is checked before it goes into a
+// URL).
 func (s *ociStore) reference(rpath, ref string) (name.Reference, error) {
 	if store.ValidDigest(ref) {
 		return s.repo(rpath).Digest(ref), nil
@@ -102,29 +103,35 @@ func (s *ociStore) reference(rpath, ref string) (name.Reference, error) {
 	return s.repo(rpath).Tag(ref), nil
 }
 
-// getManifest reads the manifest ref (a tag or digest) points at
-// (remote.Get): its bytes and media type; an error wrapping
-// fs.ErrNotExist when absent.
+// getManifest reads the manifest ref (a tag or digest) points at: its
+// bytes and media type; an error wrapping fs.ErrNotExist when absent.
+//
+// By hand rather than go-containerregistry's remote.Get: that reads up
+// to 100 MiB of a manifest (the store's cap is maxManifest), and its
+// client refuses a redirect to a private address even where
+// Options.AlsoDial names it; send follows the redirects the store allows
+// (Store.redirectable) and no other.
 func (s *ociStore) getManifest(ctx context.Context, rpath, ref string) ([]byte, string, error) {
-	opts, err := s.remote(ctx, rpath)
+	if _, err := s.reference(rpath, ref); err != nil {
+		return nil, "", err
+	}
+	u := s.endpoint("/v2/"+rpath+"/manifests/"+ref, nil)
+	resp, err := s.send(ctx, rpath, http.MethodGet, u, http.Header{"Accept": {manifestAccept}}, nil, 0, http.StatusOK, http.StatusNotFound)
 	if err != nil {
 		return nil, "", err
 	}
-	r, err := s.reference(rpath, ref)
-	if err != nil {
-		return nil, "", err
-	}
-	d, err := remote.Get(r, opts...)
-	if hasStatus(s.statusOf(err), http.StatusNotFound) {
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
 		return nil, "", fmt.Errorf("manifest %s of %s: %w", ref, rpath, fs.ErrNotExist)
 	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxManifest+1))
 	if err != nil {
-		return nil, "", s.statusOf(err)
+		return nil, "", fmt.Errorf("GET %s: %w", u.Redacted(), err)
 	}
-	if len(d.Manifest) > maxManifest {
-		return nil, "", fmt.Errorf("manifest %s of %s: over %d bytes: %w", ref, rpath, maxManifest, store.ErrTooLarge)
+	if len(b) > maxManifest {
+		return nil, "", fmt.Errorf("GET %s: manifest over %d bytes: %w", u.Redacted(), maxManifest, store.ErrTooLarge)
 	}
-	return d.Manifest, string(d.MediaType), nil
+	return b, resp.Header.Get("Content-Type"), nil
 }
 
 // Tags lists a repository's tags (cosign's signature tags left out), each
