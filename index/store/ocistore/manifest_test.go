@@ -23,10 +23,12 @@ import (
 // sees and answers a manifest HEAD itself, with no Docker-Content-Digest
 // (the distribution spec only recommends that header); every other
 // request goes to the registry behind it, or, for a manifest GET when
-// redirect is set, a 307 to redirect.
+// redirect is set (and any manifest request when redirectAll is too), a
+// 307 to redirect.
 type manifestLog struct {
-	next     http.Handler
-	redirect string // "http://HOST:PORT", or ""
+	next        http.Handler
+	redirect    string // "http://HOST:PORT", or ""
+	redirectAll bool
 
 	mu   sync.Mutex
 	seen []string
@@ -44,7 +46,7 @@ func (f *manifestLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodHead:
 		w.Header().Set("Content-Type", artifact.MediaTypeManifest)
 		w.WriteHeader(http.StatusOK)
-	case r.Method == http.MethodGet && f.redirect != "":
+	case f.redirect != "" && (r.Method == http.MethodGet || f.redirectAll):
 		http.Redirect(w, r, f.redirect+r.URL.Path, http.StatusTemporaryRedirect)
 	default:
 		f.next.ServeHTTP(w, r)
@@ -64,10 +66,13 @@ func (f *manifestLog) methods() string {
 // PUT: no HEAD first, so a registry whose HEAD leaves out
 // Docker-Content-Digest takes them;
 // a manifest read follows a redirect to a private address that AlsoDial
-// names, and is refused, naming --also-dial, where it does not.
+// names, and is refused, naming --also-dial, where it does not; a
+// redirected PUT or DELETE is refused, even to a host AlsoDial names, and
+// never reaches it.
 func TestManifestRequests(t *testing.T) {
 	reg := registry.New(registry.WithBlobHandler(&repoBlobs{m: map[string][]byte{}}), registry.Logger(log.New(io.Discard, "", 0)))
-	storage := httptest.NewServer(reg) // on 127.0.0.1
+	behind := &manifestLog{next: reg}
+	storage := httptest.NewServer(behind) // on 127.0.0.1
 	t.Cleanup(storage.Close)
 	front := &manifestLog{next: reg}
 	srv := httptest.NewServer(front)
@@ -123,5 +128,23 @@ func TestManifestRequests(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("AlsoDial %v: manifest read redirected to %s: %v; want a refusal naming %s", tc.alsoDial, also, err, tc.want)
 		}
+	}
+
+	front.redirectAll = true
+	s = openInsecure(t, host, "airvsx", ocistore.Options{AlsoDial: []string{also}, Keychain: authn.NewMultiKeychain(), Retries: -1})
+	behind.methods()
+	for _, op := range []struct {
+		name string
+		do   func() error
+	}{
+		{"tag", func() error { return s.Tag(ctx, repo, "redirected", m.Descriptor()) }},
+		{"untag", func() error { return s.Untag(ctx, repo, m.Tag()) }},
+	} {
+		if err := op.do(); err == nil || !strings.Contains(err.Error(), "only a GET or HEAD follows a redirect") {
+			t.Errorf("%s redirected to %s: %v; want a refusal", op.name, also, err)
+		}
+	}
+	if got := behind.methods(); strings.Contains(got, "PUT") || strings.Contains(got, "DELETE") {
+		t.Errorf("the host a write was redirected to saw %q; want no write", got)
 	}
 }
