@@ -40,11 +40,13 @@
 //
 // The store speaks to the registry through go-containerregistry: its
 // transports authenticate (basic credentials, or a bearer token per
-// repository) and its remote package reads, pushes and deletes manifests
-// and lists tags and the catalog page by page. What it cannot do is done
-// here by hand, each part saying why: the retrying transport under the
+// repository) and its remote package pushes and deletes manifests and
+// lists tags and the catalog page by page. What it cannot do is done here
+// by hand, each part saying why: the retrying transport under the
 // authentication (retry.go: Retry-After), the dialer's allow-list
-// (store.go), and blob reads and the verified streaming upload (blobs.go).
+// (store.go), manifest reads (tags.go: the store's size cap, and
+// redirects to the hosts Options.AlsoDial names), and blob reads and the
+// verified streaming upload (blobs.go).
 //
 // Manifests are blobs in the store.Store contract; here each manifest is
 // also uploaded as a blob, so OpenBlob reads it through the blob API (and
