@@ -48,18 +48,7 @@ func TestSyncRefusesForeignTip(t *testing.T) {
 		}},
 		{"signed by another key", func(t *testing.T, path string) plumbing.Hash {
 			other, _ := demoreg.Signer(t, t.TempDir(), "other")
-			st, err := gitstore.Open(path, gitstore.Options{Write: true, Signer: other})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if _, err := st.Quarantine(t.Context(), "x", "a change", nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Commit(t.Context(), "signed by another key"); err != nil {
-				t.Fatal(err)
-			}
-			return st.Head()
+			return gittest.SignedOnTop(t, path, other)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

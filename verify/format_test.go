@@ -38,6 +38,16 @@ func tamperedReport(t *testing.T) *verify.Report {
 	return rep
 }
 
+// written returns rep as Write writes it in format f.
+func written(t *testing.T, rep *verify.Report, f verify.Format) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, f, "test"); err != nil {
+		t.Fatal(err)
+	}
+	return &buf
+}
+
 func TestSARIFSchemaFile(t *testing.T) {
 	if got := index.SHA256Hex(filetest.ReadFile(t, filepath.Join("testdata", "sarif-2.1.0-rtm.5.json"))); got != sarifSchemaSHA256 {
 		t.Fatalf("testdata/sarif-2.1.0-rtm.5.json has sha256 %s; want the vendored %s", got, sarifSchemaSHA256)
@@ -67,10 +77,7 @@ func TestSARIFValidates(t *testing.T) {
 	}
 	for name, rep := range map[string]*verify.Report{"tampered": tamperedReport(t), "clean": check(t, fresh(t)), "package": pkgRep} {
 		t.Run(name, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := rep.Write(&buf, verify.SARIF, "test"); err != nil {
-				t.Fatal(err)
-			}
+			buf := written(t, rep, verify.SARIF)
 			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
 			if err != nil {
 				t.Fatal(err)
@@ -119,11 +126,7 @@ func TestSARIFValidates(t *testing.T) {
 // TestJUnit: one test case per entry plus one for the registry, the
 // failing entries failed, counts consistent.
 func TestJUnit(t *testing.T) {
-	rep := tamperedReport(t)
-	var buf bytes.Buffer
-	if err := rep.Write(&buf, verify.JUnit, "test"); err != nil {
-		t.Fatal(err)
-	}
+	buf := written(t, tamperedReport(t), verify.JUnit)
 	var doc struct {
 		Tests    int `xml:"tests,attr"`
 		Failures int `xml:"failures,attr"`
@@ -164,11 +167,7 @@ func TestJUnit(t *testing.T) {
 // TestJSONReport: the JSON report round-trips into Report and carries the
 // documented fields.
 func TestJSONReport(t *testing.T) {
-	rep := tamperedReport(t)
-	var buf bytes.Buffer
-	if err := rep.Write(&buf, verify.JSON, "test"); err != nil {
-		t.Fatal(err)
-	}
+	buf := written(t, tamperedReport(t), verify.JSON)
 	var raw struct {
 		Problems []map[string]any `json:"problems"`
 	}
@@ -181,7 +180,7 @@ func TestJSONReport(t *testing.T) {
 		}
 	}
 	var back verify.Report
-	dec := json.NewDecoder(&buf)
+	dec := json.NewDecoder(buf)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&back); err != nil {
 		t.Fatal(err)
@@ -199,11 +198,7 @@ func TestJSONReport(t *testing.T) {
 // TestTextReport: the summary line, problems grouped by entry with their
 // file and fix.
 func TestTextReport(t *testing.T) {
-	rep := tamperedReport(t)
-	var buf bytes.Buffer
-	if err := rep.Write(&buf, verify.Text, "test"); err != nil {
-		t.Fatal(err)
-	}
+	buf := written(t, tamperedReport(t), verify.Text)
 	out := buf.String()
 	first, _, _ := strings.Cut(out, "\n")
 	if !strings.HasPrefix(first, "verify FAILED: 7 entries, ") || !strings.HasSuffix(first, ": 2 errors, 1 warning") {
@@ -216,7 +211,7 @@ func TestTextReport(t *testing.T) {
 	}
 	clean := check(t, fresh(t))
 	buf.Reset()
-	clean.WriteText(&buf)
+	clean.WriteText(buf)
 	if first, _, _ := strings.Cut(buf.String(), "\n"); !strings.HasPrefix(first, "verify ok: 7 entries, ") {
 		t.Errorf("clean summary line %q", first)
 	}

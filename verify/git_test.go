@@ -129,17 +129,7 @@ func TestGitTamper(t *testing.T) {
 			return []want{{verify.RuleHistorySignature, "commit ", ""}}
 		}},
 		{"commit on top signed by another key", func(t *testing.T, path string) []want {
-			s, err := gitstore.Open(path, gitstore.Options{Write: true, Signer: base(t).Other})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			if _, err := s.Quarantine(t.Context(), "x", "a change", nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Commit(t.Context(), "signed by another key"); err != nil {
-				t.Fatal(err)
-			}
+			gittest.SignedOnTop(t, path, base(t).Other)
 			return []want{{verify.RuleHistorySignature, "commit ", ""}}
 		}},
 		{"branch rewound to an older commit", func(t *testing.T, path string) []want {

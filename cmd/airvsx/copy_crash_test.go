@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,16 +80,7 @@ func layerLinks(t *testing.T, dir string, skip ...string) int {
 // catalog or the new one; a re-run completes, moving only what had not
 // arrived.
 func TestCopyKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills 20 copies per destination; skipped with -short")
-	}
-	// The two kinds run side by side (see TestSyncKilled).
-	for _, kind := range []string{"dir", "docker"} {
-		t.Run(kind, func(t *testing.T) {
-			t.Parallel()
-			testCopyKilled(t, kind)
-		})
-	}
+	killEachKind(t, "20 copies per destination", testCopyKilled, "dir", "docker")
 }
 
 // copyDest is a kind of destination for testCopyKilled.
@@ -278,12 +267,7 @@ func testCopyKilled(t *testing.T, kind string) {
 			if !reached() {
 				continue
 			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-				t.Fatal(err)
-			}
-			err := <-done
-			var ee *exec.ExitError
-			if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
+			if signaled(sigkill(t, cmd, done)) {
 				killed++
 			}
 			break

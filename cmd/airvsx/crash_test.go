@@ -55,6 +55,24 @@ func startCmd(t *testing.T, cmd *exec.Cmd) (out *bytes.Buffer, done <-chan error
 	return out, ch
 }
 
+// sigkill sends SIGKILL to cmd, started with startCmd (done is its
+// channel), and returns the error of its Wait: the process may have ended
+// before the signal came.
+func sigkill(t *testing.T, cmd *exec.Cmd, done <-chan error) error {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Fatal(err)
+	}
+	return <-done
+}
+
+// signaled reports whether err, the error of a Wait, says a signal ended
+// the process.
+func signaled(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled()
+}
+
 // TestSyncKilled kills a sync (SIGKILL to a child process) at points
 // spread over its run, 20 into a directory and 12 into a git repository.
 // Each time the registry's previous catalog still verifies, signature and
@@ -62,16 +80,22 @@ func startCmd(t *testing.T, cmd *exec.Cmd) (out *bytes.Buffer, done <-chan error
 // previous signed commit or at one signed commit on top of it: never a
 // half commit.
 func TestSyncKilled(t *testing.T) {
+	killEachKind(t, "20 syncs", testSyncKilled, "dir", "git")
+}
+
+// killEachKind runs kill once per destination kind, each in a subtest
+// named for it, unless -short (what says what a run kills). The kinds run
+// side by side: each mostly waits on the fixture's latency and its kill
+// timers, and each calibrates its kill points under the load of the
+// other.
+func killEachKind(t *testing.T, what string, kill func(t *testing.T, kind string), kinds ...string) {
 	if testing.Short() {
-		t.Skip("kills 20 syncs; skipped with -short")
+		t.Skipf("kills %s; skipped with -short", what)
 	}
-	// The two kinds run side by side: each mostly waits on the fixture's
-	// latency and its kill timers, and each calibrates its kill points
-	// under the load of the other.
-	for _, kind := range []string{"dir", "git"} {
+	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			testSyncKilled(t, kind)
+			kill(t, kind)
 		})
 	}
 }
@@ -147,12 +171,7 @@ func testSyncKilled(t *testing.T, kind string) {
 		case err := <-done:
 			t.Logf("point %d (%v): the sync finished before the kill (%v)", i, at, err)
 		case <-time.After(at):
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-				t.Fatal(err)
-			}
-			err := <-done
-			var ee *exec.ExitError
-			if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
+			if signaled(sigkill(t, cmd, done)) {
 				killed++
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -180,10 +179,7 @@ func killAt(t *testing.T, cmd *exec.Cmd, done <-chan error, w *fileWork, at int)
 		default:
 		}
 		if n := w.now(); at >= 0 && n >= at {
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-				t.Fatal(err)
-			}
-			return n, <-done
+			return n, sigkill(t, cmd, done)
 		}
 		time.Sleep(200 * time.Microsecond)
 	}

@@ -15,11 +15,7 @@ import (
 // editor's own commands behave as VS Code's do.
 func TestEditorModel(t *testing.T) {
 	node := citool.Need(t, "node")
-	td, err := writeHost(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer td.Remove()
+	td := hostScripts(t)
 	script, err := filepath.Abs(filepath.Join("testdata", "js", "editor.test.js"))
 	if err != nil {
 		t.Fatal(err)

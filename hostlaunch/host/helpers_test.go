@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/internal/procstatus"
+	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/testkit/citool"
 	"github.com/airvsx/airvsx/testkit/exttest"
 )
@@ -25,6 +26,18 @@ func ext(t testing.TB, root, id, js string, events ...string) Extension {
 		events = []string{"onCommand:" + id + ".cmd"}
 	}
 	return Extension{ID: id, Path: dir, Main: "./extension.js", ActivationEvents: events}
+}
+
+// hostScripts writes the host's scripts as the launcher does (writeHost) into
+// a directory under t's temporary directory, removed when the test ends.
+func hostScripts(t testing.TB) *tempdir.Dir {
+	t.Helper()
+	td, err := writeHost(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { td.Remove() })
+	return td
 }
 
 // workspace makes the workspace folder root/ws, and the folder sub below

@@ -24,11 +24,7 @@ var jsTools = filepath.Join("..", "..", "testdata", "vsce")
 func TestJSTypes(t *testing.T) {
 	node := citool.Need(t, "node")
 	tsc := installedTSC(t)
-	td, err := writeHost(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer td.Remove()
+	td := hostScripts(t)
 	scripts, err := filepath.Glob(filepath.Join(td.Path, "*.*js"))
 	if err != nil || len(scripts) < 10 {
 		t.Fatalf("the launcher wrote %d scripts (%v)", len(scripts), err)

@@ -16,11 +16,7 @@ import (
 // (AIRVSX_HOST_JS names their directory).
 func TestJSUnit(t *testing.T) {
 	node := citool.Need(t, "node")
-	td, err := writeHost(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer td.Remove()
+	td := hostScripts(t)
 	files, err := filepath.Glob(filepath.Join("js", "test", "*.test.js"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no js/test/*.test.js (%v)", err)
@@ -38,11 +34,7 @@ func TestJSUnit(t *testing.T) {
 // TestHostScriptsExcludeTests: the launcher writes the host's scripts and
 // its two JSON files, never its unit tests.
 func TestHostScriptsExcludeTests(t *testing.T) {
-	td, err := writeHost(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer td.Remove()
+	td := hostScripts(t)
 	written, err := os.ReadDir(td.Path)
 	if err != nil {
 		t.Fatal(err)

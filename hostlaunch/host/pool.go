@@ -350,6 +350,25 @@ func (p *Pool) activateDeps(ctx context.Context, e Extension, seen map[string]bo
 	return events, nil
 }
 
+// activateLanguageDeps activates, each in its own host, the other-host
+// dependencies of every extension waiting for documents of language
+// (onLanguage:language), and returns the events that came.
+func (p *Pool) activateLanguageDeps(ctx context.Context, language string) ([]Event, error) {
+	var events []Event
+	for _, g := range p.exts {
+		for _, e := range g {
+			if slices.Contains(e.ActivationEvents, "onLanguage:"+language) {
+				ev, err := p.activateDeps(ctx, e, map[string]bool{})
+				events = append(events, ev...)
+				if err != nil {
+					return events, err
+				}
+			}
+		}
+	}
+	return events, nil
+}
+
 // hostOf is the index of the host that runs extension id, or -1.
 func (p *Pool) hostOf(id string) int {
 	for i, g := range p.exts {
@@ -368,17 +387,9 @@ func (p *Pool) Groups() [][]Extension { return p.exts }
 // the extensions activated.
 func (p *Pool) OpenDocument(ctx context.Context, language, path string) ([]string, []Event, error) {
 	var activated []string
-	var events []Event
-	for _, g := range p.exts {
-		for _, e := range g {
-			if slices.Contains(e.ActivationEvents, "onLanguage:"+language) {
-				ev, err := p.activateDeps(ctx, e, map[string]bool{})
-				events = append(events, ev...)
-				if err != nil {
-					return activated, events, err
-				}
-			}
-		}
+	events, err := p.activateLanguageDeps(ctx, language)
+	if err != nil {
+		return activated, events, err
 	}
 	for _, h := range p.hosts {
 		a, ev, err := h.Host().OpenDocument(ctx, language, path)

@@ -49,17 +49,9 @@ func (p *Pool) Request(ctx context.Context, method string, params json.RawMessag
 			}
 		}
 		d.LanguageID = lang
-		var events []Event
-		for _, g := range p.exts {
-			for _, e := range g {
-				if slices.Contains(e.ActivationEvents, "onLanguage:"+lang) {
-					ev, err := p.activateDeps(ctx, e, map[string]bool{})
-					events = append(events, ev...)
-					if err != nil {
-						return nil, events, fmt.Errorf("open %s document: %w", lang, err)
-					}
-				}
-			}
+		events, err := p.activateLanguageDeps(ctx, lang)
+		if err != nil {
+			return nil, events, fmt.Errorf("open %s document: %w", lang, err)
 		}
 		if d.URI == "" && d.Path == "" {
 			// A new untitled document: one name in every host.

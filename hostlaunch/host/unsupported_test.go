@@ -91,11 +91,7 @@ assert.strictEqual(getter(), vscode);
 
 func TestGuardInterop(t *testing.T) {
 	node := citool.Need(t, "node")
-	td, err := writeHost(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer td.Remove()
+	td := hostScripts(t)
 	script := filepath.Join(td.Path, "guard_test.js")
 	if err := os.WriteFile(script, []byte(guardScript), 0o600); err != nil {
 		t.Fatal(err)

@@ -56,12 +56,20 @@ func tree(t *testing.T, dir string) map[string]string {
 	return got
 }
 
-func TestExtract(t *testing.T) {
+// layeredArchive opens the layered package (layered) and returns it with
+// its files.
+func layeredArchive(t *testing.T) (*vsix.Archive, map[string]string) {
+	t.Helper()
 	data, files := layered(t)
 	a, err := newReader(data, vsix.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a, files
+}
+
+func TestExtract(t *testing.T) {
+	a, files := layeredArchive(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	if err := a.Extract(t.Context(), dir); err != nil {
 		t.Fatalf("Extract: %v", err)
@@ -112,11 +120,7 @@ func (c *countdown) Err() error {
 }
 
 func TestExtractCancelled(t *testing.T) {
-	data, _ := layered(t)
-	a, err := newReader(data, vsix.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, _ := layeredArchive(t)
 	// Cancel after each possible number of checks, until extraction
 	// completes: every earlier cancellation must leave nothing behind.
 	for n := int64(0); ; n++ {

@@ -43,10 +43,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r Report
 		m, err := ParseManifest(data, &r)
-		if err != nil {
-			if m != nil {
-				t.Fatalf("ParseManifest(%q) = %v, %v; want nil with an error", data, m, err)
-			}
+		if rejected(t, "ParseManifest", data, m, err) {
 			return
 		}
 		a := m.Activation()
@@ -85,16 +82,26 @@ func FuzzParseVSIXManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r Report
 		v, err := ParseVSIXManifest(data, &r)
-		if err != nil {
-			if v != nil {
-				t.Fatalf("ParseVSIXManifest(%q) = %v, %v; want nil with an error", data, v, err)
-			}
+		if rejected(t, "ParseVSIXManifest", data, v, err) {
 			return
 		}
 		_ = v.AssetPaths()
 		_ = v.PreRelease()
 		assertXMLRoundTrip(t, data)
 	})
+}
+
+// rejected reports whether the parser called name rejected data (err is
+// not nil), failing t if it returned a value v with the error.
+func rejected[T any](t *testing.T, name string, data []byte, v *T, err error) bool {
+	t.Helper()
+	if err == nil {
+		return false
+	}
+	if v != nil {
+		t.Fatalf("%s(%q) = %v, %v; want nil with an error", name, data, v, err)
+	}
+	return true
 }
 
 // FuzzDetect checks that JavaScript scanning never panics, is

@@ -1,7 +1,8 @@
 // Package gittest makes and damages git registries for tests: a
 // directory registry committed as it is (CommitDir), a loose object whose
 // content no longer is what its ID says, as a failing disk or an attacker
-// would leave it, and a commit on top no registry key signed.
+// would leave it, and a commit on top no registry key signed (CommitOnTop)
+// or another key signed (SignedOnTop).
 package gittest
 
 import (
@@ -38,6 +39,25 @@ func CommitDir(tb testing.TB, path string, signer signature.Signer, dir, msg str
 	if err := s.Commit(tb.Context(), msg); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// SignedOnTop adds a commit signed by signer on top of the git registry
+// at path, as a holder of another key would: it quarantines one file, x,
+// and commits. It returns the new head.
+func SignedOnTop(tb testing.TB, path string, signer signature.Signer) plumbing.Hash {
+	tb.Helper()
+	s, err := gitstore.Open(path, gitstore.Options{Write: true, Signer: signer})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Quarantine(tb.Context(), "x", "a change", nil); err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Commit(tb.Context(), "signed by another key"); err != nil {
+		tb.Fatal(err)
+	}
+	return s.Head()
 }
 
 // TamperLoose flips one byte of the content of the loose object h in the

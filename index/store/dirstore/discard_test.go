@@ -88,14 +88,7 @@ func TestDirDiscard(t *testing.T) {
 			if tc.fill != nil {
 				tc.fill(t, d)
 			}
-			removed, err := d.Discard()
-			if cerr := d.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				t.Fatalf("Discard: %v", err)
-			}
-			if removed != tc.wantRemoved {
+			if removed := storetest.DiscardAndClose(t, d); removed != tc.wantRemoved {
 				t.Errorf("Discard removed it: %v; want %v", removed, tc.wantRemoved)
 			}
 			for _, p := range tc.gone {

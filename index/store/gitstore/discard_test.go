@@ -10,6 +10,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/gitstore"
+	"github.com/airvsx/airvsx/index/store/storetest"
 )
 
 // TestDiscard: Discard removes a repository this open created (with the
@@ -51,14 +52,7 @@ func TestDiscard(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			removed, err := s.Discard()
-			if cerr := s.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				t.Fatalf("Discard: %v", err)
-			}
-			if removed != tc.wantRemoved {
+			if removed := storetest.DiscardAndClose(t, s); removed != tc.wantRemoved {
 				t.Errorf("Discard removed it: %v; want %v", removed, tc.wantRemoved)
 			}
 			if tc.gone != "" {

@@ -156,15 +156,26 @@ func (s *gitStore) readSmall(typ plumbing.ObjectType, h plumbing.Hash) (plumbing
 // ErrDamaged is wrapped when a git object is not what its ID names.
 var ErrDamaged = errors.New("git object damaged")
 
+// decodeSmall reads the object h of type typ, its hash checked
+// (readSmall), and decodes it into v.
+func (s *gitStore) decodeSmall(typ plumbing.ObjectType, h plumbing.Hash, v interface {
+	Decode(plumbing.EncodedObject) error
+}) error {
+	o, err := s.readSmall(typ, h)
+	if err != nil {
+		return err
+	}
+	if err := v.Decode(o); err != nil {
+		return fmt.Errorf("%s %s: %w", typ, h, err)
+	}
+	return nil
+}
+
 // readCommit reads and decodes a commit, its hash checked.
 func (s *gitStore) readCommit(h plumbing.Hash) (*object.Commit, error) {
-	o, err := s.readSmall(plumbing.CommitObject, h)
-	if err != nil {
-		return nil, err
-	}
 	c := &object.Commit{}
-	if err := c.Decode(o); err != nil {
-		return nil, fmt.Errorf("commit %s: %w", h, err)
+	if err := s.decodeSmall(plumbing.CommitObject, h, c); err != nil {
+		return nil, err
 	}
 	c.Hash = h
 	return c, nil
@@ -244,13 +255,9 @@ func (s *gitStore) cachedTree(h plumbing.Hash) (*cachedTree, error) {
 	if ok {
 		return c, nil
 	}
-	o, err := s.readSmall(plumbing.TreeObject, h)
-	if err != nil {
-		return nil, err
-	}
 	t := &object.Tree{}
-	if err := t.Decode(o); err != nil {
-		return nil, fmt.Errorf("tree %s: %w", h, err)
+	if err := s.decodeSmall(plumbing.TreeObject, h, t); err != nil {
+		return nil, err
 	}
 	t.Hash = h
 	c = &cachedTree{t: t}

@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"io"
 	"testing"
 
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/dirstore"
 )
 
@@ -15,4 +17,22 @@ func OpenDir(tb testing.TB, dir string, opts dirstore.Options) *dirstore.Store {
 		tb.Fatal(err)
 	}
 	return d
+}
+
+// DiscardAndClose discards s (store.Discarder) and then closes it, failing
+// tb at once when either fails, and returns whether Discard removed the
+// registry.
+func DiscardAndClose(tb testing.TB, s interface {
+	store.Discarder
+	io.Closer
+}) bool {
+	tb.Helper()
+	removed, err := s.Discard()
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		tb.Fatalf("Discard: %v", err)
+	}
+	return removed
 }
