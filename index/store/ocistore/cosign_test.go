@@ -7,14 +7,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/sigstore/sigstore/pkg/signature/payload"
 
-	"github.com/airvsx/airvsx/index"
-	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/ocistore"
 	"github.com/airvsx/airvsx/index/trust"
@@ -44,19 +41,7 @@ func TestCosignSignature(t *testing.T) {
 	s := r.open(t, ocistore.Options{Signer: signer})
 	ctx := t.Context()
 
-	vsix := []byte("PK not really a zip")
-	info := artifact.ArtifactInfo{ID: index.MustParseID("Golang.Go"), Version: "0.40.0", Platform: index.LinuxX64,
-		Created: time.Date(2025, 3, 4, 3, 29, 7, 0, time.UTC), UpstreamSHA256: "00"}
-	info.UpstreamSHA256 = index.DigestBytes(vsix)[len("sha256:"):]
-	layers := []artifact.Layer{{Role: artifact.RoleVsix, Title: "golang.go-0.40.0@linux-x64.vsix", Digest: index.DigestBytes(vsix), Size: int64(len(vsix))}}
-	mb, err := artifact.BuildManifest(info, layers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo := artifact.Repo(info.ID)
-	if err := s.PutBlob(ctx, repo, layers[0].Digest, layers[0].Size, store.BytesContent(vsix)); err != nil {
-		t.Fatal(err)
-	}
+	repo, mb := putEntryLayers(t, s)
 	m, err := artifact.PutArtifact(ctx, s, mb)
 	if err != nil {
 		t.Fatal(err)

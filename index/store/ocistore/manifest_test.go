@@ -83,18 +83,7 @@ func TestManifestRequests(t *testing.T) {
 	ctx := t.Context()
 
 	s := openInsecure(t, host, "airvsx", ocistore.Options{Backoff: 10 * time.Millisecond})
-	vsix := []byte("PK not really a zip")
-	info := artifact.ArtifactInfo{ID: index.MustParseID("golang.go"), Version: "0.40.0", Platform: index.LinuxX64,
-		Created: time.Date(2025, 3, 4, 3, 29, 7, 0, time.UTC), UpstreamSHA256: index.DigestBytes(vsix)[len("sha256:"):]}
-	layers := []artifact.Layer{{Role: artifact.RoleVsix, Title: "golang.go-0.40.0@linux-x64.vsix", Digest: index.DigestBytes(vsix), Size: int64(len(vsix))}}
-	mb, err := artifact.BuildManifest(info, layers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo := artifact.Repo(info.ID)
-	if err := s.PutBlob(ctx, repo, layers[0].Digest, layers[0].Size, store.BytesContent(vsix)); err != nil {
-		t.Fatal(err)
-	}
+	repo, mb := putEntryLayers(t, s)
 	m, err := artifact.PutArtifact(ctx, s, mb)
 	if err != nil {
 		t.Fatalf("put an entry through a registry whose manifest HEAD has no Docker-Content-Digest: %v", err)
@@ -147,4 +136,24 @@ func TestManifestRequests(t *testing.T) {
 	if got := behind.methods(); strings.Contains(got, "PUT") || strings.Contains(got, "DELETE") {
 		t.Errorf("the host a write was redirected to saw %q; want no write", got)
 	}
+}
+
+// putEntryLayers puts the layers of one entry (golang.go 0.40.0 for
+// linux-x64, its vsix a few bytes) into s and returns the entry's
+// repository and manifest, which artifact.PutArtifact then stores.
+func putEntryLayers(t *testing.T, s store.Store) (repo string, manifest []byte) {
+	t.Helper()
+	vsix := []byte("PK not really a zip")
+	info := artifact.ArtifactInfo{ID: index.MustParseID("Golang.Go"), Version: "0.40.0", Platform: index.LinuxX64,
+		Created: time.Date(2025, 3, 4, 3, 29, 7, 0, time.UTC), UpstreamSHA256: index.DigestBytes(vsix)[len("sha256:"):]}
+	layers := []artifact.Layer{{Role: artifact.RoleVsix, Title: "golang.go-0.40.0@linux-x64.vsix", Digest: index.DigestBytes(vsix), Size: int64(len(vsix))}}
+	mb, err := artifact.BuildManifest(info, layers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo = artifact.Repo(info.ID)
+	if err := s.PutBlob(t.Context(), repo, layers[0].Digest, layers[0].Size, store.BytesContent(vsix)); err != nil {
+		t.Fatal(err)
+	}
+	return repo, mb
 }
