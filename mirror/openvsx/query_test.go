@@ -134,4 +134,3 @@ func TestQueryVersionsRobust(t *testing.T) {
 		})
 	}
 }
-
