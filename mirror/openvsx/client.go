@@ -304,5 +304,9 @@ func (c *Client) Download(ctx context.Context, rawURL string, maxBytes int64, w 
 	return n, err
 }
 
+// Rate returns the most requests per second the client sends
+// (ClientOptions.Rate, or its default).
+func (c *Client) Rate() float64 { return float64(c.limiter.Limit()) }
+
 // BaseURL returns the upstream's base URL, without a trailing slash.
 func (c *Client) BaseURL() string { return c.baseURL }
