@@ -1,11 +1,17 @@
 package mirror_test
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/airvsx/airvsx/mirror"
+	"github.com/airvsx/airvsx/mirror/openvsx"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
 )
@@ -90,6 +96,57 @@ func TestRequestsDuration(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.r.Duration(tt.rate); got != tt.want {
 			t.Errorf("%+v.Duration(%g) = %v; want %v", tt.r, tt.rate, got, tt.want)
+		}
+	}
+}
+
+// TestSyncUpstreamServesFiles: an upstream that answers the package's API
+// URL itself (no redirect to storage) has its .sha256 and signature
+// fetched from their API URLs, and every check still holds.
+func TestSyncUpstreamServesFiles(t *testing.T) {
+	fx, err := openvsxtest.LoadFixtures(openvsxtest.DefaultDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := openvsxtest.NewHandler(fx, openvsxtest.Options{}, func(r *http.Request) {
+		t.Errorf("no fixture for %s %s", r.Method, r.URL)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead && strings.Contains(r.URL.Path, "/file/") {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			return // served here: no redirect
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	c, err := openvsx.NewClient(openvsx.ClientOptions{BaseURL: ts.URL, Rate: 1000, Burst: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, _ := demoreg.Signer(t, t.TempDir(), "signer")
+	e := &env{client: c, signer: sv, dir: filepath.Join(t.TempDir(), "registry")}
+	rep := e.sync(t, demoreg.ParsePolicy(t, "version: 1\nrequireUpstreamSignature: true\nextensions:\n  - id: airvsx-demo.night-theme\n"), false)
+	if rep.Failed() || len(rep.Stored) != 1 {
+		t.Fatalf("stored %v, quarantined %v; want night-theme", rep.Stored, rep.Quarantined)
+	}
+	var got []string
+	for _, r := range rep.Egress {
+		u, _ := url.Parse(r.URL)
+		got = append(got, r.Method+" "+u.Path)
+	}
+	const api, cdn = "/api/airvsx-demo/night-theme/2.1.0/file/", "/cdn/airvsx-demo/night-theme/2.1.0/"
+	for _, want := range []string{
+		"HEAD " + api + "airvsx-demo.night-theme-2.1.0.vsix",
+		"GET " + api + "airvsx-demo.night-theme-2.1.0.sha256",
+		"GET " + api + "airvsx-demo.night-theme-2.1.0.sigzip",
+		"GET " + api + "airvsx-demo.night-theme-2.1.0.vsix",
+		"GET " + cdn + "airvsx-demo.night-theme-2.1.0.vsix",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("egress lacks %q: %q", want, got)
 		}
 	}
 }
