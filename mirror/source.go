@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"path"
 
@@ -44,10 +43,6 @@ func (f *fetcher) sources(ctx context.Context, it *Item) (sources, error) {
 		loc, err = f.client.Locate(ctx, api.download)
 		return err
 	})
-	var herr *openvsx.HTTPError
-	if errors.As(err, &herr) && (herr.Status == http.StatusMethodNotAllowed || herr.Status == http.StatusNotImplemented) {
-		return api, nil // an upstream without HEAD: its API URLs
-	}
 	if err != nil {
 		return sources{}, fmt.Errorf("locate %s: %w", it, err)
 	}

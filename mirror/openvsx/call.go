@@ -198,10 +198,12 @@ func (b *bodyRead) handle(resp *http.Response) error {
 }
 
 // locate reads the answer of a kindLocate call: the redirect's target,
-// checked (Client.located), or "" for a 2xx.
+// checked (Client.located), or "" for a 2xx, or for a 405 or 501 (an
+// upstream without HEAD).
 func (b *bodyRead) locate(resp *http.Response) error {
 	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299,
+		resp.StatusCode == http.StatusMethodNotAllowed, resp.StatusCode == http.StatusNotImplemented:
 		*b.r.location = ""
 		return nil
 	case resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.StatusCode != http.StatusNotModified:

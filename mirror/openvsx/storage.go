@@ -47,8 +47,8 @@ func (c *Client) mayDial(u *url.URL) bool {
 // Locate asks the upstream where the file at rawURL (an API file URL, on
 // the upstream) lives, with one HEAD request whose redirect is not
 // followed, and returns the redirect's target. It returns "" when the
-// upstream serves the file itself (a 2xx): its files are then fetched
-// from their API URLs. The target must be one the client would follow
+// upstream serves the file itself (a 2xx), or answers no HEAD (405, 501):
+// its files are then fetched from their API URLs. The target must be one the client would follow
 // for a file (the rules of ClientOptions.RedirectHosts, no userinfo, no
 // https to http); its origin may then be asked directly, by Fetch and
 // Download, for the rest of the client's life. Locate is retried like

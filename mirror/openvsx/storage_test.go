@@ -57,19 +57,31 @@ func TestLocate(t *testing.T) {
 }
 
 // TestLocateServedDirectly: an upstream that serves its files itself
-// (no redirect) is told by an empty location.
+// (no redirect), or answers no HEAD, is told by an empty location.
 func TestLocateServedDirectly(t *testing.T) {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodHead {
-			t.Errorf("%s %s; want HEAD", r.Method, r.URL)
+	for _, status := range []int{http.StatusOK, http.StatusMethodNotAllowed, http.StatusNotImplemented} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodHead {
+				t.Errorf("%s %s; want HEAD", r.Method, r.URL)
+			}
+			w.WriteHeader(status)
+		}))
+		c, _ := newTestClient(t, ts.URL, nil)
+		loc, err := c.Locate(t.Context(), ts.URL+"/api/a/b/1.0.0/file/a.b-1.0.0.vsix")
+		if err != nil || loc != "" {
+			t.Errorf("%d: Locate = %q, %v; want \"\"", status, loc, err)
 		}
-		w.Header().Set("Content-Length", "3")
-	}))
-	t.Cleanup(ts.Close)
+		if n := len(c.Egress()); n != 1 {
+			t.Errorf("%d: %d requests; want 1 (no retry)", status, n)
+		}
+		ts.Close()
+	}
+	// Any other answer is an error.
+	ts := httptest.NewServer(http.NotFoundHandler())
+	defer ts.Close()
 	c, _ := newTestClient(t, ts.URL, nil)
-	loc, err := c.Locate(t.Context(), ts.URL+"/api/a/b/1.0.0/file/a.b-1.0.0.vsix")
-	if err != nil || loc != "" {
-		t.Errorf("Locate = %q, %v; want \"\"", loc, err)
+	if _, err := c.Locate(t.Context(), ts.URL+"/api/a/b/1.0.0/file/a.b-1.0.0.vsix"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Locate of a 404 = %v; want ErrNotFound", err)
 	}
 }
 
