@@ -568,9 +568,9 @@ func (r syncResult) report(b *testing.B, spec benchSpec, conc int, bw float64, h
 		load)
 }
 
-// isFetchURL tells the fetch phase's requests (package files, their
-// redirects, the public key) from the planner's (sitemap, version
-// references, version metadata).
+// isFetchURL tells the fetch phase's requests (package files, the HEAD
+// that locates them, the public key) from the planner's (sitemap, query
+// pages).
 func isFetchURL(u string) bool {
 	return strings.Contains(u, "/file/") || strings.Contains(u, "/cdn/") || strings.Contains(u, "/public-key/")
 }

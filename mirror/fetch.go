@@ -143,17 +143,21 @@ func (f *fetcher) fetch(ctx context.Context, it *Item) (index.Entry, error) {
 	return e, nil
 }
 
-// download fetches the package's .sha256, its signature and the signing
-// key, then the package itself, hashing it (and checking the signature)
-// as it arrives. It returns a rejection reason for content that is wrong,
-// and an error for failures to fetch.
+// download asks where the package lives (sources), fetches its .sha256,
+// its signature and the signing key, then the package itself, hashing it
+// (and checking the signature) as it arrives. It returns a rejection
+// reason for content that is wrong, and an error for failures to fetch.
 func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (string, error) {
 	m := it.Meta
+	src, err := f.sources(ctx, it)
+	if err != nil {
+		return "", err
+	}
 	// What the download is checked against comes first, so that the
 	// checks run on the bytes as they arrive: the .sha256, and the
 	// signature with its key, fetched side by side (each in its own
 	// request slot) so that an item's chain of requests is short.
-	sumURL := m.Files["sha256"]
+	sumURL := src.sha256
 	var (
 		pub       ed25519.PublicKey
 		sig       []byte
@@ -166,7 +170,7 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 		wg.Go(func() {
 			var sumText []byte
 			sumErr = f.request(ctx, "sha256 of "+it.String(), func() (err error) {
-				sumText, err = f.client.Fetch(ctx, sumURL, 1024)
+				sumText, err = f.fetchSmall(ctx, sumURL, src.sha256Alt, 1024)
 				return err
 			})
 			if sumErr != nil {
@@ -175,10 +179,10 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 			files.upSum = strings.ToLower(strings.TrimSpace(string(sumText)))
 		})
 	}
-	if sumURL != "" && m.Files["signature"] != "" {
+	if sumURL != "" && src.signature != "" {
 		wg.Go(func() {
 			sigErr = f.request(ctx, "signature of "+it.String(), func() (err error) {
-				files.sigzip, err = f.client.Fetch(ctx, m.Files["signature"], vsix.MaxSigzipBytes)
+				files.sigzip, err = f.fetchSmall(ctx, src.signature, src.signatureAlt, vsix.MaxSigzipBytes)
 				return err
 			})
 			if sigErr != nil {
@@ -209,7 +213,7 @@ func (f *fetcher) download(ctx context.Context, it *Item, files *itemFiles) (str
 	}
 	err = f.requestCounted(ctx, it.String(), true, func(fl *flight) error {
 		df.flight = fl
-		_, err := f.client.Download(ctx, m.Files["download"], f.pol.MaxVsixBytes, df)
+		_, err := f.client.Download(ctx, src.download, f.pol.MaxVsixBytes, df)
 		return err
 	})
 	release()

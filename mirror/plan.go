@@ -18,8 +18,9 @@ import (
 // API is the part of the Open VSX API the planner needs. *openvsx.Client
 // implements it.
 type API interface {
-	VersionReferences(ctx context.Context, id index.ID) ([]openvsx.VersionReference, error)
-	ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (*openvsx.Extension, error)
+	// QueryVersions lists every version and platform of an extension
+	// with its metadata (the paged query endpoint).
+	QueryVersions(ctx context.Context, id index.ID) ([]*openvsx.Extension, error)
 	Sitemap(ctx context.Context) ([]index.ID, error)
 }
 
@@ -72,6 +73,9 @@ type Plan struct {
 	// FetchBytes is the sum of the sizes upstream announced for New;
 	// items without an announced size count 0.
 	FetchBytes int64 `json:"fetchBytes"`
+	// FetchRequests is what fetching New asks of the upstream (set by
+	// Sync, before it fetches).
+	FetchRequests Requests `json:"fetchRequests"`
 }
 
 // Failed reports whether the plan has a fatal missing dependency.
@@ -118,11 +122,12 @@ type extPlan struct {
 
 // MakePlan decides what a sync does. It enumerates the policy's exact IDs
 // (or, when the policy has globs, upstream's sitemap), lists every version
-// and platform of each with the paged version-references endpoint, asks
-// the policy which to keep (platforms, version range, latest N,
-// pre-release, engine against the policy's editor, upstream signature,
-// size), reads upstream's metadata of each kept version, and closes over
-// extensionDependencies and extensionPack when the policy asks for it.
+// and platform of each with its metadata from the paged query endpoint
+// (one request per 100 versions of an extension), asks the policy which
+// to keep (platforms, version range, latest N, pre-release, engine
+// against the policy's editor, upstream signature, size), and closes
+// over extensionDependencies and extensionPack when the policy asks for
+// it.
 // A version already in current is not fetched again. current may be nil.
 func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index.Catalog, opts PlanOptions) (*Plan, error) {
 	log := opts.Logger
@@ -247,8 +252,8 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		}
 		pol = pol.WithDependencies(id)
 	}
-	refs, err := p.api.VersionReferences(ctx, id)
-	if errors.Is(err, openvsx.ErrNotFound) || err == nil && len(refs) == 0 {
+	versions, err := p.api.QueryVersions(ctx, id)
+	if errors.Is(err, openvsx.ErrNotFound) || err == nil && len(versions) == 0 {
 		if requiredBy != "" {
 			r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "not found upstream", Fatal: true})
 		} else {
@@ -263,11 +268,8 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 		return nil, fmt.Errorf("list versions of %s: %w", id, err)
 	}
 
-	cands := p.candidates(r, id, refs)
-	selected, err := p.selectConfirmed(ctx, pol, id, cands)
-	if err != nil {
-		return nil, err
-	}
+	cands := p.candidates(r, id, versions)
+	selected := selectKept(pol, cands)
 	if requiredBy != "" && len(selected) == 0 {
 		r.plan.Missing = append(r.plan.Missing, Missing{ID: id, RequiredBy: requiredBy, Reason: "no version upstream satisfies the policy", Fatal: true})
 	}
@@ -282,93 +284,65 @@ func (p *planner) planExtension(ctx context.Context, id index.ID, requiredBy str
 	return r, nil
 }
 
-// candidate is one version and platform upstream lists for an extension.
-// What a reference does not say (the pre-release flag, the signature, the
-// size) is learnt from the version's own metadata, fetched only for
-// versions Select keeps.
+// candidate is one version and platform upstream lists for an extension,
+// with what the policy decides on: from the current catalog's entry when
+// it has this one, else from upstream's metadata of it.
 type candidate struct {
-	c         policies.Candidate
-	ref       openvsx.VersionReference
-	meta      *openvsx.Extension
-	entry     *index.Entry // the current catalog's, when it has this one
-	confirmed bool         // c holds what the metadata or the entry says
-	unusable  string       // why it cannot be mirrored, when it cannot
+	c        policies.Candidate
+	meta     *openvsx.Extension
+	entry    *index.Entry // the current catalog's, when it has this one
+	unusable string       // why it cannot be mirrored, when it cannot
 }
 
-// candidates are the versions refs lists that can be read; the others
-// are skipped in r, with why.
-func (p *planner) candidates(r *extPlan, id index.ID, refs []openvsx.VersionReference) []*candidate {
+// candidates are the versions upstream lists that can be read; the
+// others are skipped in r, with why.
+func (p *planner) candidates(r *extPlan, id index.ID, versions []*openvsx.Extension) []*candidate {
 	var cands []*candidate
-	for _, ref := range refs {
-		v, err := index.ParseVersion(ref.Version)
+	for _, m := range versions {
+		v, err := index.ParseVersion(m.Version)
 		if err != nil {
-			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: ref.Version, Reason: "upstream version is not SemVer: " + err.Error()})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: m.Version, Reason: "upstream version is not SemVer: " + err.Error()})
 			continue
 		}
-		plat, err := index.ParsePlatform(ref.TargetPlatform)
+		plat, err := m.Platform()
 		if err != nil {
-			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: ref.Version, Platform: index.Platform(ref.TargetPlatform), Reason: err.Error()})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: m.Version, Platform: index.Platform(m.TargetPlatform), Reason: err.Error()})
 			continue
 		}
-		engine, _ := index.ParseEngineRange(ref.Engines["vscode"]) // a bad range stays zero and is refused by an editor check
-		c := &candidate{c: policies.Candidate{ID: id, Version: v, Platform: plat, Engine: engine, Signed: true}, ref: ref}
-		if e := p.current[index.EntryKey(id, ref.Version, plat)]; e != nil {
-			c.entry, c.confirmed = e, true
+		engine, _ := index.ParseEngineRange(m.Engines["vscode"]) // a bad range stays zero and is refused by an editor check
+		c := &candidate{c: policies.Candidate{ID: id, Version: v, Platform: plat, Engine: engine}, meta: m}
+		if e := p.current[index.EntryKey(id, m.Version, plat)]; e != nil {
+			c.entry = e
 			c.c.PreRelease, c.c.Signed, c.c.Size = e.PreRelease, e.Upstream.Signed, e.VsixSize
+		} else {
+			c.c.PreRelease = m.PreRelease
+			c.c.Signed = m.Files["signature"] != "" && m.Files["publicKey"] != ""
+			c.c.Size = m.DownloadSize
+			if m.Files["download"] == "" {
+				c.unusable = "upstream lists no download for it (files {})"
+			}
 		}
 		cands = append(cands, c)
 	}
 	return cands
 }
 
-// selectConfirmed returns the candidates the policy keeps, once what it
-// decided on is confirmed by each kept version's metadata: a version
-// whose metadata changes the decision (or that has no download) makes
-// the policy choose again, at most once per candidate.
-func (p *planner) selectConfirmed(ctx context.Context, pol *policies.Policy, id index.ID, cands []*candidate) ([]*candidate, error) {
-	var selected []*candidate
-	for range len(cands) + 1 {
-		var usable []policies.Candidate
-		for _, c := range cands {
-			if c.unusable == "" {
-				usable = append(usable, c.c)
-			}
-		}
-		keep := pol.Select(usable)
-		selected = selected[:0]
-		changed := false
-		for _, k := range keep {
-			i := slices.IndexFunc(cands, func(c *candidate) bool {
-				return c.unusable == "" && c.c.Version.Equal(k.Version) && c.c.Version.Original() == k.Version.Original() && c.c.Platform == k.Platform
-			})
-			c := cands[i]
-			selected = append(selected, c)
-			if c.confirmed {
-				continue
-			}
-			meta, err := p.api.ExtensionVersion(ctx, id, c.c.Platform, c.ref.Version)
-			if err != nil {
-				return nil, fmt.Errorf("read metadata of %s: %w", index.EntryName(id, c.ref.Version, c.c.Platform), err)
-			}
-			c.meta, c.confirmed = meta, true
-			if meta.Files["download"] == "" {
-				c.unusable = "upstream lists no download for it (files {})"
-				changed = true
-				continue
-			}
-			before := c.c
-			c.c.PreRelease = meta.PreRelease
-			c.c.Signed = meta.Files["signature"] != "" && meta.Files["publicKey"] != ""
-			c.c.Size = meta.DownloadSize
-			if before != c.c && !pol.Match(c.c).Allowed {
-				changed = true
-			}
-		}
-		if !changed {
-			break
+// selectKept returns the usable candidates the policy keeps.
+func selectKept(pol *policies.Policy, cands []*candidate) []*candidate {
+	var usable []policies.Candidate
+	for _, c := range cands {
+		if c.unusable == "" {
+			usable = append(usable, c.c)
 		}
 	}
-	return selected, nil
+	var selected []*candidate
+	for _, k := range pol.Select(usable) {
+		i := slices.IndexFunc(cands, func(c *candidate) bool {
+			return c.unusable == "" && c.c.Version.Equal(k.Version) && c.c.Version.Original() == k.Version.Original() && c.c.Platform == k.Platform
+		})
+		selected = append(selected, cands[i])
+	}
+	return selected
 }
 
 // record files every candidate in r's plan: skipped (with why), kept as
@@ -380,20 +354,20 @@ func (r *extPlan) record(pol *policies.Policy, id index.ID, requiredBy string, c
 		chosen[c] = true
 	}
 	for _, c := range cands {
-		name := index.EntryName(id, c.ref.Version, c.c.Platform)
+		name := index.EntryName(id, c.meta.Version, c.c.Platform)
 		switch {
 		case c.unusable != "":
-			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: c.unusable})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: c.meta.Version, Platform: c.c.Platform, Reason: c.unusable})
 			continue
 		case !chosen[c]:
 			reason := "older than the newest versions the policy keeps"
 			if d := pol.Match(c.c); !d.Allowed {
 				reason = d.Reason
 			}
-			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: c.ref.Version, Platform: c.c.Platform, Reason: reason})
+			r.plan.Skipped = append(r.plan.Skipped, Skip{ID: id, Version: c.meta.Version, Platform: c.c.Platform, Reason: reason})
 			continue
 		}
-		key := index.EntryKey(id, c.ref.Version, c.c.Platform)
+		key := index.EntryKey(id, c.meta.Version, c.c.Platform)
 		r.planned = append(r.planned, key)
 		if c.entry != nil {
 			r.plan.Unchanged = append(r.plan.Unchanged, *c.entry)
@@ -407,7 +381,7 @@ func (r *extPlan) record(pol *policies.Policy, id index.ID, requiredBy string, c
 			reason = "dependency of " + requiredBy
 		}
 		it := Item{
-			ID: id, Version: c.ref.Version, Platform: c.c.Platform, PreRelease: c.c.PreRelease,
+			ID: id, Version: c.meta.Version, Platform: c.c.Platform, PreRelease: c.c.PreRelease,
 			Engine: c.c.Engine.String(), Published: c.meta.Timestamp, Size: c.c.Size, Signed: c.c.Signed,
 			Reason: reason, Meta: c.meta,
 		}

@@ -107,7 +107,9 @@ func TestSyncProgress(t *testing.T) {
 func TestSyncProgressNamesStall(t *testing.T) {
 	const stall = 2 * time.Second
 	e := newEnv(t, openvsxtest.Options{SlowDelay: stall})
-	e.srv.Fault("*night-theme-2.1.0.vsix", openvsxtest.Slow, 1)
+	// The package's body, from storage (not the HEAD that asks the API
+	// where it lives, which is in flight as "location of …").
+	e.srv.Fault("/cdn/*/*/*/airvsx-demo.night-theme-2.1.0.vsix", openvsxtest.Slow, 1)
 	st := storetest.OpenDir(t, e.dir, dirstore.Options{Create: true})
 	defer st.Close()
 	var beats []mirror.Progress

@@ -175,8 +175,13 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 		r.rep.Plan = plan
+		var pinned []index.UpstreamKey
+		if r.prev != nil {
+			pinned = r.prev.UpstreamKeys
+		}
+		plan.FetchRequests = estimateRequests(plan, pinned)
 		r.prog.planned(len(plan.New), plan.FetchBytes)
-		logPlan(r.log, plan)
+		logPlan(r.log, plan, opts.Client.Rate())
 		if opts.OnPlan != nil {
 			opts.OnPlan(plan)
 		}
@@ -318,8 +323,13 @@ func (r *syncRun) fetchAll(ctx context.Context, f *fetcher) (*Plan, []index.Entr
 		return nil, nil, err
 	}
 	rep.Plan = plan
+	var pinned []index.UpstreamKey
+	if r.prev != nil {
+		pinned = r.prev.UpstreamKeys
+	}
+	plan.FetchRequests = estimateRequests(plan, pinned)
 	prog.planned(len(plan.New), plan.FetchBytes)
-	logPlan(log, plan)
+	logPlan(log, plan, opts.Client.Rate())
 	// The plan is shown once the key is known to be usable: a sync that
 	// cannot sign stops with why, not with a plan it will not carry out.
 	if err := waitKey(ctx, keyOK); err != nil {
@@ -365,9 +375,12 @@ func signerReady(s signature.Signer) func(context.Context) error {
 	}
 }
 
-// logPlan logs the plan's counts.
-func logPlan(log *slog.Logger, plan *Plan) {
-	log.Info("plan", "new", len(plan.New), "unchanged", len(plan.Unchanged), "leaving", len(plan.Leaving), "skipped", len(plan.Skipped), "missing", len(plan.Missing), "bytes", plan.FetchBytes)
+// logPlan logs the plan's counts, and what fetching it asks of the
+// upstream and takes at the client's rate.
+func logPlan(log *slog.Logger, plan *Plan, rate float64) {
+	req := plan.FetchRequests
+	log.Info("plan", "new", len(plan.New), "unchanged", len(plan.Unchanged), "leaving", len(plan.Leaving), "skipped", len(plan.Skipped), "missing", len(plan.Missing), "bytes", plan.FetchBytes,
+		"api_requests", req.API, "storage_requests", req.Storage, "estimate", req.Duration(rate).Round(time.Second))
 }
 
 // limitedAPI is the planner's view of the client: each call takes one of
@@ -378,14 +391,9 @@ type limitedAPI struct {
 	f *fetcher
 }
 
-func (a limitedAPI) VersionReferences(ctx context.Context, id index.ID) (refs []openvsx.VersionReference, err error) {
-	err = a.f.request(ctx, "versions of "+id.String(), func() error { refs, err = a.c.VersionReferences(ctx, id); return err })
-	return refs, err
-}
-
-func (a limitedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (e *openvsx.Extension, err error) {
-	err = a.f.request(ctx, "metadata of "+index.EntryName(id, version, platform), func() error { e, err = a.c.ExtensionVersion(ctx, id, platform, version); return err })
-	return e, err
+func (a limitedAPI) QueryVersions(ctx context.Context, id index.ID) (vs []*openvsx.Extension, err error) {
+	err = a.f.request(ctx, "versions of "+id.String(), func() error { vs, err = a.c.QueryVersions(ctx, id); return err })
+	return vs, err
 }
 
 func (a limitedAPI) Sitemap(ctx context.Context) (ids []index.ID, err error) {
@@ -401,16 +409,10 @@ type trackedAPI struct {
 	prog *progress
 }
 
-func (a trackedAPI) VersionReferences(ctx context.Context, id index.ID) ([]openvsx.VersionReference, error) {
+func (a trackedAPI) QueryVersions(ctx context.Context, id index.ID) ([]*openvsx.Extension, error) {
 	_, end := a.prog.begin("versions of "+id.String(), false)
 	defer end()
-	return a.c.VersionReferences(ctx, id)
-}
-
-func (a trackedAPI) ExtensionVersion(ctx context.Context, id index.ID, platform index.Platform, version string) (*openvsx.Extension, error) {
-	_, end := a.prog.begin("metadata of "+index.EntryName(id, version, platform), false)
-	defer end()
-	return a.c.ExtensionVersion(ctx, id, platform, version)
+	return a.c.QueryVersions(ctx, id)
 }
 
 func (a trackedAPI) Sitemap(ctx context.Context) ([]index.ID, error) {

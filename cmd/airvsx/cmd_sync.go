@@ -215,7 +215,7 @@ func showSync(g *globals, prog *progressLine, opts syncOptions, upstream string,
 		// download starts; the rest follows when the sync is done.
 		so.OnPlan = func(plan *mirror.Plan) {
 			prog.Done()
-			printSyncPlan(g.stdout, upstream, plan, opts.prune)
+			printSyncPlan(g.stdout, upstream, plan, opts.prune, opts.rate)
 		}
 	}
 }
@@ -257,12 +257,19 @@ func syncHint(err error) string {
 
 // printSyncPlan prints the first part of a sync's summary, its plan, as
 // soon as it is made: complete on its own, as the log (stderr) may show
-// nothing below warnings. printSyncResult prints the rest.
-func printSyncPlan(w io.Writer, upstream string, p *mirror.Plan, prune bool) {
+// nothing below warnings. With new items it says what fetching them asks
+// of the upstream, and how long that takes at rate (--rate) requests a
+// second. printSyncResult prints the rest.
+func printSyncPlan(w io.Writer, upstream string, p *mirror.Plan, prune bool, rate float64) {
 	esc := termtext.Escape // names, versions and reasons can carry upstream's text
 	fmt.Fprintf(w, "upstream: %s\n", upstream)
 	fmt.Fprintf(w, "plan: %d new, %d unchanged, %d leaving, %d skipped, %d missing; %s to fetch\n",
 		len(p.New), len(p.Unchanged), len(p.Leaving), len(p.Skipped), len(p.Missing), index.FormatBytes(p.FetchBytes))
+	if len(p.New) > 0 {
+		r := p.FetchRequests
+		fmt.Fprintf(w, "fetch: about %s to the API host and %d to storage; about %s at %g requests/s\n",
+			count(r.API, "request", "requests"), r.Storage, estimate(r.Duration(rate)), rate)
+	}
 	for _, it := range p.New {
 		fmt.Fprintf(w, "  new        %s (%s)\n", esc(it.String()), esc(it.Reason))
 	}
@@ -290,6 +297,20 @@ func printSyncPlan(w io.Writer, upstream string, p *mirror.Plan, prune bool) {
 		}
 		fmt.Fprintf(w, "  missing    %s, required by %s: %s (%s)\n", m.ID, esc(m.RequiredBy), esc(m.Reason), sev)
 	}
+}
+
+// estimate spells a duration estimate: "under 1s", "42s", "1h2m3s",
+// "4d14h".
+func estimate(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d < time.Second:
+		return "under 1s"
+	case d >= 2*day:
+		d = d.Round(time.Hour)
+		return fmt.Sprintf("%dd%dh", d/day, d%day/time.Hour)
+	}
+	return d.Round(time.Second).String()
 }
 
 // printSyncResult prints what a sync did, below its plan (printSyncPlan).

@@ -19,7 +19,9 @@ import (
 // names the stalled package. The sync is then stopped.
 func TestSyncShowsPlanAndStall(t *testing.T) {
 	srv := openvsxtest.New(t, openvsxtest.Options{SlowDelay: 10 * time.Minute})
-	srv.Fault("*night-theme-2.1.0.vsix", openvsxtest.Slow, openvsxtest.Always)
+	// The package's body, from storage (not the HEAD that asks the API
+	// where it lives).
+	srv.Fault("/cdn/*/*/*/airvsx-demo.night-theme-2.1.0.vsix", openvsxtest.Slow, openvsxtest.Always)
 	work := t.TempDir()
 	key := filepath.Join(work, "k")
 	if out, err := airvsxCmd(t.Context(), t, "keygen", "--out", key).CombinedOutput(); err != nil {

@@ -23,12 +23,16 @@ import (
 type request struct {
 	url    string
 	kind   callKind
+	method string // "" is GET
 	max    int64  // most body bytes accepted
 	accept string // Accept header, if any
 	etag   bool   // conditional GET served from the ETag cache
 	// open returns the writer for one attempt's body; nil collects the body
 	// and returns it.
 	open func() (io.Writer, error)
+	// location receives the redirect target of a kindLocate call ("" for
+	// a 2xx answer).
+	location *string
 }
 
 // permanentError marks an error that retrying cannot fix.
@@ -93,7 +97,11 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, int64, error) {
 	}
 	cl := &call{kind: r.kind, url: r.url}
 	ctx = withCall(ctx, cl)
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
+	method := r.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, r.url, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("GET %s: %w", r.url, err)
 	}
@@ -138,6 +146,9 @@ type bodyRead struct {
 func (b *bodyRead) handle(resp *http.Response) error {
 	r := b.r
 	defer resp.Body.Close()
+	if r.kind == kindLocate {
+		return b.locate(resp)
+	}
 	if resp.StatusCode == http.StatusNotModified && b.cached != nil {
 		b.buf.Reset()
 		b.buf.Write(b.cached.body)
@@ -186,12 +197,35 @@ func (b *bodyRead) handle(resp *http.Response) error {
 	return nil
 }
 
+// locate reads the answer of a kindLocate call: the redirect's target,
+// checked (Client.located), or "" for a 2xx, or for a 405 or 501 (an
+// upstream without HEAD).
+func (b *bodyRead) locate(resp *http.Response) error {
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299,
+		resp.StatusCode == http.StatusMethodNotAllowed, resp.StatusCode == http.StatusNotImplemented:
+		*b.r.location = ""
+		return nil
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.StatusCode != http.StatusNotModified:
+		loc, err := b.c.located(b.r.url, resp)
+		if err != nil {
+			return permanent(err)
+		}
+		*b.r.location = loc
+		return nil
+	}
+	return permanent(newHTTPError(b.r.url, resp))
+}
+
 // retrier is the retryablehttp client of one call: the API's or the
 // downloads' HTTP client, with the call's retry decisions and waits.
 func (c *Client) retrier(ctx context.Context, cl *call, r request) *retryablehttp.Client {
 	hc := c.api
-	if r.kind == kindDownload {
+	switch r.kind {
+	case kindDownload:
 		hc = c.dl
+	case kindLocate:
+		hc = c.loc
 	}
 	return &retryablehttp.Client{
 		HTTPClient: hc,

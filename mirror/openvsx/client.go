@@ -119,7 +119,7 @@ type Client struct {
 	headerTimeout time.Duration
 	redirectHosts []string
 	log           *slog.Logger
-	api, dl       *http.Client
+	api, dl, loc  *http.Client
 	limiter       *rate.Limiter
 	sleep         func(ctx context.Context, d time.Duration) error
 	now           func() time.Time
@@ -127,8 +127,9 @@ type Client struct {
 	mu         sync.Mutex
 	pauseUntil time.Time
 
-	egress egressLog
-	cache  etagCache
+	egress  egressLog
+	cache   etagCache
+	storage storageOrigins // where the upstream redirected file URLs (Locate)
 }
 
 // NewClient returns a client for opts.BaseURL with opts' defaults filled
@@ -215,6 +216,8 @@ func NewClient(opts ClientOptions) (*Client, error) {
 	}
 	c.api = &http.Client{Transport: rt, CheckRedirect: c.checkRedirect, Jar: jar, Timeout: c.stall}
 	c.dl = &http.Client{Transport: rt, CheckRedirect: c.checkRedirect, Jar: jar}
+	c.loc = &http.Client{Transport: rt, Jar: jar, Timeout: c.stall,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return c, nil
 }
 
@@ -254,21 +257,22 @@ func cmpOr[T comparable](a, b T) T {
 	return b
 }
 
-// checkURL accepts a URL on the upstream only.
+// checkURL accepts a URL on the upstream only, or on a storage origin
+// the upstream redirected to (Locate).
 func (c *Client) checkURL(rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return fmt.Errorf("GET %q: %w", rawURL, err)
 	}
-	if !u.IsAbs() || u.User != nil || originOf(u) != c.origin {
+	if !u.IsAbs() || u.User != nil || !c.mayDial(u) {
 		return fmt.Errorf("GET %s: not on upstream %s: %w", redact(u), c.baseURL, ErrRefused)
 	}
 	return nil
 }
 
 // Fetch returns the body of a small file at rawURL (a .sha256, a .sigzip,
-// a public key), which must be on the upstream; redirects to its storage
-// host are followed. It fails with ErrTooLarge if the body exceeds
+// a public key), which must be on the upstream or on a storage origin it
+// redirected to (Locate); redirects to its storage host are followed. It fails with ErrTooLarge if the body exceeds
 // maxBytes, and with an *HTTPError for a non-2xx answer (ErrNotFound for
 // 404) after retries.
 func (c *Client) Fetch(ctx context.Context, rawURL string, maxBytes int64) ([]byte, error) {
@@ -280,7 +284,8 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, maxBytes int64) ([]by
 }
 
 // Download streams the file at rawURL (a .vsix), which must be on the
-// upstream, following redirects to its storage host, into w and returns
+// upstream or on a storage origin it redirected to (Locate), following
+// redirects to its storage host, into w and returns
 // the bytes written. A retry starts from scratch: when w can be rewound
 // (io.Seeker with Truncate(int64) error, as *os.File) it is sought to 0 and
 // truncated before each attempt writes; any other w is retried only while
@@ -298,6 +303,10 @@ func (c *Client) Download(ctx context.Context, rawURL string, maxBytes int64, w 
 	_, n, err := c.do(ctx, request{url: rawURL, kind: kindDownload, max: maxBytes, open: restarter(w)})
 	return n, err
 }
+
+// Rate returns the most requests per second the client sends
+// (ClientOptions.Rate, or its default).
+func (c *Client) Rate() float64 { return float64(c.limiter.Limit()) }
 
 // BaseURL returns the upstream's base URL, without a trailing slash.
 func (c *Client) BaseURL() string { return c.baseURL }

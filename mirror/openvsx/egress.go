@@ -26,7 +26,7 @@ const maxRedirects = 5
 type EgressRecord struct {
 	// Time is when the request was sent (UTC).
 	Time time.Time `json:"time"`
-	// Method is the HTTP method, always GET today.
+	// Method is the HTTP method: GET, or HEAD for Locate.
 	Method string `json:"method"`
 	// URL is the URL requested, without userinfo.
 	URL string `json:"url"`
@@ -83,6 +83,9 @@ const (
 	// kindDownload is a package: redirects to storage allowed, stall
 	// timeout only.
 	kindDownload
+	// kindLocate is a HEAD of a file URL whose redirect is returned, not
+	// followed (Locate): total timeout.
+	kindLocate
 )
 
 // call is the state of one client call, shared by its attempts and hops
@@ -137,8 +140,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if cl == nil {
 		return nil, fmt.Errorf("GET %s: request made outside a client call: %w", redact(req.URL), ErrRefused)
 	}
-	if req.Response == nil && originOf(req.URL) != c.origin {
-		// Only redirect hops (req.Response set) may leave the upstream.
+	if req.Response == nil && !c.mayDial(req.URL) {
+		// Only redirect hops (req.Response set) may leave the upstream,
+		// and requests to a storage origin it redirected to (Locate).
 		return nil, fmt.Errorf("GET %s: not on upstream %s: %w", redact(req.URL), c.baseURL, ErrRefused)
 	}
 	if err := c.waitTurn(req.Context()); err != nil {
@@ -300,30 +304,13 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 		return refuse("userinfo in URL")
 	}
 	cl := callFrom(req.Context())
-	if cl == nil || cl.kind == kindAPI {
+	if cl == nil || cl.kind == kindAPI || cl.kind == kindLocate {
 		if originOf(req.URL) != c.origin {
 			return refuse("API requests stay on the upstream")
 		}
 		return nil
 	}
-	orig := via[0].URL
-	switch req.URL.Scheme {
-	case "https":
-	case "http":
-		if orig.Scheme != "http" {
-			return refuse("downgrade from https to http")
-		}
-		if !strings.EqualFold(orig.Host, req.URL.Host) && !isLoopback(orig.Hostname()) {
-			return refuse("plain http to another host")
-		}
-	default:
-		return refuse("scheme " + req.URL.Scheme)
-	}
-	if len(c.redirectHosts) > 0 && originOf(req.URL) != c.origin &&
-		!slices.Contains(c.redirectHosts, strings.ToLower(req.URL.Hostname())) {
-		return refuse("host not in RedirectHosts")
-	}
-	return nil
+	return c.fileRedirectAllowed(via[0].URL, from, req.URL)
 }
 
 // originOf is scheme://host:port in lower case, with the default port

@@ -1,8 +1,9 @@
 package openvsx
 
 // The Open VSX API: the JSON shapes a mirror reads and the calls that read
-// them. Upstream sources: the endpoints are RegistryAPI.java and the shapes
-// json/*.java (ExtensionJson, VersionReferencesJson) of the Open VSX server,
+// them (the query endpoint's in query.go). Upstream sources: the endpoints
+// are RegistryAPI.java and the shapes json/*.java (ExtensionJson,
+// VersionReferencesJson, QueryResultJson) of the Open VSX server,
 // https://github.com/eclipse-openvsx/openvsx/tree/main/server/src/main/java/org/eclipse/openvsx
 // (the repository was github.com/eclipse/openvsx until 2026).
 
@@ -27,7 +28,7 @@ const (
 	// MaxSitemapBytes is the largest /sitemap.xml accepted.
 	MaxSitemapBytes = 64 << 20
 	// MaxVersionReferences is the most versions (× platforms) of one
-	// extension VersionReferences lists.
+	// extension VersionReferences and QueryVersions list.
 	MaxVersionReferences = 10_000
 	// versionPageSize is the page size asked of /version-references.
 	versionPageSize = 100
@@ -35,7 +36,9 @@ const (
 
 // Extension is Open VSX's ExtensionJson: one version of an extension for
 // one target platform, as /api/{ns}/{name}[/{platform}][/{version}]
-// answers. Fields upstream leaves out are zero.
+// answers, and as each entry of /api/-/query is (without Downloads, and
+// with "latest" and "pre-release" computed among the page's entries).
+// Fields upstream leaves out are zero.
 type Extension struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`

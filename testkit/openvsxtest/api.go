@@ -65,8 +65,9 @@ func errorReply(status int, msg string) reply {
 	return jsonReply(status, errorJSON{Error: msg}, "")
 }
 
-// urls builds absolute URLs on the base the request came in on.
-type urls struct{ base string }
+// urls builds absolute URLs on the base the request came in on; stored
+// files are on cdnBase when it is set (Options.CDN).
+type urls struct{ base, cdnBase string }
 
 func baseURL(r *http.Request) urls {
 	scheme := "http"
@@ -100,7 +101,11 @@ func (u urls) file(v *version, name string) string {
 // cdn is where the API redirects a file: the storage object key
 // {ns}/{ext}[/{tp}]/{version}/{name} under /cdn/.
 func (u urls) cdn(v *version, name string) string {
-	segs := []string{u.base, "cdn", v.Namespace, v.Name}
+	base := u.base
+	if u.cdnBase != "" {
+		base = u.cdnBase
+	}
+	segs := []string{base, "cdn", v.Namespace, v.Name}
 	if v.tp != index.Universal {
 		segs = append(segs, string(v.tp))
 	}

@@ -21,6 +21,9 @@
 //	GET /api/{ns}/{ext}[/{platform}]/{version}/file/{name}
 //	                                                   302 to /cdn/{ns}/{ext}[/{platform}]/{version}/{file}
 //	GET /api/-/search                                  SearchResultJson (small subset)
+//	GET /api/-/query                                   QueryResultJson (v1): ExtensionJson per
+//	                                                   platform's latest, or per version with
+//	                                                   includeAllVersions=true; paged (size 100)
 //	GET /api/-/public-key/{KeyID}                      PEM of the Ed25519 key
 //	GET /sitemap.xml                                   every extension's page and lastmod
 //
@@ -34,9 +37,12 @@
 //     the newest flagged pre-release. /api/{ns}/{ext} prefers universal.
 //   - allVersions lists "latest", "pre-release" (when they exist), then at
 //     most 100 versions, newest first.
-//   - Paged endpoints take size (default 18) and offset (default 0); the
-//     offset is rounded down to a multiple of size; a negative value is a
-//     400, size=0 a 500 (upstream divides by zero).
+//   - Paged endpoints take size (default 18; the query's 100) and offset
+//     (default 0); the offset is rounded down to a multiple of size (the
+//     query starts at the exact offset but reports it rounded down); a
+//     negative value is a 400, size=0 a 500 (upstream divides by zero).
+//   - Options.CDN puts the stored files on a second listener (another
+//     origin, as open-vsx.org's CDN): the file URLs redirect there.
 //   - Search returns nothing once offset+size passes 10,000.
 //   - Versions are signed with one deterministic Ed25519 key (KeyID): the
 //     .sigzip holds .signature.sig (64 bytes over the whole .vsix),

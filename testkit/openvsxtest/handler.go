@@ -27,7 +27,10 @@ type handler struct {
 	opts      Options
 	onUnknown func(*http.Request)
 	missing   map[string]bool
-	st        state
+	// cdnBase is where stored files are served (Options.CDN); "" for
+	// /cdn/ on the base the request came in on.
+	cdnBase string
+	st      state
 	// inFlight counts the requests being answered, and peak the most
 	// ever at once.
 	inFlight, peak atomic.Int64
@@ -241,6 +244,7 @@ func (h *handler) route(r *http.Request) (rep reply, ok bool) {
 		return reply{}, false
 	}
 	u := baseURL(r)
+	u.cdnBase = h.cdnBase
 	p := r.URL.Path
 	switch {
 	case p == "/sitemap.xml":
@@ -259,6 +263,8 @@ func (h *handler) api(r *http.Request, u urls, s []string) (reply, bool) {
 		switch {
 		case len(s) == 2 && s[1] == "search":
 			return h.search(u, q), true
+		case len(s) == 2 && s[1] == "query":
+			return h.query(u, q)
 		case len(s) == 3 && s[1] == "public-key" && s[2] == KeyID:
 			return reply{status: http.StatusOK, body: PublicKeyPEM(), kind: kindOther, header: http.Header{
 				"Content-Type":  {"text/plain"},

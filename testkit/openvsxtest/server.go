@@ -37,6 +37,11 @@ type Options struct {
 	// server is built, so that no download pays for it: for benchmarks,
 	// which must measure the client. Default false: on first download.
 	EagerETags bool
+	// CDN serves the stored files from a second listener, another origin
+	// (as open-vsx.org's files are on its CDN host): the API's file URLs
+	// redirect there, and the API listener serves no /cdn/ path. Default
+	// false: /cdn/ on the API's own listener.
+	CDN bool
 }
 
 // Server is a fixture Open VSX server on loopback, for tests.
@@ -44,6 +49,9 @@ type Server struct {
 	// URL is the base URL, e.g. http://127.0.0.1:PORT, with no trailing
 	// slash.
 	URL string
+	// CDNURL is the base URL of the stored files' listener with
+	// Options.CDN (its paths start /cdn/); else URL.
+	CDNURL string
 
 	h *handler
 }
@@ -82,9 +90,32 @@ func NewFromFixtures(tb testing.TB, fx Fixtures, opts Options) *Server {
 	if err != nil {
 		tb.Fatalf("openvsxtest: %v", err)
 	}
-	ts := httptest.NewServer(h)
+	if !opts.CDN {
+		ts := httptest.NewServer(h)
+		tb.Cleanup(ts.Close)
+		return &Server{URL: ts.URL, CDNURL: ts.URL, h: h}
+	}
+	// Each listener answers its own paths only, as the API host and the
+	// CDN do.
+	cdn := httptest.NewServer(onlyPaths(h, true, tb))
+	tb.Cleanup(cdn.Close)
+	h.cdnBase = cdn.URL
+	ts := httptest.NewServer(onlyPaths(h, false, tb))
 	tb.Cleanup(ts.Close)
-	return &Server{URL: ts.URL, h: h}
+	return &Server{URL: ts.URL, CDNURL: cdn.URL, h: h}
+}
+
+// onlyPaths serves h's /cdn/ paths (cdn) or every other path (!cdn); a
+// request for the other listener's paths fails the test with a 404.
+func onlyPaths(h *handler, cdn bool, tb testing.TB) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/cdn/") != cdn {
+			tb.Errorf("openvsxtest: %s %s sent to the wrong host (CDN: %v)", r.Method, r.URL.RequestURI(), cdn)
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Fault injects f into the next times responses (Always: every response)
