@@ -3,7 +3,7 @@ package openvsx
 // The Open VSX API: the JSON shapes a mirror reads and the calls that read
 // them (the query endpoint's in query.go). Upstream sources: the endpoints
 // are RegistryAPI.java and the shapes json/*.java (ExtensionJson,
-// VersionReferencesJson, QueryResultJson) of the Open VSX server,
+// QueryResultJson) of the Open VSX server,
 // https://github.com/eclipse-openvsx/openvsx/tree/main/server/src/main/java/org/eclipse/openvsx
 // (the repository was github.com/eclipse/openvsx until 2026).
 
@@ -28,10 +28,8 @@ const (
 	// MaxSitemapBytes is the largest /sitemap.xml accepted.
 	MaxSitemapBytes = 64 << 20
 	// MaxVersionReferences is the most versions (× platforms) of one
-	// extension VersionReferences and QueryVersions list.
+	// extension QueryVersions lists.
 	MaxVersionReferences = 10_000
-	// versionPageSize is the page size asked of /version-references.
-	versionPageSize = 100
 )
 
 // Extension is Open VSX's ExtensionJson: one version of an extension for
@@ -69,8 +67,8 @@ type Extension struct {
 	Dependencies      []ExtensionRef `json:"dependencies,omitempty"`
 	BundledExtensions []ExtensionRef `json:"bundledExtensions,omitempty"`
 	// AllVersions maps at most the 100 newest versions, plus the aliases
-	// "latest" and "pre-release", to their API URLs. Use VersionReferences
-	// for the full list.
+	// "latest" and "pre-release", to their API URLs. Client.QueryVersions
+	// lists them all.
 	AllVersions    map[string]string `json:"allVersions,omitempty"`
 	AllVersionsURL string            `json:"allVersionsUrl,omitempty"`
 	// VersionAlias lists the aliases ("latest", "pre-release") that point
@@ -198,33 +196,6 @@ func refIDs(refs []ExtensionRef, field string) ([]index.ID, error) {
 	return ids, errors.Join(errs...)
 }
 
-// VersionReference is Open VSX's VersionReferenceJson: one version for
-// one target platform, with the URLs a mirror downloads.
-type VersionReference struct {
-	Version string `json:"version"`
-	// TargetPlatform is always set, "universal" included.
-	TargetPlatform string            `json:"targetPlatform"`
-	Engines        map[string]string `json:"engines,omitempty"`
-	// URL is the version's ExtensionJson,
-	// /api/{ns}/{name}/{platform}/{version}.
-	URL string `json:"url"`
-	// Files holds download, sha256, signature and publicKey when they
-	// exist; it is empty for a version upstream lost the files of.
-	Files map[string]string `json:"files"`
-}
-
-// Platform returns the target platform; an absent one is index.Universal.
-func (v *VersionReference) Platform() (index.Platform, error) {
-	return index.ParsePlatform(v.TargetPlatform)
-}
-
-// versionReferencesPage is VersionReferencesJson.
-type versionReferencesPage struct {
-	Offset    int                `json:"offset"`
-	TotalSize int                `json:"totalSize"`
-	Versions  []VersionReference `json:"versions"`
-}
-
 // apiURL is the upstream URL /api/{segs...}, each segment escaped.
 func (c *Client) apiURL(segs ...string) string {
 	var b strings.Builder
@@ -324,57 +295,6 @@ func (e *Extension) check(u string, id index.ID, platform index.Platform, versio
 		return fmt.Errorf("GET %s: upstream answered platform %s, want %s", u, p, platform)
 	}
 	return nil
-}
-
-// VersionReferences lists every version of id for every platform, paging
-// through /api/{ns}/{name}/version-references 100 at a time. Offsets are
-// multiples of the page size (upstream rounds others down); if upstream
-// answers shorter pages than asked, the page size follows. Duplicates
-// (version, platform) from overlapping pages are dropped. It fails beyond
-// MaxVersionReferences, or if a page brings nothing new before totalSize
-// is reached. An extension upstream does not have yields an empty list
-// (upstream answers an empty page, not 404): call Extension first to tell.
-func (c *Client) VersionReferences(ctx context.Context, id index.ID) ([]VersionReference, error) {
-	if err := id.Validate(); err != nil {
-		return nil, err
-	}
-	var out []VersionReference
-	seen := map[string]bool{}
-	size, offset := versionPageSize, 0
-	for {
-		u := c.apiURL(id.Namespace, id.Name, "version-references") + fmt.Sprintf("?size=%d&offset=%d", size, offset)
-		var p versionReferencesPage
-		if _, err := c.getJSON(ctx, u, &p); err != nil {
-			return nil, err
-		}
-		if p.TotalSize > MaxVersionReferences {
-			return nil, fmt.Errorf("version references of %s: upstream lists %d, more than %d", id, p.TotalSize, MaxVersionReferences)
-		}
-		added := 0
-		for _, v := range p.Versions {
-			k := v.Version + "@" + v.TargetPlatform
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			out = append(out, v)
-			added++
-		}
-		if len(out) > MaxVersionReferences {
-			return nil, fmt.Errorf("version references of %s: more than %d", id, MaxVersionReferences)
-		}
-		if len(out) >= p.TotalSize {
-			return out, nil
-		}
-		if added == 0 {
-			return nil, fmt.Errorf("version references of %s: page at offset %d brought nothing new (have %d of %d)", id, offset, len(out), p.TotalSize)
-		}
-		next := max(offset, p.Offset) + len(p.Versions)
-		if len(p.Versions) < size {
-			size = len(p.Versions) // upstream caps the page size
-		}
-		offset = next
-	}
 }
 
 // Sitemap lists every extension upstream has, from the <loc> URLs

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,121 +191,6 @@ func TestExtensionVersionRejectsWrongAnswer(t *testing.T) {
 		if e, err := c.ExtensionVersion(t.Context(), index.MustParseID(tt.id), tt.platform, tt.version); err == nil {
 			t.Errorf("ExtensionVersion(%s, %q, %s) = %s; want an error", tt.id, tt.platform, tt.version, e.Version)
 		}
-	}
-}
-
-func TestVersionReferences(t *testing.T) {
-	s, c := newFixtureClient(t, openvsxtest.Options{Missing: []string{"nobody.nothing"}})
-	refs, err := c.VersionReferences(t.Context(), helloID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range refs {
-		got = append(got, r.Version+"@"+r.TargetPlatform)
-		if _, err := r.Platform(); err != nil {
-			t.Errorf("%s: %v", r.Version, err)
-		}
-		if r.URL == "" || r.Engines["vscode"] == "" {
-			t.Errorf("%s@%s: url %q engines %v", r.Version, r.TargetPlatform, r.URL, r.Engines)
-		}
-		if r.Version != "0.9.0" && (r.Files["download"] == "" || r.Files["sha256"] == "" || r.Files["signature"] == "" || r.Files["publicKey"] == "") {
-			t.Errorf("%s@%s: files %v", r.Version, r.TargetPlatform, r.Files)
-		}
-	}
-	want := []string{"2.0.0@universal", "1.1.0@universal", "1.0.0@universal", "1.0.0@darwin-arm64", "1.0.0@linux-x64", "0.9.0@universal"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("VersionReferences (-want +got):\n%s", diff)
-	}
-	if n := s.Count("/api/airvsx-demo/hello-command/version-references"); n != 1 {
-		t.Errorf("%d requests; want 1 page", n)
-	}
-	refs, err = c.VersionReferences(t.Context(), index.MustParseID("nobody.nothing"))
-	if err != nil || len(refs) != 0 {
-		t.Errorf("VersionReferences(missing) = %v, %v; want none", refs, err)
-	}
-}
-
-func TestVersionReferencesPages(t *testing.T) {
-	var fx openvsxtest.Fixtures
-	for i := range 250 {
-		fx = append(fx, openvsxtest.Fixture{Namespace: "p", Name: "many", Version: fmt.Sprintf("1.0.%d", i),
-			Timestamp: "2024-01-01T00:00Z"})
-	}
-	s := openvsxtest.NewFromFixtures(t, fx, openvsxtest.Options{})
-	c, _ := newTestClient(t, s.URL, nil)
-	refs, err := c.VersionReferences(t.Context(), index.MustParseID("p.many"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(refs) != 250 {
-		t.Errorf("got %d references; want 250", len(refs))
-	}
-	var queries []string
-	for _, r := range s.Requests() {
-		queries = append(queries, r.Query)
-	}
-	want := []string{"size=100&offset=0", "size=100&offset=100", "size=100&offset=200"}
-	if diff := cmp.Diff(want, queries); diff != "" {
-		t.Errorf("queries (-want +got):\n%s", diff)
-	}
-}
-
-// pagedServer serves /version-references for total versions the way a
-// misbehaving upstream might: pages of at most maxPage items, offsets
-// rounded down to a multiple of the size asked (as PageRequest does), and
-// the reported offset shifted back by overlap (so pages overlap).
-func pagedServer(t *testing.T, total, maxPage, overlap int) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		size, _ := strconv.Atoi(r.URL.Query().Get("size"))
-		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-		start := max(offset/size*size-overlap, 0)
-		end := min(start+min(size, maxPage), total)
-		page := versionReferencesPage{Offset: start, TotalSize: total, Versions: []VersionReference{}}
-		for i := start; i < end; i++ {
-			page.Versions = append(page.Versions, VersionReference{Version: fmt.Sprintf("1.0.%d", i), TargetPlatform: "universal"})
-		}
-		json.NewEncoder(w).Encode(page)
-	}))
-	t.Cleanup(ts.Close)
-	return ts
-}
-
-func TestVersionReferencesRobust(t *testing.T) {
-	tests := []struct {
-		name                  string
-		total, maxPage, overl int
-		wantErr               string
-	}{
-		{name: "capped page size", total: 95, maxPage: 30},
-		{name: "overlapping pages", total: 250, maxPage: 100, overl: 7},
-		{name: "too many", total: MaxVersionReferences + 1, maxPage: 100, wantErr: "more than"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ts := pagedServer(t, tt.total, tt.maxPage, tt.overl)
-			c, _ := newTestClient(t, ts.URL, nil)
-			refs, err := c.VersionReferences(t.Context(), index.MustParseID("p.many"))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("VersionReferences = %d refs, %v; want error %q", len(refs), err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			seen := map[string]bool{}
-			for _, r := range refs {
-				if seen[r.Version] {
-					t.Errorf("%s listed twice", r.Version)
-				}
-				seen[r.Version] = true
-			}
-			if len(seen) != tt.total {
-				t.Errorf("got %d distinct references; want %d", len(seen), tt.total)
-			}
-		})
 	}
 }
 

@@ -25,8 +25,8 @@ type queryPage struct {
 // QueryVersions lists every version of id for every platform with its
 // full metadata (ExtensionJson, files included), paging through GET
 // /api/-/query?extensionId={ns}.{name}&includeAllVersions=true 100 at a
-// time: one request for up to 100 versions, where VersionReferences and
-// ExtensionVersion take one per page and one more per version. Each
+// time: one request for up to 100 versions, where /version-references
+// and ExtensionVersion take one per page and one more per version. Each
 // Extension.Raw holds the entry as upstream sent it. Offsets are
 // multiples of the page size; if upstream answers shorter pages than
 // asked, the page size follows. Duplicates (version, platform) from

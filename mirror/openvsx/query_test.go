@@ -79,12 +79,14 @@ func TestQueryVersionsPages(t *testing.T) {
 }
 
 // queryServer serves /api/-/query for total versions of p.many the way a
-// misbehaving upstream might: pages of at most maxPage entries, the
-// reported offset rounded down, and entries named ext.
-func queryServer(t *testing.T, total, maxPage int, ext string) *httptest.Server {
+// misbehaving upstream might: pages of at most maxPage entries, each
+// starting overlap entries before the offset asked (so pages overlap),
+// the reported offset rounded down, and entries named ext.
+func queryServer(t *testing.T, total, maxPage, overlap int, ext string) *httptest.Server {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		size, _ := strconv.Atoi(r.URL.Query().Get("size"))
 		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		offset = max(offset-overlap, 0)
 		end := min(offset+min(size, maxPage), total)
 		var entries []string
 		for i := offset; i < end; i++ {
@@ -98,18 +100,19 @@ func queryServer(t *testing.T, total, maxPage int, ext string) *httptest.Server 
 
 func TestQueryVersionsRobust(t *testing.T) {
 	tests := []struct {
-		name           string
-		total, maxPage int
-		ext            string
-		wantErr        string
+		name                    string
+		total, maxPage, overlap int
+		ext                     string
+		wantErr                 string
 	}{
 		{name: "capped page size", total: 95, maxPage: 30, ext: "many"},
+		{name: "overlapping pages", total: 250, maxPage: 100, overlap: 7, ext: "many"},
 		{name: "too many", total: MaxVersionReferences + 1, maxPage: 100, ext: "many", wantErr: "more than"},
 		{name: "another extension", total: 3, maxPage: 100, ext: "other", wantErr: "upstream answered extension p.other"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := queryServer(t, tt.total, tt.maxPage, tt.ext)
+			ts := queryServer(t, tt.total, tt.maxPage, tt.overlap, tt.ext)
 			c, _ := newTestClient(t, ts.URL, nil)
 			exts, err := c.QueryVersions(t.Context(), index.MustParseID("p.many"))
 			if tt.wantErr != "" {
