@@ -242,22 +242,7 @@ func (h *handler) extensionJSON(u urls, e *extension, v *version, tp index.Platf
 			j.DownloadSize = &n
 		}
 	}
-	if latest != nil && latest.Version == v.Version {
-		j.VersionAlias = append(j.VersionAlias, "latest")
-	}
-	if latestPre != nil && latestPre.Version == v.Version {
-		j.VersionAlias = append(j.VersionAlias, "pre-release")
-	}
-	vb := u.versionBase(e, tp)
-	if latest != nil {
-		j.AllVersions.add("latest", vb+"/latest")
-	}
-	if latestPre != nil {
-		j.AllVersions.add("pre-release", vb+"/pre-release")
-	}
-	for _, s := range e.versionStrings(tp, maxVersions) {
-		j.AllVersions.add(s, vb+"/"+s)
-	}
+	u.setAliases(&j, e, v, tp, latest, latestPre)
 	downloads := pairs{}
 	for _, o := range e.versions {
 		if o.Version != v.Version || (tp != "" && o.tp != tp) {
@@ -269,6 +254,30 @@ func (h *handler) extensionJSON(u urls, e *extension, v *version, tp index.Platf
 	}
 	j.Downloads = &downloads
 	return j
+}
+
+// setAliases sets j's versionAlias (which of latest and latestPre, the
+// latest versions as the answer counts them, v is) and allVersions (the
+// aliases, then e's newest versions for tp, each with its URL).
+func (u urls) setAliases(j *extensionJSON, e *extension, v *version, tp index.Platform, latest, latestPre *version) {
+	j.VersionAlias = []string{}
+	if latest != nil && latest.Version == v.Version {
+		j.VersionAlias = append(j.VersionAlias, "latest")
+	}
+	if latestPre != nil && latestPre.Version == v.Version {
+		j.VersionAlias = append(j.VersionAlias, "pre-release")
+	}
+	vb := u.versionBase(e, tp)
+	j.AllVersions = pairs{}
+	if latest != nil {
+		j.AllVersions.add("latest", vb+"/latest")
+	}
+	if latestPre != nil {
+		j.AllVersions.add("pre-release", vb+"/pre-release")
+	}
+	for _, s := range e.versionStrings(tp, maxVersions) {
+		j.AllVersions.add(s, vb+"/"+s)
+	}
 }
 
 func cmpOr(a, b string) string {

@@ -165,24 +165,7 @@ func (h *handler) queryEntryJSON(u urls, e *extension, v *version, tp index.Plat
 			latestPre = o
 		}
 	}
-	j.VersionAlias = []string{}
-	if latest == v {
-		j.VersionAlias = append(j.VersionAlias, "latest")
-	}
-	if latestPre == v {
-		j.VersionAlias = append(j.VersionAlias, "pre-release")
-	}
-	vb := u.versionBase(e, tp)
-	j.AllVersions = pairs{}
-	if latest != nil {
-		j.AllVersions.add("latest", vb+"/latest")
-	}
-	if latestPre != nil {
-		j.AllVersions.add("pre-release", vb+"/pre-release")
-	}
-	for _, s := range e.versionStrings(tp, maxVersions) {
-		j.AllVersions.add(s, vb+"/"+s)
-	}
+	u.setAliases(&j, e, v, tp, latest, latestPre)
 	latestAny := e.latest("", false)
 	j.Preview = latestAny != nil && latestAny.Preview
 	return j
