@@ -26,14 +26,15 @@ type Requests struct {
 // Total is API plus Storage.
 func (r Requests) Total() int { return r.API + r.Storage }
 
-// Duration is how long the requests take at rate requests per second,
-// the pace the client keeps for every request it sends (the API host's
-// and storage's), waits for a busy upstream aside. rate <= 0 is 0.
+// Duration is how long the API host's requests take at rate requests per
+// second, the pace the client keeps for the upstream: the least a sync's
+// fetching takes, waits for a busy upstream aside. Storage requests are
+// not paced (their time is the link's). rate <= 0 is 0.
 func (r Requests) Duration(rate float64) time.Duration {
 	if rate <= 0 {
 		return 0
 	}
-	return time.Duration(math.Ceil(float64(r.Total()) / rate * float64(time.Second)))
+	return time.Duration(math.Ceil(float64(r.API) / rate * float64(time.Second)))
 }
 
 // estimateRequests counts the requests fetching plan's new items sends,

@@ -87,8 +87,8 @@ func TestRequestsDuration(t *testing.T) {
 		rate float64
 		want time.Duration
 	}{
-		{mirror.Requests{API: 10, Storage: 27}, 2, 18500 * time.Millisecond},
-		{mirror.Requests{API: 100_000, Storage: 300_000}, 2, 200_000 * time.Second},
+		{mirror.Requests{API: 10, Storage: 27}, 2, 5 * time.Second},
+		{mirror.Requests{API: 100_000, Storage: 300_000}, 2, 50_000 * time.Second},
 		{mirror.Requests{API: 3}, 0.5, 6 * time.Second},
 		{mirror.Requests{}, 2, 0},
 		{mirror.Requests{API: 3}, 0, 0},

@@ -86,7 +86,7 @@ within half of the policy's catalog.expires, or with --renew.`,
 	f.BoolVar(&opts.json, "json", false, "print the run's report (plan, results, egress log) as JSON")
 	f.StringVar(&opts.report, "report", "", "also write the JSON report to this file")
 	f.IntVar(&opts.concurrency, "concurrency", 4, "parallel downloads")
-	f.Float64Var(&opts.rate, "rate", 2, "requests per second to the upstream (Open VSX's free tier allows under 3)")
+	f.Float64Var(&opts.rate, "rate", 2, "requests per second to the upstream's API host; its storage is not paced (Open VSX's free tier allows under 3)")
 	f.StringVar(&opts.caFile, "ca-file", "", "extra PEM CA bundle to trust for the upstream and a docker:// registry")
 	f.DurationVar(&opts.progressEvery, "progress-every", defaultSyncPlainEvery, "when stderr is no terminal, print a progress line there this often, naming what has received nothing for as long (0: never; not with --json)")
 	return cmd
@@ -258,8 +258,8 @@ func syncHint(err error) string {
 // printSyncPlan prints the first part of a sync's summary, its plan, as
 // soon as it is made: complete on its own, as the log (stderr) may show
 // nothing below warnings. With new items it says what fetching them asks
-// of the upstream, and how long that takes at rate (--rate) requests a
-// second. printSyncResult prints the rest.
+// of the upstream, and how long its API requests take at rate (--rate)
+// requests a second. printSyncResult prints the rest.
 func printSyncPlan(w io.Writer, upstream string, p *mirror.Plan, prune bool, rate float64) {
 	esc := termtext.Escape // names, versions and reasons can carry upstream's text
 	fmt.Fprintf(w, "upstream: %s\n", upstream)

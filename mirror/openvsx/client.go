@@ -47,9 +47,12 @@ type ClientOptions struct {
 	BaseURL string
 	// UserAgent is sent on every request. Default DefaultUserAgent.
 	UserAgent string
-	// Rate is the most requests per second the client sends, across all
-	// its calls and their retries and redirect hops. Default 2 (Open VSX's
-	// free tier allows under 3).
+	// Rate is the most requests per second the client sends to the
+	// upstream, across all its calls and their retries and redirect hops.
+	// Requests to the storage the upstream redirects its files to are not
+	// paced (Open VSX rate-limits its API paths, not its storage); the
+	// callers' concurrency bounds them. Default 2 (Open VSX's free tier
+	// allows under 3).
 	Rate float64
 	// Burst is how many requests may go at once before Rate applies.
 	// Default 1.

@@ -132,7 +132,8 @@ type transport struct {
 }
 
 // RoundTrip sends one request: only to the upstream (or, for a redirect
-// hop, where checkRedirect allowed), after the rate limiter, with the
+// hop, where checkRedirect allowed), after the rate limiter (requests to
+// the upstream only), with the
 // User-Agent, recorded in the egress log.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := t.c
@@ -145,7 +146,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// and requests to a storage origin it redirected to (Locate).
 		return nil, fmt.Errorf("GET %s: not on upstream %s: %w", redact(req.URL), c.baseURL, ErrRefused)
 	}
-	if err := c.waitTurn(req.Context()); err != nil {
+	if err := c.waitTurn(req.Context(), req.URL); err != nil {
 		return nil, err
 	}
 	// Every hop gets HeaderTimeout (or Timeout, if less) for its response

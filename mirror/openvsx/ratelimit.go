@@ -21,9 +21,12 @@ import (
 // reset is more than 30 years away.
 const epochThreshold = 1_000_000_000
 
-// waitTurn blocks until the client may send a request: past any pause a
-// 429 imposed, then one token of the rate limiter.
-func (c *Client) waitTurn(ctx context.Context) error {
+// waitTurn blocks until the client may send a request to u: past any
+// pause a 429 imposed, then, for a request to the upstream itself, one
+// token of the rate limiter. Requests to the storage the upstream sends
+// its files to are not paced: Open VSX limits its API paths (/api/,
+// /vscode/), not its storage.
+func (c *Client) waitTurn(ctx context.Context, u *url.URL) error {
 	c.mu.Lock()
 	until := c.pauseUntil
 	c.mu.Unlock()
@@ -31,6 +34,9 @@ func (c *Client) waitTurn(ctx context.Context) error {
 		if err := c.sleep(ctx, d); err != nil {
 			return err
 		}
+	}
+	if originOf(u) != c.origin {
+		return nil
 	}
 	now := c.now()
 	r := c.limiter.ReserveN(now, 1)

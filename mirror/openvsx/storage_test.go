@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -133,5 +135,37 @@ func TestLocateRetries(t *testing.T) {
 	}
 	if n := s.Count("/api/"); n != 2 {
 		t.Errorf("%d requests; want 2 (a 429, then the redirect)", n)
+	}
+}
+
+// TestRateLimitSparesStorage: the rate limiter paces requests to the
+// upstream, not to the storage it sends files to: after a Locate, the
+// package, its .sha256 and its signature come from storage without a
+// wait, while a second request to the upstream waits its turn.
+func TestRateLimitSparesStorage(t *testing.T) {
+	s := openvsxtest.New(t, openvsxtest.Options{CDN: true})
+	c, clk := newTestClient(t, s.URL, func(o *ClientOptions) { o.Rate, o.Burst = 2, 1 })
+	loc, err := c.Locate(t.Context(), s.URL+"/api/airvsx-demo/night-theme/2.1.0/file/airvsx-demo.night-theme-2.1.0.vsix")
+	if err != nil || loc == "" {
+		t.Fatalf("Locate = %q, %v", loc, err)
+	}
+	base := strings.TrimSuffix(loc, ".vsix")
+	for _, u := range []string{base + ".sha256", base + ".sigzip"} {
+		if _, err := c.Fetch(t.Context(), u, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := c.Download(t.Context(), loc, 1<<20, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if got := clk.slept(); len(got) != 0 {
+		t.Errorf("storage requests waited %v; want no wait", got)
+	}
+	if _, err := c.Locate(t.Context(), s.URL+"/api/airvsx-demo/night-theme/2.1.0/file/airvsx-demo.night-theme-2.1.0.vsix"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{500 * time.Millisecond}, clk.slept()); diff != "" {
+		t.Errorf("the upstream's second request (-want +got sleeps):\n%s", diff)
 	}
 }
