@@ -52,6 +52,10 @@ type Options struct {
 	Now time.Time
 	// Workers is how many entries are stored at once; default GOMAXPROCS.
 	Workers int
+	// Serial is the catalog's serial; default 1. Building again into the
+	// same directory with a higher one makes the next catalog of that
+	// registry (a sync's change).
+	Serial int64
 }
 
 // NewSigner returns a fresh ECDSA P-256 signer and its public key PEM
@@ -66,7 +70,7 @@ func Build(ctx context.Context, dir string, exts []Extension, signer signature.S
 	}
 	return synthreg.Build(ctx, dir, synthreg.Options{
 		Entries: len(exts), Workers: opts.Workers, Signer: signer, Now: opts.Now,
-		Catalog: index.Catalog{Created: opts.Now.UTC().Truncate(time.Second), Upstream: "https://open-vsx.example"},
+		Catalog: index.Catalog{Serial: opts.Serial, Created: opts.Now.UTC().Truncate(time.Second), Upstream: "https://open-vsx.example"},
 	}, func(ctx context.Context, st store.Store, i int) (index.Entry, error) { return put(ctx, st, &exts[i]) })
 }
 
