@@ -165,4 +165,3 @@ func TestDownloadsLinkRefused(t *testing.T) {
 		t.Errorf("a failed render left the site")
 	}
 }
-
