@@ -160,6 +160,19 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 	fmt.Fprintf(g.stdout, "catalog: serial %d, %s, %s\n", res.Serial, res.Catalog, state)
 	fmt.Fprintf(g.stdout, "rendered: %d extensions, %d packages, %d pages, %d files, %d bytes\n",
 		res.Extensions, res.Entries, res.Pages, res.Files, res.Bytes)
+	how := "a full render"
+	if res.Incremental {
+		how = "in place, only what changed"
+	}
+	fmt.Fprintf(g.stdout, "written: %d of %d pages (%s)\n", res.Written, res.Pages, how)
+	switch res.Downloads {
+	case site.DownloadsCopy:
+		fmt.Fprintf(g.stdout, "downloads: copy (%d bytes of packages copied into dl/)\n", res.CopiedBytes)
+	case site.DownloadsLink:
+		fmt.Fprintf(g.stdout, "downloads: link (the packages in the registry, nothing copied)\n")
+	default:
+		fmt.Fprintf(g.stdout, "downloads: none (the pages point at the registry)\n")
+	}
 	return nil
 }
 
