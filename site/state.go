@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/airvsx/airvsx/index"
@@ -26,10 +28,18 @@ const StateFile = ".airvsx-site-state.json"
 const codeVersion = "site/2"
 
 // rendererVersion identifies the renderer: a site recorded by another one
-// is rendered again in full.
+// is rendered again in full. It hashes codeVersion, the templates and
+// assets, and the versions of the modules that render documents.
 var rendererVersion = sync.OnceValue(func() string {
 	h := sha256.New()
 	h.Write([]byte(codeVersion + "\n"))
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if strings.HasPrefix(m.Path, "github.com/yuin/goldmark") || strings.HasPrefix(m.Path, "github.com/microcosm-cc/bluemonday") {
+				fmt.Fprintf(h, "%s %s\n", m.Path, m.Version)
+			}
+		}
+	}
 	for _, efs := range []interface {
 		ReadDir(string) ([]fs.DirEntry, error)
 		ReadFile(string) ([]byte, error)
@@ -182,8 +192,8 @@ func inputs(parts ...any) string {
 func siteInputs(s *siteData, linkBase string) string {
 	return inputs(struct {
 		Title, Reason, BaseURL, Registry, InstallTrust, ExtensionsDir, InstallPolicy, LinkBase string
-		Verified                                                                            bool
-		Downloads                                                                           Downloads
+		Verified                                                                               bool
+		Downloads                                                                              Downloads
 	}{s.Title, s.Reason, s.BaseURL, s.Registry, s.InstallTrust, s.ExtensionsDir, s.InstallPolicy, linkBase, s.Verified, s.Downloads})
 }
 
@@ -210,4 +220,3 @@ func listInputs(site, kind string, l *listView) string {
 	}
 	return inputs(site, kind, l.Name, l.Page, xs)
 }
-
