@@ -19,9 +19,9 @@ import (
 	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
-	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/site"
 	"github.com/airvsx/airvsx/site/sitetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // fileIDs identifies each file of a site by name, inode and mtime: a file

@@ -33,7 +33,7 @@ var assetFS embed.FS
 // extension host's sandbox helper is this binary, started per host).
 var templates = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
-		"join":  strings.Join,
+		"join": strings.Join,
 	}).ParseFS(templateFS, "templates/*.html"))
 })
 
@@ -174,7 +174,6 @@ func (r *renderer) renderExtension(ctx context.Context, x *extView) ([]string, e
 	files = append(files, images.written...)
 	return files, r.page(x.Page, "ext.html", &pageData{Root: "../", Title: x.DisplayName, Ext: p})
 }
-
 
 // download makes the download of one vsix: a copy into dl/, verified
 // while read (DownloadsCopy); a read of the stored blob that verifies it
