@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"os"
 	"strings"
 	"sync"
 )
@@ -163,17 +162,14 @@ func (r *renderer) renderLists(ctx context.Context, workers int) error {
 const PublishersPage = "publishers.html"
 
 // unchanged returns the state of page from the previous render when its
-// inputs are the same and its file is still there: the page is kept as
-// it is. It counts the page as done.
+// inputs are the same and its file was there when the render began: the
+// page is kept as it is. It counts the page as done.
 func (r *renderer) unchanged(page, in string) (pageState, bool) {
 	if r.prev == nil {
 		return pageState{}, false
 	}
 	ps, ok := r.prev.Pages[page]
-	if !ok || ps.Inputs != in {
-		return pageState{}, false
-	}
-	if _, err := os.Lstat(r.out.path(page)); err != nil {
+	if !ok || ps.Inputs != in || !r.prev.present[page] {
 		return pageState{}, false
 	}
 	r.progress.pageDone()

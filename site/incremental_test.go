@@ -165,8 +165,8 @@ func TestIncremental(t *testing.T) {
 }
 
 // TestIncrementalFallback: whatever the site cannot be sure of (no state,
-// a damaged one, another downloads mode, a file it does not know) means
-// a full render.
+// a damaged one, another downloads mode, a file it does not know, one of
+// its files gone) means a full render.
 func TestIncrementalFallback(t *testing.T) {
 	f := demoRegistry(t)
 	parent := t.TempDir()
@@ -185,6 +185,8 @@ func TestIncrementalFallback(t *testing.T) {
 		{"unchanged again", func() {}, opts, true},
 		{"other downloads", func() {}, func() site.Options { o := opts; o.Downloads = site.DownloadsNone; return o }(), false},
 		{"stray file", func() { filetest.WriteFile(t, filepath.Join(out, "ext", "stray.html"), []byte("x")) }, opts, false},
+		{"unchanged once more", func() {}, opts, true},
+		{"a page gone", func() { filetest.Remove(t, filepath.Join(out, "ext", "airvsx-demo.git-helper.html")) }, opts, false},
 	} {
 		c.change()
 		st := storetest.OpenDir(t, f.Dir1, dirstore.Options{ReadOnly: true})

@@ -160,8 +160,12 @@ func buildModel(tr *trusted, opts *Options, linkBase string) *model {
 			x.Signed = "all"
 		}
 	}
+	lower := make(map[*extView]string, len(m.exts)) // each lower-cased once, not per comparison
+	for _, x := range m.exts {
+		lower[x] = strings.ToLower(x.DisplayName)
+	}
 	slices.SortFunc(m.exts, func(a, b *extView) int {
-		return cmp.Or(strings.Compare(strings.ToLower(a.DisplayName), strings.ToLower(b.DisplayName)), strings.Compare(a.Key, b.Key))
+		return cmp.Or(strings.Compare(lower[a], lower[b]), strings.Compare(a.Key, b.Key))
 	})
 	for i, x := range m.exts {
 		x.Index = i

@@ -62,6 +62,8 @@ type siteState struct {
 	Downloads Downloads            `json:"downloads"`
 	LinkBase  string               `json:"link_base,omitempty"`
 	Pages     map[string]pageState `json:"pages"` // by page name: ext/, category/ and publisher/ pages
+
+	present map[string]bool // the files in the site when it was loaded
 }
 
 // pageState is what a page was rendered from and what it brought along.
@@ -93,7 +95,7 @@ func loadState(out string, mode Downloads, linkBase string) *siteState {
 	if st.Renderer != rendererVersion() || st.Downloads != mode || st.LinkBase != linkBase {
 		return nil
 	}
-	if !onlyKnownFiles(out, &st) {
+	if st.present = onlyKnownFiles(out, &st); st.present == nil {
 		return nil
 	}
 	return &st
@@ -105,12 +107,14 @@ var fixedFiles = map[string]bool{
 	"assets/site.css": true, "assets/site.js": true, "assets/favicon.png": true, "assets/search-index.js": true,
 }
 
-// onlyKnownFiles reports whether the site in out holds only files its
-// state names (or every site has) in its own directories: a file put
-// there by someone else means a full render, which replaces the site
+// onlyKnownFiles returns the files of the site in out when it holds
+// every file its state names and no other (besides those every site has)
+// in its own directories; nil otherwise: a file put there by someone
+// else, or one removed, means a full render, which replaces the site
 // whole.
-func onlyKnownFiles(out string, st *siteState) bool {
+func onlyKnownFiles(out string, st *siteState) map[string]bool {
 	known := st.files()
+	present := make(map[string]bool, len(known))
 	dirs := map[string]bool{}
 	for _, d := range siteDirs {
 		dirs[d] = true
@@ -130,11 +134,20 @@ func onlyKnownFiles(out string, st *siteState) bool {
 		case d.IsDir() && dirs[rel]:
 			return nil
 		case d.Type().IsRegular() && (fixedFiles[rel] || known[rel]):
+			present[rel] = true
 			return nil
 		}
 		return errUnknownFile
 	})
-	return err == nil
+	if err != nil {
+		return nil
+	}
+	for name := range known {
+		if !present[name] {
+			return nil // a file gone
+		}
+	}
+	return present
 }
 
 var errUnknownFile = errors.New("a file the site's state does not name")
