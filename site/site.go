@@ -19,7 +19,8 @@ import (
 // field works.
 type Options struct {
 	// Out is the directory the site goes to. It must be absent, empty, or a
-	// site an earlier Render wrote; it is replaced atomically.
+	// site an earlier Render wrote; it is replaced atomically, or updated
+	// in place file by file (see the package comment).
 	Out string
 	// Title is the site's title. Default "airvsx registry".
 	Title string
@@ -135,7 +136,9 @@ func (o *Options) check() error {
 }
 
 // Render verifies the registry's catalog (see the package comment) and
-// renders the site into opts.Out, replacing what was there in one step.
+// renders the site into opts.Out, replacing what was there in one step;
+// or, when opts.Out is a site it can build on (its StateFile), rewriting
+// in place only the pages whose inputs changed.
 func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
