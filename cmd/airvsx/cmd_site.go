@@ -178,7 +178,8 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 
 // chooseDownloads sets so.Downloads from --downloads, and by default
 // picks link where the layout allows (a directory registry on the file
-// system of --out), else copy, saying which on stderr.
+// system of --out), else copy, saying which on stderr (not with --json,
+// whose result says it).
 func chooseDownloads(g *globals, so *site.Options, opts siteOptions) error {
 	var dir string
 	if p, k, err := place.Parse(opts.registry.place); err == nil && k.Name == store.PlaceDir {
@@ -207,12 +208,18 @@ func chooseDownloads(g *globals, so *site.Options, opts siteOptions) error {
 		_, err := site.LinkPath(opts.out, dir)
 		if err == nil {
 			so.Downloads, so.RegistryDir = site.DownloadsLink, dir
+			if opts.json {
+				return nil
+			}
 			fmt.Fprintf(g.stderr, "site: downloads: link (the pages link the packages in %s; nothing is copied; --downloads copy for a site that carries them)\n", opts.registry.place)
 			return nil
 		}
 		why = err.Error()
 	}
 	so.Downloads = site.DownloadsCopy
+	if opts.json {
+		return nil
+	}
 	fmt.Fprintf(g.stderr, "site: downloads: copy (packages copied into %s: %s)\n", filepath.Join(opts.out, "dl"), why)
 	return nil
 }
