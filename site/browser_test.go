@@ -237,7 +237,7 @@ func TestBrowser(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			tb := newTab(t)
 			base := mode.base
-			tb.run(chromedp.Navigate(base+"index.html"), chromedp.WaitVisible(chromedp.ID("status")))
+			tb.run(chromedp.Navigate(base+"index.html"), chromedp.WaitVisible(chromedp.ID("status")), indexReady)
 			if ids := evalStrings(tb, visibleIDs); !sameSet(ids, demoIDs) {
 				t.Errorf("home lists %v; want %v", ids, demoIDs)
 			}

@@ -29,19 +29,51 @@
 // earlier Render wrote (it holds the marker file SiteMarker); anything else
 // is refused rather than replaced.
 //
-//	index.html                      home: cards, search, filters, sort, summary
+// A site this renderer wrote, with the same Downloads, whose StateFile is
+// intact and which holds no file the state does not name, is instead
+// rendered again in place: only the pages whose inputs changed (an
+// extension's catalog entries and the pages it links; a list page's
+// extensions) are written, each file replaced atomically, the pages and
+// files no longer used are removed, and the state is written last (it is
+// removed first, so an interrupted render is followed by a full one).
+//
+//	index.html                      home: the first FirstPage cards, search, filters, sort, summary
+//	publishers.html                 every publisher
 //	ext/<ns.name>.html              one page per extension (lower-case ID)
 //	category/<slug>.html            one page per category
 //	publisher/<ns>.html             one page per publisher (lower-case)
-//	dl/<ns.name-version[@platform]>.vsix   every vsix, byte for byte
+//	dl/<ns.name-version[@platform]>.vsix   every vsix, byte for byte (DownloadsCopy only)
 //	img/<sha256>.<ext>              icons and README images (PNG, JPEG, GIF, WebP only)
 //	assets/site.css, assets/site.js the one style sheet and the one script
 //	assets/favicon.png              the icon browsers ask for
 //	assets/search-index.js          the search index, a script (file:// cannot fetch JSON)
 //	.airvsx-site                    the marker
+//	.airvsx-site-state.json         what each page was rendered from (StateFile)
 //
 // The output is deterministic: the same catalog and registry give the same
-// bytes in every file (no render time, no map order, no randomness).
+// bytes in every file (no render time, no map order, no randomness), and
+// an incremental render gives the bytes a full one gives.
+//
+// # Downloads
+//
+// DownloadsCopy copies every vsix into dl/. DownloadsLink copies none: a
+// page links the package stored in the registry (Options.RegistryDir) by
+// a relative URL, after the stored file was read and checked against the
+// catalog, with a download attribute naming it ns.name-version.vsix. Over
+// http Chromium saves it under that name (the link is same-origin when the
+// server serves the directory holding the site and the registry); from
+// file:// Chromium ignores the attribute (every file URL is an origin of
+// its own) and saves the file under its stored name, the digest (with
+// ".zip" for what it sniffs), so the page says which name to give it.
+// DownloadsNone offers no package: pages name the registry.
+//
+// # Home page
+//
+// The home page holds only the first FirstPage cards, so its size and
+// first paint do not grow with the registry. Its script, deferred, loads
+// the search index after the page is shown (or on the first search) and
+// builds the other cards from it; without script, every extension is
+// reached through the category and publisher pages.
 //
 // # Pages
 //

@@ -34,6 +34,8 @@ type siteData struct {
 	Expires  string
 	BaseURL  string
 	Registry string
+	// Downloads is how pages offer packages.
+	Downloads Downloads
 	// InstallTrust, ExtensionsDir and InstallPolicy complete the install
 	// command.
 	InstallTrust  string
@@ -69,15 +71,14 @@ type extView struct {
 	Deps, Pack  []depView
 	Verified    bool // the catalog was verified
 
-	// The card of the extension for the home page and for the pages one
-	// directory down; set by renderExtension.
-	CardHome, CardList template.HTML
+	inputs string // extInputs: what its page and card are made from
+	cards  cards  // its cards, rendered at first use
 }
 
 type entryView struct {
 	*index.Entry
 	File      string // file name of the vsix
-	Href      string // relative to the site root
+	Href      string // relative to the site root; "" when the site offers no download
 	Size      string
 	Published string
 }
@@ -98,7 +99,9 @@ type capOption struct {
 	Value, Label string
 }
 
-func buildModel(tr *trusted, opts *Options) *model {
+// buildModel makes the model of the pages; linkBase is the registry's
+// directory relative to the site root, for DownloadsLink.
+func buildModel(tr *trusted, opts *Options, linkBase string) *model {
 	cat := tr.cat
 	m := &model{byKey: make(map[string]*extView)}
 	var total int64
@@ -114,7 +117,7 @@ func buildModel(tr *trusted, opts *Options) *model {
 		x.Entries = append(x.Entries, entryView{
 			Entry:     e,
 			File:      vsixFileName(e),
-			Href:      "dl/" + vsixFileName(e),
+			Href:      downloadHref(opts.Downloads, linkBase, e),
 			Size:      index.FormatBytes(e.VsixSize),
 			Published: formatTime(e.Published),
 		})
@@ -157,8 +160,12 @@ func buildModel(tr *trusted, opts *Options) *model {
 			x.Signed = "all"
 		}
 	}
+	lower := make(map[*extView]string, len(m.exts)) // each lower-cased once, not per comparison
+	for _, x := range m.exts {
+		lower[x] = strings.ToLower(x.DisplayName)
+	}
 	slices.SortFunc(m.exts, func(a, b *extView) int {
-		return cmp.Or(strings.Compare(strings.ToLower(a.DisplayName), strings.ToLower(b.DisplayName)), strings.Compare(a.Key, b.Key))
+		return cmp.Or(strings.Compare(lower[a], lower[b]), strings.Compare(a.Key, b.Key))
 	})
 	for i, x := range m.exts {
 		x.Index = i
@@ -178,7 +185,7 @@ func buildModel(tr *trusted, opts *Options) *model {
 		Title: opts.Title, Verified: tr.verified, Reason: tr.reason,
 		Serial: cat.Serial, Digest: tr.digest,
 		Created: formatTime(cat.Created), Expires: formatTime(tr.expires),
-		BaseURL: opts.BaseURL, Registry: opts.Registry, InstallTrust: opts.InstallTrust, ExtensionsDir: opts.Extensions, InstallPolicy: opts.InstallPolicy,
+		BaseURL: opts.BaseURL, Registry: opts.Registry, Downloads: opts.Downloads, InstallTrust: opts.InstallTrust, ExtensionsDir: opts.Extensions, InstallPolicy: opts.InstallPolicy,
 		Extensions: len(m.exts), Entries: len(cat.Entries), TotalSize: index.FormatBytes(total),
 	}
 	m.site = s
@@ -361,12 +368,15 @@ type pageData struct {
 	Home  *homeData
 	Ext   *extPage
 	List  *listPage
+	// Publishers is the publishers page's list.
+	Publishers []*listView
 }
 
 type homeData struct {
-	Exts       []*extView
+	Cards      template.HTML // the first page of cards
+	Shown      int           // how many
 	Categories []*listView
-	Publishers []*listView
+	Publishers int // how many
 	Platforms  []string
 	Caps       []capOption
 }
@@ -388,6 +398,7 @@ type extPage struct {
 }
 
 type listPage struct {
-	Kind string // "Category" or "Publisher"
-	L    *listView
+	Kind  string // "Category" or "Publisher"
+	L     *listView
+	Cards template.HTML
 }

@@ -51,13 +51,17 @@ func checkOut(out string) error {
 	return fmt.Errorf("output %s: not empty and not a site airvsx rendered (no %s); remove it or choose another directory", out, SiteMarker)
 }
 
-// outDir is the temporary directory a site is rendered into.
+// outDir is the temporary directory a site is rendered into, or, for
+// an incremental render, the site itself, each file then replaced
+// atomically (inPlace).
 type outDir struct {
 	out, tmp string
+	inPlace  bool
 	claimed  sync.Map // names of content-addressed files already written
 	files    atomic.Int64
 	pages    atomic.Int64
 	bytes    atomic.Int64
+	copied   atomic.Int64 // package bytes copied into dl/
 	done     bool
 }
 
@@ -85,6 +89,13 @@ func newOutDir(out string) (*outDir, error) {
 	return d, nil
 }
 
+// openInPlace returns the site out itself as the directory to write: an
+// incremental render replaces its files one by one.
+func openInPlace(out string) *outDir {
+	out = filepath.Clean(out)
+	return &outDir{out: out, tmp: out, inPlace: true}
+}
+
 // write writes one file of the site. Names are slash-separated, made by
 // this package from validated IDs, versions and platforms, and one of
 // siteDirs deep at most; the file must not exist yet.
@@ -105,6 +116,9 @@ func (d *outDir) claim(name string) bool {
 // copyFrom writes name from r; it returns r's error (a verification
 // failure of a blob) as is.
 func (d *outDir) copyFrom(name string, r io.Reader) error {
+	if d.inPlace {
+		return d.replace(name, r)
+	}
 	f, err := os.OpenFile(d.path(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -122,12 +136,58 @@ func (d *outDir) copyFrom(name string, r io.Reader) error {
 	return nil
 }
 
+// replace replaces name in place, atomically, with what r gives; its
+// directory is made when missing.
+func (d *outDir) replace(name string, r io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(d.path(name)), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	var n int64
+	var rerr error
+	err := atomicfile.Write(d.path(name), 0o644, func(w io.Writer) error {
+		n, rerr = io.Copy(w, r)
+		return rerr
+	})
+	if rerr != nil {
+		return rerr
+	}
+	if err != nil {
+		return err
+	}
+	d.files.Add(1)
+	d.bytes.Add(n)
+	return nil
+}
+
+// writeIfChanged writes name unless it holds data already (an
+// incremental render keeps what did not change).
+func (d *outDir) writeIfChanged(name string, data []byte) (written bool, err error) {
+	if d.inPlace {
+		if old, err := os.ReadFile(d.path(name)); err == nil && bytes.Equal(old, data) {
+			return false, nil
+		}
+	}
+	return true, d.write(name, data)
+}
+
+// remove removes a file of an in-place site; a missing file is fine.
+func (d *outDir) remove(name string) error {
+	if err := os.Remove(d.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", name, err)
+	}
+	return nil
+}
+
 // path is the OS path of a file in the temporary directory.
 func (d *outDir) path(name string) string { return filepath.Join(d.tmp, filepath.FromSlash(name)) }
 
 // commit puts the temporary directory in place of out: one exchange when
 // out exists (then the old site is removed), one rename when it does not.
 func (d *outDir) commit() error {
+	if d.inPlace {
+		d.done = true
+		return atomicfile.SyncDir(d.out)
+	}
 	if err := d.write(SiteMarker, []byte(markerContent)); err != nil {
 		return err
 	}
@@ -154,7 +214,7 @@ func (d *outDir) commit() error {
 
 // discard removes the temporary directory unless it was committed.
 func (d *outDir) discard() {
-	if d.done {
+	if d.done || d.inPlace {
 		return
 	}
 	os.RemoveAll(d.tmp)

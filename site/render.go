@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/url"
+	"os"
 	"path"
 	"strings"
 	"sync"
@@ -32,16 +33,9 @@ var assetFS embed.FS
 // extension host's sandbox helper is this binary, started per host).
 var templates = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
-		"join":  strings.Join,
-		"cards": func(d *pageData, exts []*extView) cardsData { return cardsData{d, exts} },
+		"join": strings.Join,
 	}).ParseFS(templateFS, "templates/*.html"))
 })
-
-// cardsData is what the "cards" template gets.
-type cardsData struct {
-	P    *pageData
-	Exts []*extView
-}
 
 // cardData is what the "card" template gets.
 type cardData struct {
@@ -56,17 +50,41 @@ type renderer struct {
 	m        *model
 	log      *slog.Logger
 	progress *pageProgress
+	siteIn   string     // siteInputs: what every page shows of the site
+	prev     *siteState // the state of the site being re-rendered; nil for a full render
+	mu       sync.Mutex // guards next
+	next     *siteState // the state this render leaves
 }
 
+// page renders and writes one page.
 func (r *renderer) page(name, tmpl string, data *pageData) error {
+	return r.writePage(name, tmpl, data, false)
+}
+
+// pageIfChanged is page for a page always rendered (the home page, the
+// publishers page): written only when its bytes changed.
+func (r *renderer) pageIfChanged(name, tmpl string, data *pageData) error {
+	return r.writePage(name, tmpl, data, true)
+}
+
+func (r *renderer) writePage(name, tmpl string, data *pageData, ifChanged bool) error {
 	data.Site = r.m.site
 	var buf bytes.Buffer
 	if err := templates().ExecuteTemplate(&buf, tmpl, data); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
 	}
-	r.out.pages.Add(1)
-	if err := r.out.write(name, buf.Bytes()); err != nil {
+	written := true
+	var err error
+	if ifChanged {
+		written, err = r.out.writeIfChanged(name, buf.Bytes())
+	} else {
+		err = r.out.write(name, buf.Bytes())
+	}
+	if err != nil {
 		return err
+	}
+	if written {
+		r.out.pages.Add(1)
 	}
 	r.progress.pageDone()
 	return nil
@@ -100,147 +118,86 @@ func (p *pageProgress) pageDone() {
 	p.f(p.done, p.total)
 }
 
-// writeAssets writes the style sheet, the script and the search index.
-func (r *renderer) writeAssets() error {
-	for _, name := range []string{"assets/site.css", "assets/site.js", "assets/favicon.png"} {
-		b, err := assetFS.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		if err := r.out.write(name, b); err != nil {
-			return err
-		}
-	}
-	return r.out.write("assets/search-index.js", searchIndex(r.m))
-}
-
-// searchIndex is a script that sets window.AIRVSX_INDEX: one row per home
-// page card, in card order: [id, display name, publisher, description,
-// tags, categories, platforms, capability values, published (Unix
-// seconds), latest version]. encoding/json escapes <, > and & and the line
-// separators, so the JSON is safe inside a script.
-func searchIndex(m *model) []byte {
-	rows := make([][]any, len(m.exts))
-	for i, x := range m.exts {
-		cats := make([]string, len(x.Categories))
-		for j, c := range x.Categories {
-			cats[j] = c.Name
-		}
-		rows[i] = []any{x.ID, x.DisplayName, x.Namespace, x.Description, nonNil(x.Latest.Tags), nonNil(cats),
-			nonNil(x.Platforms), nonNil(x.CapValues), x.Latest.Published.Unix(), x.Latest.Version}
-	}
-	b, _ := json.Marshal(map[string]any{"v": 1, "entries": rows})
-	var buf bytes.Buffer
-	buf.WriteString("\"use strict\";\n// The search index of the airvsx site (generated).\nwindow.AIRVSX_INDEX = ")
-	buf.Write(b)
-	buf.WriteString(";\n")
-	return buf.Bytes()
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// renderLists writes the home page and the category and publisher pages,
-// workers at a time.
-func (r *renderer) renderLists(ctx context.Context, workers int) error {
-	m := r.m
-	pages := []func() error{func() error {
-		home := &pageData{Title: m.site.Title, Home: &homeData{
-			Exts: m.exts, Categories: m.categories, Publishers: m.publishers, Platforms: m.platforms, Caps: m.caps,
-		}}
-		return r.page("index.html", "home.html", home)
-	}}
-	for _, c := range m.categories {
-		pages = append(pages, func() error {
-			return r.page(c.Page, "list.html", &pageData{Root: "../", Title: "Category " + c.Name, List: &listPage{Kind: "Category", L: c}})
-		})
-	}
-	for _, p := range m.publishers {
-		pages = append(pages, func() error {
-			return r.page(p.Page, "list.html", &pageData{Root: "../", Title: "Publisher " + p.Name, List: &listPage{Kind: "Publisher", L: p}})
-		})
-	}
-	return parallel(ctx, workers, len(pages), func(_ context.Context, i int) error { return pages[i]() })
-}
-
-// renderExtension copies every vsix of x into dl/, the icon and README
-// images into img/, and writes x's page.
-func (r *renderer) renderExtension(ctx context.Context, x *extView) error {
+// renderExtension copies every vsix of x into dl/ (or verifies the ones
+// it links), the icon and README images into img/, and writes x's page.
+// It returns the files it wrote besides the page (the same image may also
+// be another page's).
+func (r *renderer) renderExtension(ctx context.Context, x *extView) ([]string, error) {
+	var files []string
 	for _, e := range x.Entries {
-		if err := r.copyVsix(ctx, e); err != nil {
-			return err
+		if err := r.download(ctx, e); err != nil {
+			return nil, err
+		}
+		if r.m.site.Downloads == DownloadsCopy {
+			files = append(files, e.Href)
 		}
 	}
 	l := x.Latest
 	man, err := artifact.EntryManifest(ctx, r.st, l)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p := &extPage{X: x}
 	if ly, ok := man.Layer(artifact.RoleIcon); ok {
 		if p.IconNote = r.oversize(x, "icon", ly); p.IconNote == "" {
 			if x.Icon, err = r.copyImage(ctx, x, ly); err != nil {
-				return fmt.Errorf("icon: %w", err)
+				return nil, fmt.Errorf("icon: %w", err)
 			}
 		}
 	}
 	images := &readmeImages{r: r, ctx: ctx, x: x}
 	if p.Readme, p.ReadmeNote, err = r.document(ctx, x, man, artifact.RoleReadme, images.resolve); err != nil {
-		return fmt.Errorf("readme: %w", err)
+		return nil, fmt.Errorf("readme: %w", err)
 	}
-	if images.arc != nil {
-		images.arc.Close()
-	}
+	images.close()
 	if images.err != nil {
-		return fmt.Errorf("readme image: %w", images.err)
+		return nil, fmt.Errorf("readme image: %w", images.err)
 	}
 	if p.Changelog, _, err = r.document(ctx, x, man, artifact.RoleChangelog, nil); err != nil {
-		return fmt.Errorf("changelog: %w", err)
+		return nil, fmt.Errorf("changelog: %w", err)
 	}
 	if ly, ok := man.Layer(artifact.RoleLicense); ok && r.oversize(x, "licence text", ly) != "" {
 		p.LicenseNote = r.oversize(x, "licence text", ly)
 	} else if ok {
 		b, err := r.readLayer(ctx, x, ly)
 		if err != nil {
-			return fmt.Errorf("license: %w", err)
+			return nil, fmt.Errorf("license: %w", err)
 		}
 		p.License = string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
 	}
 	p.Repository, p.RepoText = outboundURL(l.Repository)
 	p.Homepage, p.HomeText = outboundURL(l.Homepage)
 	p.Install = installCommands(r.m.site, x)
-	if x.CardHome, err = r.card("", x); err != nil {
-		return err
+	if x.Icon != "" {
+		files = append(files, x.Icon)
 	}
-	if x.CardList, err = r.card("../", x); err != nil {
-		return err
-	}
-	return r.page(x.Page, "ext.html", &pageData{Root: "../", Title: x.DisplayName, Ext: p})
+	files = append(files, images.written...)
+	return files, r.page(x.Page, "ext.html", &pageData{Root: "../", Title: x.DisplayName, Ext: p})
 }
 
-// card renders the card of x once, for pages at root.
-func (r *renderer) card(root string, x *extView) (template.HTML, error) {
-	var buf bytes.Buffer
-	if err := templates().ExecuteTemplate(&buf, "card", cardData{&pageData{Site: r.m.site, Root: root}, x}); err != nil {
-		return "", fmt.Errorf("render the card of %s: %w", x.ID, err)
+// download makes the download of one vsix: a copy into dl/, verified
+// while read (DownloadsCopy); a read of the stored blob that verifies it
+// before a page links it (DownloadsLink); nothing for DownloadsNone.
+func (r *renderer) download(ctx context.Context, e entryView) error {
+	mode := r.m.site.Downloads
+	if mode == DownloadsNone {
+		return nil
 	}
-	return template.HTML(buf.String()), nil
-}
-
-// copyVsix copies one vsix into dl/, verified while read.
-func (r *renderer) copyVsix(ctx context.Context, e entryView) error {
 	rc, err := r.st.OpenBlob(ctx, artifact.Repo(e.ID), index.SHA256Digest(e.VsixSHA256), e.VsixSize)
 	if err != nil {
 		return fmt.Errorf("vsix %s: %w", e.File, err)
 	}
 	defer rc.Close()
+	if mode == DownloadsLink {
+		if _, err := io.Copy(io.Discard, rc); err != nil {
+			return fmt.Errorf("vsix %s: %w", e.File, err)
+		}
+		return nil
+	}
 	if err := r.out.copyFrom(e.Href, rc); err != nil {
 		return fmt.Errorf("vsix %s: %w", e.File, err)
 	}
+	r.out.copied.Add(e.VsixSize)
 	return nil
 }
 
@@ -326,15 +283,47 @@ func imageExt(b []byte) string {
 }
 
 // readmeImages resolves a README's relative images to files in the
-// latest entry's vsix (its copy in dl/, opened once, with the safe-zip
-// rules) and copies them into img/.
+// latest entry's vsix (its copy in dl/, or else the stored blob verified
+// first, opened once, with the safe-zip rules) and copies them into img/.
 type readmeImages struct {
 	r    *renderer
 	ctx  context.Context
 	x    *extView
 	once sync.Once
 	arc  *vsix.Archive
-	err  error // an error reading the archive
+	blob *os.File // the stored blob arc reads, when not the copy
+	err  error    // an error reading the archive
+
+	written []string // the images resolved
+}
+
+// open opens the latest entry's vsix.
+func (ri *readmeImages) open() (*vsix.Archive, error) {
+	l := ri.x.Latest
+	if ri.r.m.site.Downloads == DownloadsCopy {
+		return vsix.Open(ri.r.out.path("dl/"+vsixFileName(l)), vsix.Options{})
+	}
+	f, err := store.OpenBlobAt(ri.ctx, ri.r.st, artifact.Repo(l.ID), index.SHA256Digest(l.VsixSHA256), l.VsixSize, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	a, err := vsix.NewReader(f, l.VsixSize, vsix.Options{})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	ri.blob = f
+	return a, nil
+}
+
+// close closes what open opened.
+func (ri *readmeImages) close() {
+	if ri.arc != nil {
+		ri.arc.Close()
+	}
+	if ri.blob != nil {
+		ri.blob.Close()
+	}
 }
 
 func (ri *readmeImages) resolve(ref string) string {
@@ -343,8 +332,7 @@ func (ri *readmeImages) resolve(ref string) string {
 		return ""
 	}
 	ri.once.Do(func() {
-		file := ri.r.out.path("dl/" + vsixFileName(ri.x.Latest))
-		a, err := vsix.Open(file, vsix.Options{})
+		a, err := ri.open()
 		if err != nil {
 			// A vsix that breaks the safe-zip rules is reported by
 			// verify; here its images are just not shown.
@@ -373,6 +361,7 @@ func (ri *readmeImages) resolve(ref string) string {
 	if src == "" {
 		return ""
 	}
+	ri.written = append(ri.written, src)
 	return "../" + src
 }
 
@@ -404,8 +393,20 @@ func installCommands(s *siteData, x *extView) []string {
 		cmds = append(cmds, fmt.Sprintf("# it declares %s: granted only by a policy, add --policy POLICY.yaml (one whose capabilities grant it)", strings.Join(x.Declared, ", ")))
 	}
 	file := vsixFileName(l)
-	if s.BaseURL != "" {
-		cmds = append(cmds, fmt.Sprintf("curl -fLO %s/dl/%s", s.BaseURL, file))
+	switch s.Downloads {
+	case DownloadsNone:
+		return cmds
+	case DownloadsLink:
+		// The stored blob's name is its digest: curl names the file.
+		if s.BaseURL != "" {
+			base, _ := url.Parse(s.BaseURL + "/")
+			ref, _ := url.Parse(x.LatestFile.Href)
+			cmds = append(cmds, fmt.Sprintf("curl -fL -o %s %s", file, base.ResolveReference(ref)))
+		}
+	default:
+		if s.BaseURL != "" {
+			cmds = append(cmds, fmt.Sprintf("curl -fLO %s/dl/%s", s.BaseURL, file))
+		}
 	}
 	cmds = append(cmds, "code --install-extension "+file)
 	return cmds

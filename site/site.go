@@ -19,7 +19,8 @@ import (
 // field works.
 type Options struct {
 	// Out is the directory the site goes to. It must be absent, empty, or a
-	// site an earlier Render wrote; it is replaced atomically.
+	// site an earlier Render wrote; it is replaced atomically, or updated
+	// in place file by file (see the package comment).
 	Out string
 	// Title is the site's title. Default "airvsx registry".
 	Title string
@@ -44,6 +45,16 @@ type Options struct {
 	// none, and for an extension that declares capabilities the page says
 	// that without --policy none is granted.
 	InstallPolicy string
+
+	// Downloads is how pages offer the packages: DownloadsCopy (copies
+	// in dl/), DownloadsLink (links to the packages in RegistryDir) or
+	// DownloadsNone. Default DownloadsCopy.
+	Downloads Downloads
+	// RegistryDir is the directory of the registry being rendered (a
+	// directory place), which DownloadsLink links into; it must be
+	// reachable from Out by a relative path on one file system
+	// (LinkPath). Default "": only for the other modes.
+	RegistryDir string
 
 	// Anchor is what the operator trusts: a pinned root or the signer's
 	// public key, checked on every render (index/trust.Check). Default
@@ -83,9 +94,19 @@ type Result struct {
 	Catalog    string `json:"catalog"` // sha256:<hex> of the catalog
 	Extensions int    `json:"extensions"`
 	Entries    int    `json:"entries"`
-	Pages      int    `json:"pages"`
-	Files      int    `json:"files"`
-	Bytes      int64  `json:"bytes"`
+	Pages      int    `json:"pages"` // the site's pages
+	// Written is how many pages this render wrote: all of them in a full
+	// render, those whose inputs changed (and the home and publishers
+	// pages when they changed) in an incremental one (Incremental).
+	Written     int  `json:"written"`
+	Incremental bool `json:"incremental"`
+	// Files and Bytes count the files this render wrote.
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+	// Downloads is how the pages offer packages; CopiedBytes is how many
+	// package bytes were copied into dl/ (0 unless DownloadsCopy).
+	Downloads   Downloads `json:"downloads"`
+	CopiedBytes int64     `json:"copied_bytes"`
 }
 
 func (o *Options) check() error {
@@ -99,6 +120,15 @@ func (o *Options) check() error {
 			bad = append(bad, fmt.Sprintf("base URL: %q is not an http or https URL without query or fragment", o.BaseURL))
 		}
 	}
+	switch o.Downloads {
+	case "", DownloadsCopy, DownloadsNone:
+	case DownloadsLink:
+		if o.RegistryDir == "" {
+			bad = append(bad, "downloads: link needs the registry's directory")
+		}
+	default:
+		bad = append(bad, fmt.Sprintf("downloads: %q is not copy, link or none", o.Downloads))
+	}
 	if len(bad) > 0 {
 		return fmt.Errorf("site options: %s", strings.Join(bad, "; "))
 	}
@@ -106,7 +136,9 @@ func (o *Options) check() error {
 }
 
 // Render verifies the registry's catalog (see the package comment) and
-// renders the site into opts.Out, replacing what was there in one step.
+// renders the site into opts.Out, replacing what was there in one step;
+// or, when opts.Out is a site it can build on (its StateFile), rewriting
+// in place only the pages whose inputs changed.
 func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -124,6 +156,16 @@ func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) 
 		opts.Extensions = "~/.airvsx/extensions"
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	if opts.Downloads == "" {
+		opts.Downloads = DownloadsCopy
+	}
+	var linkBase string
+	if opts.Downloads == DownloadsLink {
+		var err error
+		if linkBase, err = LinkPath(opts.Out, opts.RegistryDir); err != nil {
+			return nil, fmt.Errorf("downloads: link: %w", err)
+		}
+	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -143,18 +185,32 @@ func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) 
 	if !tr.verified {
 		log.Warn("rendering an unverified catalog", "reason", tr.reason)
 	}
-	out, err := newOutDir(opts.Out)
-	if err != nil {
-		return nil, err
+	// A site this renderer rendered before, with the same downloads, is
+	// rendered again in place, page by page, only where the inputs
+	// changed; anything else is rendered in full and swapped in.
+	prev := loadState(opts.Out, opts.Downloads, linkBase)
+	var out *outDir
+	if prev != nil {
+		out = openInPlace(opts.Out)
+		// Until the new state is written a crash leaves no state: the
+		// next render is a full one.
+		if err := out.remove(StateFile); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if out, err = newOutDir(opts.Out); err != nil {
+			return nil, err
+		}
 	}
 	defer out.discard()
 
-	m := buildModel(tr, &opts)
+	m := buildModel(tr, &opts, linkBase)
+	pages := 2 + len(m.exts) + len(m.categories) + len(m.publishers)
 	r := &renderer{st: st, out: out, docs: newDocRenderer(), m: m, log: log,
-		progress: newPageProgress(opts.Progress, 1+len(m.exts)+len(m.categories)+len(m.publishers))}
-	if err := r.writeAssets(); err != nil {
-		return nil, err
-	}
+		progress: newPageProgress(opts.Progress, pages),
+		siteIn:   siteInputs(m.site, linkBase), prev: prev, next: newState(opts.Downloads, linkBase)}
+	log.Debug("rendering", "incremental", prev != nil, "downloads", opts.Downloads)
 	start = time.Now()
 	if err := r.renderExtensions(ctx, opts.Workers); err != nil {
 		return nil, err
@@ -165,6 +221,20 @@ func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) 
 		return nil, err
 	}
 	log.Debug("home, category and publisher pages rendered", "took", time.Since(start))
+	// The search index holds the icons: written after the extensions.
+	if err := r.writeAssets(); err != nil {
+		return nil, err
+	}
+	if prev != nil {
+		for _, name := range stale(prev, r.next) {
+			if err := out.remove(name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := out.write(StateFile, r.next.encode()); err != nil {
+		return nil, err
+	}
 	start = time.Now()
 	if err := out.commit(); err != nil {
 		return nil, err
@@ -175,18 +245,41 @@ func Render(ctx context.Context, st store.Store, opts Options) (*Result, error) 
 		Out: opts.Out, Verified: tr.verified, Reason: tr.reason,
 		Serial: tr.cat.Serial, Catalog: tr.digest,
 		Extensions: len(m.exts), Entries: len(tr.cat.Entries),
-		Pages: int(out.pages.Load()), Files: int(out.files.Load()), Bytes: out.bytes.Load(),
+		Pages: pages, Written: int(out.pages.Load()), Incremental: prev != nil,
+		Files: int(out.files.Load()), Bytes: out.bytes.Load(),
+		Downloads: opts.Downloads, CopiedBytes: out.copied.Load(),
 	}, nil
 }
 
 // renderExtensions renders every extension page and copies its files,
 // workers at a time; it reports every extension that failed.
 func (r *renderer) renderExtensions(ctx context.Context, workers int) error {
+	if err := parallel(ctx, workers, len(r.m.exts), func(_ context.Context, i int) error {
+		r.m.exts[i].inputs = extInputs(r.siteIn, r.m.exts[i])
+		return nil
+	}); err != nil {
+		return err
+	}
+	if r.prev != nil {
+		// The images of the previous render are there: not written again.
+		for name := range r.prev.files() {
+			if strings.HasPrefix(name, "img/") {
+				r.out.claim(name)
+			}
+		}
+	}
 	return parallel(ctx, workers, len(r.m.exts), func(ctx context.Context, i int) error {
 		x := r.m.exts[i]
-		if err := r.renderExtension(ctx, x); err != nil {
+		if ps, ok := r.unchanged(x.Page, x.inputs); ok {
+			x.Icon = ps.Icon
+			r.keep(x.Page, ps)
+			return nil
+		}
+		files, err := r.renderExtension(ctx, x)
+		if err != nil {
 			return fmt.Errorf("%s: %w", x.ID, err)
 		}
+		r.keep(x.Page, pageState{Inputs: x.inputs, Icon: x.Icon, Files: files})
 		return nil
 	})
 }

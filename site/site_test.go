@@ -244,6 +244,16 @@ func checkLinks(t *testing.T, out string) {
 					continue // a fragment of the same page
 				}
 				target := path.Join(path.Dir(name), u.Path)
+				if strings.HasPrefix(target, "../") {
+					// Only a package link leaves the site (--downloads
+					// link), to a file in the registry beside it.
+					if n.Data != "a" || attr(n, "download") == "" {
+						t.Errorf("%s: <%s %s=%q> leaves the site", name, n.Data, a.Key, a.Val)
+					} else if fi, err := os.Stat(filepath.Join(out, filepath.FromSlash(target))); err != nil || !fi.Mode().IsRegular() {
+						t.Errorf("%s: <%s %s=%q>: %s is not a file (%v)", name, n.Data, a.Key, a.Val, target, err)
+					}
+					continue
+				}
 				if _, ok := files[target]; !ok {
 					t.Errorf("%s: <%s %s=%q>: %s does not exist", name, n.Data, a.Key, a.Val, target)
 					continue

@@ -165,7 +165,7 @@ func TestXSSCorpusBrowser(t *testing.T) {
 		tb.check(base)
 	}
 	// The home page shows every hostile description, tag and category.
-	tb.run(chromedp.Navigate(base+"index.html"), chromedp.WaitVisible(chromedp.ID("status")))
+	tb.run(chromedp.Navigate(base+"index.html"), chromedp.WaitVisible(chromedp.ID("status")), indexReady)
 	get(tb, chromedp.Evaluate[bool](`(function () { var q = document.getElementById("q"); q.value = "xss"; return q.dispatchEvent(new Event("input")); })()`))
 	if pwned := get(tb, chromedp.Evaluate[string](`String(window.__pwned)`)); pwned != "undefined" {
 		t.Errorf("home: a payload ran: window.__pwned = %s", pwned)

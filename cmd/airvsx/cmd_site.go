@@ -21,6 +21,7 @@ type siteOptions struct {
 	anchor     anchorFlags
 	unverified bool
 	policy     string
+	downloads  string
 	json       bool
 }
 
@@ -46,6 +47,15 @@ carries a banner saying the catalog is not verified.
 The site is rendered into a temporary directory and swapped into --out in
 one step. --out must be absent, empty, or a site airvsx rendered before.
 
+Downloads: with --downloads link the pages link the packages stored in
+the registry by a relative path (the site beside the registry, on the same
+file system; serve or carry both together), each verified against the
+catalog first, and nothing is copied; with copy every package is copied
+into the site's dl/ (a stick that carries only the site); with none the
+pages offer no package and point at the registry. By default site links
+when the registry is a directory on the same file system as --out, else
+copies, and says which on stderr.
+
 Each extension page shows the airvsx install command that installs it: the
 registry, the trust anchor and --policy as given here, by absolute paths, so
 that it works as printed from any directory on this machine (on another
@@ -64,6 +74,7 @@ capabilities says that none is granted without one.`,
 	f.StringVar(&opts.title, "title", "", `the site's title (default "airvsx registry")`)
 	opts.anchor.add(cmd, true)
 	f.StringVar(&opts.policy, "policy", "", "the policy the pages' install commands give install (--policy), which grants the capabilities extensions declare (default: none, and pages say so)")
+	f.StringVar(&opts.downloads, "downloads", "", "how pages offer packages: copy (into the site's dl/), link (to the packages in the registry, copying nothing) or none (default: link when the registry is a directory on the same file system as --out, else copy)")
 	f.BoolVar(&opts.unverified, "unverified", false, "render even when the catalog cannot be verified; every page then says so")
 	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
 	return cmd
@@ -86,6 +97,9 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 	so := site.Options{
 		Out: opts.out, Title: opts.title, BaseURL: opts.baseURL, Registry: shellQuote(absPlace(opts.registry.place)),
 		Unverified: opts.unverified, Logger: g.logger(),
+	}
+	if err := chooseDownloads(g, &so, opts); err != nil {
+		return err
 	}
 	// Pages show the install command with the registry, the anchor and
 	// the policy given here, by absolute paths: it works as printed from
@@ -146,6 +160,67 @@ func runSite(cmd *cobra.Command, g *globals, opts siteOptions) error {
 	fmt.Fprintf(g.stdout, "catalog: serial %d, %s, %s\n", res.Serial, res.Catalog, state)
 	fmt.Fprintf(g.stdout, "rendered: %d extensions, %d packages, %d pages, %d files, %d bytes\n",
 		res.Extensions, res.Entries, res.Pages, res.Files, res.Bytes)
+	how := "a full render"
+	if res.Incremental {
+		how = "in place, only what changed"
+	}
+	fmt.Fprintf(g.stdout, "written: %d of %d pages (%s)\n", res.Written, res.Pages, how)
+	switch res.Downloads {
+	case site.DownloadsCopy:
+		fmt.Fprintf(g.stdout, "downloads: copy (%d bytes of packages copied into dl/)\n", res.CopiedBytes)
+	case site.DownloadsLink:
+		fmt.Fprintf(g.stdout, "downloads: link (the packages in the registry, nothing copied)\n")
+	default:
+		fmt.Fprintf(g.stdout, "downloads: none (the pages point at the registry)\n")
+	}
+	return nil
+}
+
+// chooseDownloads sets so.Downloads from --downloads, and by default
+// picks link where the layout allows (a directory registry on the file
+// system of --out), else copy, saying which on stderr (not with --json,
+// whose result says it).
+func chooseDownloads(g *globals, so *site.Options, opts siteOptions) error {
+	var dir string
+	if p, k, err := place.Parse(opts.registry.place); err == nil && k.Name == store.PlaceDir {
+		dir = p.Path
+	}
+	if opts.downloads != "" {
+		d, err := site.ParseDownloads(opts.downloads)
+		if err != nil {
+			return usagef("site: --downloads: %v", err)
+		}
+		so.Downloads = d
+		if d != site.DownloadsLink {
+			return nil
+		}
+		if dir == "" {
+			return usagef("site: --downloads link: the registry %s is not a directory; link needs one (use --downloads copy)", opts.registry.place)
+		}
+		if _, err := site.LinkPath(opts.out, dir); err != nil {
+			return usagef("site: --downloads link: %v; use --downloads copy", err)
+		}
+		so.RegistryDir = dir
+		return nil
+	}
+	why := "the registry is not a directory"
+	if dir != "" {
+		_, err := site.LinkPath(opts.out, dir)
+		if err == nil {
+			so.Downloads, so.RegistryDir = site.DownloadsLink, dir
+			if opts.json {
+				return nil
+			}
+			fmt.Fprintf(g.stderr, "site: downloads: link (the pages link the packages in %s; nothing is copied; --downloads copy for a site that carries them)\n", opts.registry.place)
+			return nil
+		}
+		why = err.Error()
+	}
+	so.Downloads = site.DownloadsCopy
+	if opts.json {
+		return nil
+	}
+	fmt.Fprintf(g.stderr, "site: downloads: copy (packages copied into %s: %s)\n", filepath.Join(opts.out, "dl"), why)
 	return nil
 }
 

@@ -36,7 +36,9 @@ func TestSiteProgressOnTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := func(name string) []string {
-		return []string{"site", "--registry", reg, "--out", filepath.Join(dir, "www-"+name), "--key", key}
+		// --downloads given: without it the text run notes its choice
+		// on stderr first (site_render.txtar checks that).
+		return []string{"site", "--registry", reg, "--out", filepath.Join(dir, "www-"+name), "--key", key, "--downloads", "link"}
 	}
 	testProgressOnTerminal(t, args, "\r\033[Ksite: rendering 0/", "the page count", func(t *testing.T, stdout string) {
 		if strings.Contains(stdout, "rendering") {

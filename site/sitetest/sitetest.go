@@ -22,6 +22,8 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/artifact"
+	"github.com/airvsx/airvsx/index/store/dirstore"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix/vsixtest"
 	"github.com/airvsx/airvsx/testkit/synthreg"
 )
@@ -52,6 +54,10 @@ type Options struct {
 	Now time.Time
 	// Workers is how many entries are stored at once; default GOMAXPROCS.
 	Workers int
+	// Serial is the catalog's serial; default 1. Building again into the
+	// same directory with a higher one makes the next catalog of that
+	// registry (a sync's change).
+	Serial int64
 }
 
 // NewSigner returns a fresh ECDSA P-256 signer and its public key PEM
@@ -66,8 +72,43 @@ func Build(ctx context.Context, dir string, exts []Extension, signer signature.S
 	}
 	return synthreg.Build(ctx, dir, synthreg.Options{
 		Entries: len(exts), Workers: opts.Workers, Signer: signer, Now: opts.Now,
-		Catalog: index.Catalog{Created: opts.Now.UTC().Truncate(time.Second), Upstream: "https://open-vsx.example"},
+		Catalog: index.Catalog{Serial: opts.Serial, Created: opts.Now.UTC().Truncate(time.Second), Upstream: "https://open-vsx.example"},
 	}, func(ctx context.Context, st store.Store, i int) (index.Entry, error) { return put(ctx, st, &exts[i]) })
+}
+
+// Add stores exts in the registry in dir that Build made (cat is its
+// catalog), appends their entries to cat with the next serial and signs
+// it: what a sync that adds packages changes. It changes cat.
+func Add(ctx context.Context, dir string, cat *index.Catalog, exts []Extension, signer signature.Signer, opts Options) error {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	st, err := dirstore.Open(dir, dirstore.Options{})
+	if err != nil {
+		return fmt.Errorf("synthetic registry: %w", err)
+	}
+	defer st.Close()
+	for i := range exts {
+		e, err := put(ctx, st, &exts[i])
+		if err != nil {
+			return fmt.Errorf("synthetic registry %s: %w", dir, err)
+		}
+		cat.Entries = append(cat.Entries, e)
+	}
+	cat.Serial++
+	cat.Created = opts.Now.UTC().Truncate(time.Second)
+	if err := cat.Validate(); err != nil {
+		return fmt.Errorf("synthetic registry %s: catalog: %w", dir, err)
+	}
+	data, err := cat.Encode()
+	if err != nil {
+		return fmt.Errorf("synthetic registry %s: catalog: %w", dir, err)
+	}
+	now := opts.Now
+	if _, err := trust.Publish(ctx, trust.Metadata(ctx, st), data, signer, trust.PublishOptions{Now: func() time.Time { return now }}); err != nil {
+		return fmt.Errorf("synthetic registry %s: %w", dir, err)
+	}
+	return nil
 }
 
 func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error) {
