@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
@@ -353,29 +352,8 @@ func TestBrowserThemesAndPhone(t *testing.T) {
 // download clicks the link sel and returns the bytes the browser saved.
 func (tb *tab) download(t *testing.T, sel string) string {
 	t.Helper()
-	dir := t.TempDir()
-	_, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
-	})
-	if err != nil {
-		t.Fatalf("set download behavior: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(tb.ctx, 20*time.Second)
-	defer cancel()
-	events := chromedp.BrowserEvents(ctx, browser.DownloadProgress)
-	tb.run(chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
-	for ev, err := range events {
-		if err != nil {
-			t.Fatalf("no download completed after clicking %s: %v", sel, err)
-		}
-		if ev.State == browser.DownloadProgressStateCompleted {
-			return readFile(t, filepath.Join(dir, ev.GUID))
-		}
-		if ev.State == browser.DownloadProgressStateCanceled {
-			t.Fatalf("the download of %s was canceled", sel)
-		}
-	}
-	return ""
+	data, _ := tb.downloadNamed(t, sel)
+	return data
 }
 
 // shot writes a full-page screenshot into the test's artifact directory
