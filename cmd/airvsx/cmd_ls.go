@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/airvsx/airvsx/index"
@@ -20,8 +21,9 @@ type lsOptions struct {
 func newLsCommand(g *globals) *cobra.Command {
 	var opts lsOptions
 	cmd := &cobra.Command{
-		Use: "ls --registry PLACE [--root root.json | --key PREFIX.pub]",
+		Use: "ls [ID[@VERSION]] --registry PLACE [--root root.json | --key PREFIX.pub]",
 		Example: `  airvsx ls --registry /media/usb/registry --key airvsx.pub
+  airvsx ls redhat.vscode-yaml --registry /media/usb/registry --key airvsx.pub
   airvsx ls --registry docker://registry.internal:5000/vsx --root root.json --json`,
 		Short: "List the entries of a registry's signed catalog",
 		Long: `Ls lists the entries of a registry's catalog, read through the registry's
@@ -30,11 +32,24 @@ TUF metadata. With --root or --key the chain is checked from that anchor
 it; without one it is checked only against the registry's own first root
 (signatures, hashes, versions, expiry), which proves consistency, not who
 signed it: the first line then says "not anchored". To check every byte
-of every entry, run airvsx verify.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+of every entry, run airvsx verify.
+
+With ID (publisher.name, any case), only that extension's entries are
+listed, and with ID@VERSION only that version's (one per platform); ls
+exits 1 when the catalog has none. With --json, ID prints the matching
+entries as a JSON array (the whole catalog otherwise).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.registry.place == "" {
 				return usagef("ls: --registry is required")
+			}
+			var want lsFilter
+			if len(args) == 1 {
+				f, err := parseLsFilter(args[0])
+				if err != nil {
+					return usagef("ls: %v", err)
+				}
+				want = f
 			}
 			st, err := opts.registry.open(cmd.Context())
 			if err != nil {
@@ -45,6 +60,16 @@ of every entry, run airvsx verify.`,
 			if err != nil {
 				return err
 			}
+			entries := cat.Entries
+			if want.set {
+				entries = want.pick(cat.Entries)
+				if len(entries) == 0 {
+					return fmt.Errorf("ls: %s: %w in catalog serial %d (airvsx ls --registry %s lists every entry)", args[0], errNoEntry, cat.Serial, opts.registry.place)
+				}
+				if opts.json {
+					return g.printJSON(entries)
+				}
+			}
 			if opts.json {
 				return g.printJSON(cat)
 			}
@@ -52,7 +77,7 @@ of every entry, run airvsx verify.`,
 				cat.Serial, count(len(cat.Entries), "entry", "entries"), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"), anchored)
 			tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tVERSION\tPLATFORM\tPRE\tSIGNED\tSIZE")
-			for _, e := range cat.Entries {
+			for _, e := range entries {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", e.ID, e.Version, e.Platform, yesNo(e.PreRelease), yesNo(e.Upstream.Signed), e.VsixSize)
 			}
 			return tw.Flush()
@@ -83,4 +108,35 @@ func lsCatalog(ctx context.Context, st store.Store, a *anchorFlags) (*index.Cata
 		return nil, nil, "", fmt.Errorf("ls: %w", err)
 	}
 	return cat, c.Trusted, "verified with " + anchor.String(), nil
+}
+
+// lsFilter is the ID[@VERSION] ls was given, if any (set).
+type lsFilter struct {
+	set     bool
+	id      index.ID
+	version string // "" for every version
+}
+
+// parseLsFilter parses ID[@VERSION].
+func parseLsFilter(arg string) (lsFilter, error) {
+	s, version, hasVersion := strings.Cut(arg, "@")
+	id, err := index.ParseID(s)
+	if err != nil {
+		return lsFilter{}, fmt.Errorf("%q: %w (want publisher.name[@VERSION])", arg, err)
+	}
+	if hasVersion && version == "" {
+		return lsFilter{}, fmt.Errorf("%q: no version after @ (want publisher.name[@VERSION])", arg)
+	}
+	return lsFilter{set: true, id: id, version: version}, nil
+}
+
+// pick returns the entries f names, in the catalog's order.
+func (f lsFilter) pick(entries []index.Entry) []index.Entry {
+	out := []index.Entry{}
+	for _, e := range entries {
+		if e.ID.Equal(f.id) && (f.version == "" || e.Version == f.version) {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -27,6 +27,10 @@ const (
 // prints no further message for it.
 var errFailed = errors.New("check failed")
 
+// errNoEntry marks a query the catalog has no answer for (ls ID): it
+// exits 1, as grep does when nothing matches.
+var errNoEntry = errors.New("no entry")
+
 // usageError is a bad flag, argument or option.
 type usageError struct{ err error }
 
@@ -45,7 +49,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &u):
 		return exitError
-	case errors.Is(err, errFailed), errors.Is(err, vsix.ErrRejected),
+	case errors.Is(err, errFailed), errors.Is(err, errNoEntry), errors.Is(err, vsix.ErrRejected),
 		errors.Is(err, install.ErrRefused), errors.Is(err, install.ErrNotInstalled),
 		errors.As(err, new(*host.CommandError)), errors.Is(err, host.ErrExited),
 		errors.Is(err, transfer.ErrSource), errors.Is(err, transfer.ErrRefused), errors.Is(err, errTimedOut),
