@@ -174,26 +174,15 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.rep.Plan = plan
-		var pinned []index.UpstreamKey
-		if r.prev != nil {
-			pinned = r.prev.UpstreamKeys
-		}
-		plan.FetchRequests = estimateRequests(plan, pinned)
-		r.prog.planned(len(plan.New), plan.FetchBytes)
-		logPlan(r.log, plan, opts.Client.Rate())
+		r.planned(plan)
 		if opts.OnPlan != nil {
 			opts.OnPlan(plan)
 		}
 		return r.rep, nil
 	}
 
-	var pinned []index.UpstreamKey
-	if r.prev != nil {
-		pinned = r.prev.UpstreamKeys
-	}
 	f := &fetcher{
-		client: opts.Client, store: opts.Store, pol: opts.Policy, log: r.log, keys: newKeyring(pinned),
+		client: opts.Client, store: opts.Store, pol: opts.Policy, log: r.log, keys: newKeyring(r.pinnedKeys()),
 		req: make(chan struct{}, r.conc), items: make(chan struct{}, 2*r.conc), work: make(chan struct{}, r.conc),
 		transfer: make(chan struct{}, runtime.GOMAXPROCS(0)), progress: r.prog,
 	}
@@ -322,14 +311,7 @@ func (r *syncRun) fetchAll(ctx context.Context, f *fetcher) (*Plan, []index.Entr
 		cancel(err)
 		return nil, nil, err
 	}
-	rep.Plan = plan
-	var pinned []index.UpstreamKey
-	if r.prev != nil {
-		pinned = r.prev.UpstreamKeys
-	}
-	plan.FetchRequests = estimateRequests(plan, pinned)
-	prog.planned(len(plan.New), plan.FetchBytes)
-	logPlan(log, plan, opts.Client.Rate())
+	r.planned(plan)
 	// The plan is shown once the key is known to be usable: a sync that
 	// cannot sign stops with why, not with a plan it will not carry out.
 	if err := waitKey(ctx, keyOK); err != nil {
@@ -373,6 +355,24 @@ func signerReady(s signature.Signer) func(context.Context) error {
 		_, err := w.Wait(ctx)
 		return err
 	}
+}
+
+// pinnedKeys are the upstream keys the previous catalog pinned (none for
+// a new registry).
+func (r *syncRun) pinnedKeys() []index.UpstreamKey {
+	if r.prev == nil {
+		return nil
+	}
+	return r.prev.UpstreamKeys
+}
+
+// planned records a plan just made: in the report, with what fetching it
+// asks of the upstream (FetchRequests), in the progress and in the log.
+func (r *syncRun) planned(plan *Plan) {
+	r.rep.Plan = plan
+	plan.FetchRequests = estimateRequests(plan, r.pinnedKeys())
+	r.prog.planned(len(plan.New), plan.FetchBytes)
+	logPlan(r.log, plan, r.opts.Client.Rate())
 }
 
 // logPlan logs the plan's counts, and what fetching it asks of the

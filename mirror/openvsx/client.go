@@ -275,9 +275,9 @@ func (c *Client) checkURL(rawURL string) error {
 
 // Fetch returns the body of a small file at rawURL (a .sha256, a .sigzip,
 // a public key), which must be on the upstream or on a storage origin it
-// redirected to (Locate); redirects to its storage host are followed. It fails with ErrTooLarge if the body exceeds
-// maxBytes, and with an *HTTPError for a non-2xx answer (ErrNotFound for
-// 404) after retries.
+// redirected to (Locate); redirects to its storage host are followed. It
+// fails with ErrTooLarge if the body exceeds maxBytes, and with an
+// *HTTPError for a non-2xx answer (ErrNotFound for 404) after retries.
 func (c *Client) Fetch(ctx context.Context, rawURL string, maxBytes int64) ([]byte, error) {
 	if err := c.checkURL(rawURL); err != nil {
 		return nil, err
@@ -288,8 +288,7 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, maxBytes int64) ([]by
 
 // Download streams the file at rawURL (a .vsix), which must be on the
 // upstream or on a storage origin it redirected to (Locate), following
-// redirects to its storage host, into w and returns
-// the bytes written. A retry starts from scratch: when w can be rewound
+// redirects to its storage host, into w and returns the bytes written. A retry starts from scratch: when w can be rewound
 // (io.Seeker with Truncate(int64) error, as *os.File) it is sought to 0 and
 // truncated before each attempt writes; any other w is retried only while
 // nothing has been written to it. The body must match Content-Length when
@@ -307,8 +306,8 @@ func (c *Client) Download(ctx context.Context, rawURL string, maxBytes int64, w 
 	return n, err
 }
 
-// Rate returns the most requests per second the client sends
-// (ClientOptions.Rate, or its default).
+// Rate returns the most requests per second the client sends to the
+// upstream (ClientOptions.Rate, or its default).
 func (c *Client) Rate() float64 { return float64(c.limiter.Limit()) }
 
 // BaseURL returns the upstream's base URL, without a trailing slash.

@@ -133,8 +133,7 @@ type transport struct {
 
 // RoundTrip sends one request: only to the upstream (or, for a redirect
 // hop, where checkRedirect allowed), after the rate limiter (requests to
-// the upstream only), with the
-// User-Agent, recorded in the egress log.
+// the upstream only), with the User-Agent, recorded in the egress log.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := t.c
 	cl := callFrom(req.Context())

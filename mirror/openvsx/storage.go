@@ -48,11 +48,12 @@ func (c *Client) mayDial(u *url.URL) bool {
 // the upstream) lives, with one HEAD request whose redirect is not
 // followed, and returns the redirect's target. It returns "" when the
 // upstream serves the file itself (a 2xx), or answers no HEAD (405, 501):
-// its files are then fetched from their API URLs. The target must be one the client would follow
-// for a file (the rules of ClientOptions.RedirectHosts, no userinfo, no
-// https to http); its origin may then be asked directly, by Fetch and
-// Download, for the rest of the client's life. Locate is retried like
-// any request; a non-2xx, non-3xx answer is an *HTTPError.
+// its files are then fetched from their API URLs. The target must be one
+// the client would follow for a file (the rules of
+// ClientOptions.RedirectHosts, no userinfo, no https to http); its origin
+// may then be asked directly, by Fetch and Download, for the rest of the
+// client's life. Locate is retried like any request; a non-2xx, non-3xx
+// answer is an *HTTPError.
 func (c *Client) Locate(ctx context.Context, rawURL string) (string, error) {
 	if err := c.checkURL(rawURL); err != nil {
 		return "", err
