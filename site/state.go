@@ -40,17 +40,15 @@ var rendererVersion = sync.OnceValue(func() string {
 			}
 		}
 	}
-	for _, efs := range []interface {
-		ReadDir(string) ([]fs.DirEntry, error)
-		ReadFile(string) ([]byte, error)
-	}{templateFS, assetFS} {
-		for _, dir := range []string{"templates", "assets"} {
-			ents, _ := efs.ReadDir(dir)
-			for _, e := range ents {
-				b, _ := efs.ReadFile(dir + "/" + e.Name())
-				fmt.Fprintf(h, "%s/%s %d\n", dir, e.Name(), len(b))
-				h.Write(b)
-			}
+	for _, d := range []struct {
+		fsys fs.FS
+		dir  string
+	}{{templateFS, "templates"}, {assetFS, "assets"}} {
+		ents, _ := fs.ReadDir(d.fsys, d.dir) // embedded: cannot fail
+		for _, e := range ents {
+			b, _ := fs.ReadFile(d.fsys, d.dir+"/"+e.Name())
+			fmt.Fprintf(h, "%s/%s %d\n", d.dir, e.Name(), len(b))
+			h.Write(b)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
