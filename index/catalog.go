@@ -11,8 +11,19 @@ import (
 	"github.com/airvsx/airvsx/internal/strictjson"
 )
 
-// CatalogFormat is the format version this package writes and reads.
-const CatalogFormat = 1
+// Catalog formats. CatalogFormat is the one written; FlatCatalogFormat is
+// still read, and the next sync of such a registry writes CatalogFormat.
+const (
+	// FlatCatalogFormat is the first format: one catalog file listing every
+	// entry.
+	FlatCatalogFormat = 1
+	// CatalogFormat is the sharded format: the catalog file (the head)
+	// holds the catalog's own fields and a list of shards, each pinned by
+	// its sha256; a shard holds the entries of the extensions whose ID
+	// hashes to its bin (BinOf). A change rewrites the head and the shards
+	// it touches.
+	CatalogFormat = 2
+)
 
 // MaxCatalogBytes caps how much of a catalog file DecodeCatalog reads.
 const MaxCatalogBytes = 256 << 20
@@ -34,7 +45,15 @@ type Catalog struct {
 	PolicyDigest string        `json:"policyDigest,omitempty"` // sha256:<hex> of the policy file used
 	Previous     string        `json:"previous,omitempty"`     // sha256:<hex> of the previous catalog's bytes
 	UpstreamKeys []UpstreamKey `json:"upstreamKeys,omitempty"`
-	Entries      []Entry       `json:"entries"`
+	// ShardDigits is how many hex digits of an ID's hash name its bin
+	// (format 2; 0 in format 1).
+	ShardDigits int `json:"shardDigits,omitempty"`
+	// Shards pins the shard files of a format-2 catalog, sorted by bin.
+	Shards []ShardRef `json:"shards,omitempty"`
+	// Entries are the catalog's entries: in the file itself in format 1;
+	// in format 2 the file (the head) lists none and a reader fills them
+	// from the shards.
+	Entries []Entry `json:"entries,omitempty"`
 }
 
 // Normalize puts the catalog into canonical order: entries sorted (by ID,
@@ -47,7 +66,7 @@ func (c *Catalog) Normalize() {
 	}
 	slices.SortFunc(c.Entries, func(a, b Entry) int { return compareEntries(&a, &b) })
 	slices.SortFunc(c.UpstreamKeys, func(a, b UpstreamKey) int { return strings.Compare(a.ID, b.ID) })
-	if c.Entries == nil {
+	if c.Entries == nil && c.Format == FlatCatalogFormat {
 		c.Entries = []Entry{}
 	}
 }
@@ -56,9 +75,10 @@ func (c *Catalog) Normalize() {
 // upstream keys are unique. It returns every problem joined.
 func (c *Catalog) Validate() error {
 	var errs []error
-	if c.Format != CatalogFormat {
-		errs = append(errs, fmt.Errorf("format: %d is not the supported %d", c.Format, CatalogFormat))
+	if c.Format != CatalogFormat && c.Format != FlatCatalogFormat {
+		errs = append(errs, fmt.Errorf("format: %d is not one of the supported %d and %d", c.Format, FlatCatalogFormat, CatalogFormat))
 	}
+	errs = append(errs, c.validateShards()...)
 	if c.Serial < 1 {
 		errs = append(errs, fmt.Errorf("serial: %d is not positive", c.Serial))
 	}
@@ -78,9 +98,18 @@ func (c *Catalog) Validate() error {
 		}
 		keys[k.ID] = true
 	}
-	seen := make(map[string]bool)
-	for i := range c.Entries {
-		e := &c.Entries[i]
+	errs = append(errs, validateEntries(c.Entries, keys, "")...)
+	return errors.Join(errs...)
+}
+
+// validateEntries checks every entry, that each is listed once, that its
+// upstream key is among keys, and, when bin is not "", that its ID hashes
+// to bin.
+func validateEntries(entries []Entry, keys map[string]bool, bin string) []error {
+	var errs []error
+	seen := make(map[string]bool, len(entries))
+	for i := range entries {
+		e := &entries[i]
 		if err := e.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("entries[%d]: %w", i, err))
 		}
@@ -91,8 +120,20 @@ func (c *Catalog) Validate() error {
 		if e.Upstream.KeyID != "" && !keys[e.Upstream.KeyID] {
 			errs = append(errs, fmt.Errorf("entries[%d]: %s: upstreamSignature.keyId %q is not among upstreamKeys", i, e, e.Upstream.KeyID))
 		}
+		if bin != "" && BinOf(e.ID, len(bin)) != bin {
+			errs = append(errs, fmt.Errorf("entries[%d]: %s belongs in bin %s, not %s", i, e, BinOf(e.ID, len(bin)), bin))
+		}
 	}
-	return errors.Join(errs...)
+	return errs
+}
+
+// upstreamKeyIDs is the set of the catalog's upstream key ids.
+func (c *Catalog) upstreamKeyIDs() map[string]bool {
+	keys := make(map[string]bool, len(c.UpstreamKeys))
+	for _, k := range c.UpstreamKeys {
+		keys[k.ID] = true
+	}
+	return keys
 }
 
 // Find returns the entry for (id, version, platform), or nil.
@@ -118,17 +159,10 @@ func (c *Catalog) Encode() ([]byte, error) {
 	return b, nil
 }
 
-// Digest returns "sha256:<hex>" of the catalog's canonical encoding.
-func (c *Catalog) Digest() (string, error) {
-	b, err := c.Encode()
-	if err != nil {
-		return "", err
-	}
-	return DigestBytes(b), nil
-}
-
-// DecodeCatalog reads a catalog strictly: unknown fields, trailing data and
-// more than MaxCatalogBytes are errors, and the result must Validate.
+// DecodeCatalog reads a catalog file strictly: unknown fields, trailing
+// data and more than MaxCatalogBytes are errors, and the result must
+// Validate. A format-2 file is a head: it lists shards and no entries
+// (a reader fills Entries from the shards it needs; see DecodeShard).
 func DecodeCatalog(r io.Reader) (*Catalog, error) {
 	var c Catalog
 	if err := strictjson.Read(r, MaxCatalogBytes, &c); err != nil {
@@ -136,6 +170,15 @@ func DecodeCatalog(r io.Reader) (*Catalog, error) {
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if c.Format == CatalogFormat && len(c.Entries) > 0 {
+		return nil, fmt.Errorf("catalog: entries: a format-%d catalog lists its entries in its shards, not in the catalog file", CatalogFormat)
+	}
+	if c.Format == CatalogFormat && c.ShardDigits == 0 {
+		return nil, fmt.Errorf("catalog: shardDigits: missing; a format-%d catalog names its bins' width", CatalogFormat)
+	}
+	if c.Entries == nil {
+		c.Entries = []Entry{}
 	}
 	return &c, nil
 }

@@ -148,6 +148,10 @@ func (e *Entry) normalize() {
 	e.DetectedCapabilities = slices.Compact(e.DetectedCapabilities)
 }
 
+// CompareEntries orders entries as a catalog lists them (see
+// compareEntries), for slices.SortFunc.
+func CompareEntries(a, b Entry) int { return compareEntries(&a, &b) }
+
 // compareEntries orders entries by ID key, then version (SemVer order,
 // newest first), then platform.
 func compareEntries(a, b *Entry) int {

@@ -90,11 +90,13 @@ func metadataExpires(tr *trust.Trusted) time.Time {
 }
 
 // sameContent reports whether next says what prev says: the same
-// entries, upstream keys, upstream and policy, whatever its serial,
-// creation time and chain link.
+// format, entries, upstream keys, upstream and policy, whatever its
+// serial, creation time, chain link and shards (which follow from the
+// entries). A format-1 prev is never the same: the next sync upgrades it.
 func sameContent(prev, next *index.Catalog) (bool, error) {
 	c := *next
 	c.Serial, c.Created, c.Previous = prev.Serial, prev.Created, prev.Previous
+	c.ShardDigits, c.Shards = prev.ShardDigits, prev.Shards
 	a, err := prev.Encode()
 	if err != nil {
 		return false, err

@@ -26,9 +26,11 @@ func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry
 		PolicyDigest: opts.Policy.Digest(),
 		UpstreamKeys: keys,
 	}
+	prevDigits := 0
 	if prev != nil {
 		cat.Serial = prev.Serial + 1
 		cat.Previous = prevDigest
+		prevDigits = prev.ShardDigits
 	}
 	cat.Entries = append(cat.Entries, plan.Unchanged...)
 	cat.Entries = append(cat.Entries, entries...)
@@ -57,15 +59,16 @@ func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry
 			}
 			log.Info("nothing new, signing the catalog again", "reason", renewReason)
 		}
-	}
-	data, err := cat.Encode()
-	if err != nil {
-		return rep, err
+		if prev.Format == index.FlatCatalogFormat {
+			log.Info("upgrading the catalog to the sharded format", "from_format", prev.Format, "to_format", index.CatalogFormat)
+		}
 	}
 	if err := cat.Validate(); err != nil {
 		return rep, fmt.Errorf("new catalog: %w", err)
 	}
-	res, err := trust.Publish(ctx, trust.Metadata(ctx, opts.Store), data, opts.Signer, trust.PublishOptions{Expires: opts.Policy.CatalogExpires, Now: now})
+	// A format-1 registry is upgraded here: the next catalog is sharded.
+	cat.ShardDigits = index.ShardDigitsFor(len(cat.Entries), prevDigits)
+	res, err := trust.PublishCatalog(ctx, trust.Metadata(ctx, opts.Store), cat, opts.Signer, trust.PublishOptions{Expires: opts.Policy.CatalogExpires, Now: now})
 	if err != nil {
 		return rep, fmt.Errorf("sign catalog: %w", err)
 	}

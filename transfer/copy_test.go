@@ -316,8 +316,7 @@ func otherOperator(t *testing.T, reg *demoreg.Registry) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "other")
 	filetest.CopyDir(t, reg.Dir1, dir)
-	_, digest := demoreg.ReadCatalog(t, reg.Dir1)
-	catBytes := filetest.ReadFile(t, filepath.Join(reg.Dir1, trust.CatalogPath(digest)))
+	cat, _ := demoreg.ReadCatalog(t, reg.Dir1)
 	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +325,7 @@ func otherOperator(t *testing.T, reg *demoreg.Registry) string {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), catBytes, reg.Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow1 }}); err != nil {
+	if _, err := trust.PublishCatalog(t.Context(), trust.Metadata(t.Context(), st), cat, reg.Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow1 }}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -385,8 +385,8 @@ func (c *copier) planMetadata(ctx context.Context, t *trust.Trusted) error {
 		if err != nil {
 			return fmt.Errorf("copy: %s: %w", c.opts.Source, err)
 		}
-		if strings.HasPrefix(name, "targets/") && trust.CatalogPath(index.DigestBytes(data)) != "metadata/"+name {
-			c.stray(name) // not the catalog its name says
+		if strings.HasPrefix(name, "targets/") && !trust.ContentNamed(name, data) {
+			c.stray(name) // not the catalog or shard its name says
 			continue
 		}
 		if c.dst != nil {

@@ -102,7 +102,7 @@ func (c *copier) checkSource(ctx context.Context) (*checked, error) {
 		}
 		return nil, fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, err)
 	}
-	cat, err := ch.Decode()
+	cat, err := ch.Decode(ctx)
 	if err == nil {
 		err = ch.CheckCatalog(cat)
 	}

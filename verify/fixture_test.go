@@ -16,7 +16,6 @@ import (
 	"github.com/airvsx/airvsx/index/store/storetest"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/testkit/demoreg"
-	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/verify"
 	"github.com/airvsx/airvsx/verify/verifytest"
 )
@@ -128,14 +127,10 @@ func resign(t *testing.T, dir string, edit func(st *dirstore.Store, cat *index.C
 	} else {
 		cat.Previous = index.DigestBytes([]byte("another catalog"))
 	}
-	data, err := cat.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := cat.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Signer, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2.Add(time.Minute) }}); err != nil {
+	if _, err := trust.PublishCatalog(t.Context(), trust.Metadata(t.Context(), st), cat, base(t).Signer, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2.Add(time.Minute) }}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -269,13 +264,34 @@ func useKey(t *testing.T, o *verify.RegistryOptions, pubPath string) {
 // repository for the same catalog, signed by another key.
 func publishWithOtherKey(t *testing.T, dir string) {
 	t.Helper()
-	data := filetest.ReadFile(t, catalogFile(t, dir))
+	publishOther(t, dir, func(*index.Catalog) {})
+}
+
+// publishOther replaces the registry's metadata with a catalog edit makes
+// of the current one, signed by another key from a new root, as someone
+// who holds the registry but not its key would.
+func publishOther(t *testing.T, dir string, edit func(cat *index.Catalog)) {
+	t.Helper()
+	cat, _ := demoreg.ReadCatalog(t, dir)
+	edit(cat)
 	if err := os.RemoveAll(filepath.Join(dir, "metadata")); err != nil {
 		t.Fatal(err)
 	}
 	st := storetest.OpenDir(t, dir, dirstore.Options{})
 	defer st.Close()
-	if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), st), data, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
+	if _, err := trust.PublishCatalog(t.Context(), trust.Metadata(t.Context(), st), cat, base(t).Other, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2 }}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// shardFile returns the file of the shard that holds the entries of the
+// extension of entry (an entry's String form).
+func shardFile(t *testing.T, dir, entry string) string {
+	t.Helper()
+	cat, _ := demoreg.ReadCatalog(t, dir)
+	ref := cat.Shard(find(t, cat, entry).ID)
+	if ref == nil {
+		t.Fatalf("no shard for %s", entry)
+	}
+	return filepath.Join(dir, filepath.FromSlash(trust.ShardPath(*ref)))
 }

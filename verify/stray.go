@@ -56,5 +56,5 @@ func (v *registryVerifier) catalogNamed(ctx context.Context, name string) bool {
 		return true
 	}
 	data, err := v.st.ReadMetadata(ctx, name, index.MaxCatalogBytes)
-	return err == nil && trust.CatalogPath(index.DigestBytes(data)) == "metadata/"+name
+	return err == nil && trust.ContentNamed(name, data)
 }

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -115,22 +116,55 @@ func tamperCases() []tamperCase {
 			}
 			return []want{{verify.RuleTagMismatch, helloIndex, hello}}
 		}},
-		{"catalog edited (entry removed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+		{"catalog edited (shard removed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			f := catalogFile(t, dir)
+			editJSON(t, f, func(m map[string]any) {
+				es := m["shards"].([]any)
+				m["shards"] = es[1:]
+			})
+			return []want{{verify.RuleTrustMismatch, "metadata/targets/" + filepath.Base(f), ""}}
+		}},
+		{"shard edited (entry removed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := shardFile(t, dir, hello)
 			editJSON(t, f, func(m map[string]any) {
 				es := m["entries"].([]any)
 				m["entries"] = es[1:]
 			})
 			return []want{{verify.RuleTrustMismatch, "metadata/targets/" + filepath.Base(f), ""}}
 		}},
-		{"catalog edited (digest changed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
-			f := catalogFile(t, dir)
+		{"shard edited (digest changed) without re-signing", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := shardFile(t, dir, hello)
 			b := filetest.ReadFile(t, f)
 			cat, _ := demoreg.ReadCatalog(t, dir)
 			e := find(t, cat, hello)
 			planted := index.DigestBytes([]byte("planted"))
 			filetest.WriteFile(t, f, []byte(strings.Replace(string(b), e.ManifestDigest, planted, 1)))
 			return []want{{verify.RuleTrustMismatch, "metadata/targets/" + filepath.Base(f), ""}}
+		}},
+		{"shard from another serial", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			old := filetest.ReadFile(t, shardFile(t, dir, hello))
+			resign(t, dir, func(_ *dirstore.Store, cat *index.Catalog) {
+				find(t, cat, hello).Description = "edited"
+			})
+			f := shardFile(t, dir, hello)
+			if bytes.Equal(old, filetest.ReadFile(t, f)) {
+				t.Fatal("the new serial did not change the shard")
+			}
+			filetest.WriteFile(t, f, old)
+			return []want{{verify.RuleTrustMismatch, "metadata/targets/" + filepath.Base(f), ""}}
+		}},
+		{"shard left out", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			f := shardFile(t, dir, hello)
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{verify.RuleTrustMissing, "metadata/targets/" + filepath.Base(f), ""}}
+		}},
+		{"shard re-signed by another key", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
+			publishOther(t, dir, func(cat *index.Catalog) {
+				find(t, cat, hello).Description = "edited"
+			})
+			return []want{{verify.RuleTrustSignature, "metadata/timestamp.json", ""}}
 		}},
 		{"catalog signed by another key (pinned root)", func(t *testing.T, dir string, o *verify.RegistryOptions) []want {
 			publishWithOtherKey(t, dir)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
@@ -51,6 +52,12 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 			v.add(Error, RuleCatalogInvalid, catPath, "", "%s", line)
 		}
 	}
+	if cat != nil && !v.readShards(ctx, c.Trusted, cat) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		cat = nil
+	}
 	var chained *index.Catalog
 	if cat != nil {
 		v.rep.Catalog = &CatalogSummary{Serial: cat.Serial, Digest: c.CatalogDigest, Previous: cat.Previous,
@@ -74,6 +81,37 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 	}
 	ts.Recorded = dir != ""
 	return cat, nil
+}
+
+// readShards fills the entries of a format-2 head from its shards,
+// reporting every shard that is missing, is not the bytes the head pins,
+// or does not decode. It reports whether all of them were read; when one
+// was not, the catalog does not verify and no entry is checked.
+func (v *registryVerifier) readShards(ctx context.Context, chain *trust.Trusted, head *index.Catalog) bool {
+	if head.Format == index.FlatCatalogFormat {
+		return true
+	}
+	ok := true
+	for _, ref := range head.Shards {
+		entries, err := chain.Shard(ctx, head, ref)
+		if err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			ok = false
+			if errors.Is(err, trust.ErrMissing) || errors.Is(err, trust.ErrMismatch) {
+				v.trustProblems(err)
+				continue
+			}
+			for _, line := range strings.Split(err.Error(), "\n") {
+				v.add(Error, RuleCatalogInvalid, trust.ShardPath(ref), "", "%s", line)
+			}
+			continue
+		}
+		head.Entries = append(head.Entries, entries...)
+	}
+	slices.SortFunc(head.Entries, index.CompareEntries)
+	return ok
 }
 
 // trustProblems turns an error of the trust chain into one problem per

@@ -33,7 +33,10 @@ type installer struct {
 
 	// Registry installs.
 	reg *Registry
-	cat *index.Catalog
+	// cat is the verified catalog's head (a format-1 catalog whole),
+	// chain the chain that verified it, which reads its shards.
+	cat   *index.Catalog
+	chain *trust.Trusted
 	// catDigest is the verified catalog's digest.
 	catDigest string
 
@@ -164,7 +167,8 @@ func (in *installer) verifyCatalog(ctx context.Context, ref string) error {
 		}
 		return refuse(err)
 	}
-	cat, err := c.Decode()
+	// The head alone: visit reads the shard of each extension it plans.
+	cat, err := c.Head()
 	if err != nil {
 		return refuse(err)
 	}
@@ -179,7 +183,7 @@ func (in *installer) verifyCatalog(ctx context.Context, ref string) error {
 	if cerr != nil {
 		return refuse(cerr)
 	}
-	in.cat, in.catDigest = cat, c.CatalogDigest
+	in.cat, in.catDigest, in.chain = cat, c.CatalogDigest, c.Trusted
 	return nil
 }
 
@@ -207,7 +211,11 @@ func (in *installer) visit(ctx context.Context, id index.ID, version, requiredBy
 	if requiredBy != "" {
 		what += " (required by " + requiredBy + ")"
 	}
-	e, why := pickEntry(in.cat, id, version, in.check.platform, in.opts.PreRelease, in.check.api)
+	entries, err := in.chain.Lookup(ctx, in.cat, id)
+	if err != nil {
+		return &RefusedError{What: what, Problems: []problem.Problem{refusal("registry %s: %v", in.reg.Place, err)}}
+	}
+	e, why := pickEntry(entries, id, version, in.check.platform, in.opts.PreRelease, in.check.api)
 	if why != "" {
 		return &RefusedError{What: what, Problems: []problem.Problem{refusal("%s (registry %s, catalog serial %d)", why, in.reg.Place, in.cat.Serial)}}
 	}
@@ -409,11 +417,12 @@ func FromFile(ctx context.Context, file string, opts Options) (*Result, error) {
 	return in.commit()
 }
 
-// pickEntry chooses the catalog entry to install, or says why none fits.
-func pickEntry(cat *index.Catalog, id index.ID, version string, host index.Platform, pre bool, api *semver.Version) (*index.Entry, string) {
+// pickEntry chooses among the catalog's entries of id the one to
+// install, or says why none fits.
+func pickEntry(entries []index.Entry, id index.ID, version string, host index.Platform, pre bool, api *semver.Version) (*index.Entry, string) {
 	var all, fit []*index.Entry
-	for i := range cat.Entries {
-		e := &cat.Entries[i]
+	for i := range entries {
+		e := &entries[i]
 		if !e.ID.Equal(id) {
 			continue
 		}

@@ -248,7 +248,7 @@ func ReadVerified(ctx context.Context, st store.Store, a Anchor, opts CheckOptio
 	if err != nil {
 		return nil, nil, err
 	}
-	cat, err := c.Decode()
+	cat, err := c.Decode(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -258,8 +258,9 @@ func ReadVerified(ctx context.Context, st store.Store, a Anchor, opts CheckOptio
 	return cat, c, nil
 }
 
-// Decode decodes the verified catalog.
-func (c *Checked) Decode() (*index.Catalog, error) { return decodeCatalog(c.Trusted) }
+// Decode decodes the verified catalog whole: the head and every shard
+// (Trusted.Head, Lookup and Each read less).
+func (c *Checked) Decode(ctx context.Context) (*index.Catalog, error) { return decodeCatalog(ctx, c.Trusted) }
 
 // CheckCatalog compares the catalog with the one the state recorded: the
 // serial never goes back, a serial names one catalog, and the next serial

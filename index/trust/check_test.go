@@ -90,7 +90,7 @@ func TestCheckSavedRootOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := c.Decode()
+	cat, err := c.Decode(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestCheckCatalogHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, _ := c.Decode()
+	cat, _ := c.Decode(t.Context())
 	for _, tt := range []struct {
 		name string
 		prev RegistryState

@@ -89,7 +89,7 @@ func ReadCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*inde
 		}
 		return nil, nil, err
 	}
-	cat, err := decodeCatalog(tr)
+	cat, err := decodeCatalog(ctx, tr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,15 +103,6 @@ func hasCatalog(ctx context.Context, s store.Store) error {
 		return &FileError{File: displayName(TimestampFile), Err: ErrNoCatalog}
 	}
 	return nil
-}
-
-// decodeCatalog decodes the verified catalog bytes.
-func decodeCatalog(tr *Trusted) (*index.Catalog, error) {
-	cat, err := index.DecodeCatalog(bytes.NewReader(tr.Catalog))
-	if err != nil {
-		return nil, &FileError{File: CatalogPath(tr.CatalogDigest), Err: err}
-	}
-	return cat, nil
 }
 
 // CatalogPath is how reports name the catalog file of a digest

@@ -50,6 +50,8 @@ type Trusted struct {
 	RootJSON []byte
 	// Root, Timestamp, Snapshot and Targets describe the four roles.
 	Root, Timestamp, Snapshot, Targets RoleInfo
+
+	meta MetadataFS // where the shards are read from
 }
 
 // State returns the versions to persist and pass as LoadOptions.Previous
@@ -85,6 +87,7 @@ func Load(ctx context.Context, fsys MetadataFS, trustedRoot []byte, opts LoadOpt
 		Catalog:       c.catalog,
 		CatalogDigest: index.DigestBytes(c.catalog),
 		RootJSON:      c.rootBytes,
+		meta:          fsys,
 		Root:          roleInfo(tm.Root, metadata.ROOT, tm.Root.Signed.Version, tm.Root.Signed.Expires),
 		Timestamp:     roleInfo(tm.Root, metadata.TIMESTAMP, tm.Timestamp.Signed.Version, tm.Timestamp.Signed.Expires),
 		Snapshot:      roleInfo(tm.Root, metadata.SNAPSHOT, tm.Snapshot.Signed.Version, tm.Snapshot.Signed.Expires),

@@ -108,6 +108,22 @@ func readBare(ctx context.Context, st store.Store) (*Unverified, error) {
 	if err != nil {
 		return nil, &FileError{File: displayName(name), Err: err}
 	}
+	// The shards, each checked against the sha256 the head lists.
+	for _, ref := range cat.Shards {
+		data, err := st.ReadMetadata(ctx, shardName(ref), ref.Size)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) != ref.Size || index.DigestBytes(data) != ref.Digest {
+			return nil, fileError(shardName(ref), nil, "does not match the length and sha256 in %s", displayName(name))
+		}
+		entries, err := index.DecodeShard(bytes.NewReader(data), cat, ref)
+		if err != nil {
+			return nil, &FileError{File: displayName(shardName(ref)), Err: err}
+		}
+		cat.Entries = append(cat.Entries, entries...)
+	}
+	cat.Normalize()
 	exp := ts.Signed.Expires
 	for _, m := range []*meta{snap, tg} {
 		if m.Signed.Expires.Before(exp) {

@@ -1,5 +1,5 @@
 // Package sitetest builds synthetic signed registries for the site's tests
-// and benchmark: straight through the store API and trust.Publish, with
+// and benchmark: straight through the store API and trust.PublishCatalog, with
 // no upstream and no sync, so that ten thousand extensions take seconds.
 package sitetest
 
@@ -100,12 +100,8 @@ func Add(ctx context.Context, dir string, cat *index.Catalog, exts []Extension, 
 	if err := cat.Validate(); err != nil {
 		return fmt.Errorf("synthetic registry %s: catalog: %w", dir, err)
 	}
-	data, err := cat.Encode()
-	if err != nil {
-		return fmt.Errorf("synthetic registry %s: catalog: %w", dir, err)
-	}
 	now := opts.Now
-	if _, err := trust.Publish(ctx, trust.Metadata(ctx, st), data, signer, trust.PublishOptions{Now: func() time.Time { return now }}); err != nil {
+	if _, err := trust.PublishCatalog(ctx, trust.Metadata(ctx, st), cat, signer, trust.PublishOptions{Now: func() time.Time { return now }}); err != nil {
 		return fmt.Errorf("synthetic registry %s: %w", dir, err)
 	}
 	return nil

@@ -102,12 +102,8 @@ func Build(ctx context.Context, dir string, opts Options, entry EntryFunc) (*ind
 	if err := cat.Validate(); err != nil {
 		return nil, fmt.Errorf("synthetic registry %s: catalog: %w", dir, err)
 	}
-	data, err := cat.Encode()
-	if err != nil {
-		return nil, fmt.Errorf("synthetic registry %s: catalog: %w", dir, err)
-	}
 	now := opts.Now
-	if _, err := trust.Publish(ctx, trust.Metadata(ctx, st), data, opts.Signer, trust.PublishOptions{Now: func() time.Time { return now }}); err != nil {
+	if _, err := trust.PublishCatalog(ctx, trust.Metadata(ctx, st), &cat, opts.Signer, trust.PublishOptions{Now: func() time.Time { return now }}); err != nil {
 		return nil, fmt.Errorf("synthetic registry %s: %w", dir, err)
 	}
 	return &cat, nil

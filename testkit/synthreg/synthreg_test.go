@@ -57,7 +57,7 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("trust.Check: %v", err)
 	}
-	got, err := checked.Decode()
+	got, err := checked.Decode(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -377,15 +377,11 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			return []want{{verify.RuleTrustRollback, ""}}
 		}},
 		{"catalog summary lies about capabilities (re-signed catalog)", false, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
-			_, b := catalogMetadata(t, s)
-			cat, err := index.DecodeCatalog(bytes.NewReader(b))
+			cat, tr, err := trust.ReadCatalog(t.Context(), s, trust.CatalogOptions{Load: trust.LoadOptions{Now: func() time.Time { return demoreg.SyncNow2 }}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			prev, err := cat.Digest()
-			if err != nil {
-				t.Fatal(err)
-			}
+			prev := tr.CatalogDigest
 			for i := range cat.Entries {
 				if cat.Entries[i].String() == gitHelper {
 					cat.Entries[i].DeclaredCapabilities = nil
@@ -393,11 +389,7 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 			cat.Serial++
 			cat.Previous = prev
-			data, err := cat.Encode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := trust.Publish(t.Context(), trust.Metadata(t.Context(), s), data, demoreg.Get(t).Signer,
+			if _, err := trust.PublishCatalog(t.Context(), trust.Metadata(t.Context(), s), cat, demoreg.Get(t).Signer,
 				trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2.Add(time.Minute) }}); err != nil {
 				t.Fatal(err)
 			}

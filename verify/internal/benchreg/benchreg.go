@@ -1,5 +1,5 @@
 // Package benchreg makes large registries for benchmarks at run time,
-// through the store API and trust.Publish directly (no upstream): entries
+// through the store API and trust.PublishCatalog directly (no upstream): entries
 // whose vsix files are real zips that pass every vsix rule, holding one
 // stored (uncompressed) file of random bytes, so making gigabytes is
 // fast. Nothing it makes belongs in the repository.
