@@ -60,21 +60,35 @@ entries as a JSON array (the whole catalog otherwise).`,
 			if err != nil {
 				return err
 			}
-			entries := cat.Entries
+			total := len(cat.Entries)
+			for _, r := range cat.Shards {
+				total += r.Entries
+			}
+			var entries []index.Entry
 			if want.set {
-				entries = want.pick(cat.Entries)
+				// Only the shard of that extension is read.
+				all, err := tr.Lookup(cmd.Context(), cat, want.id)
+				if err != nil {
+					return fmt.Errorf("ls: %w", err)
+				}
+				entries = want.pick(all)
 				if len(entries) == 0 {
 					return fmt.Errorf("ls: %s: %w in catalog serial %d (airvsx ls --registry %s lists every entry)", args[0], errNoEntry, cat.Serial, opts.registry.place)
 				}
 				if opts.json {
 					return g.printJSON(entries)
 				}
-			}
-			if opts.json {
-				return g.printJSON(cat)
+			} else {
+				if cat, err = tr.Decode(cmd.Context()); err != nil {
+					return fmt.Errorf("ls: %w", err)
+				}
+				if opts.json {
+					return g.printJSON(cat)
+				}
+				entries = cat.Entries
 			}
 			fmt.Fprintf(g.stdout, "catalog serial %d, %s, %s, expires %s, %s\n",
-				cat.Serial, count(len(cat.Entries), "entry", "entries"), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"), anchored)
+				cat.Serial, count(total, "entry", "entries"), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"), anchored)
 			tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tVERSION\tPLATFORM\tPRE\tSIGNED\tSIZE")
 			for _, e := range entries {
@@ -89,11 +103,11 @@ entries as a JSON array (the whole catalog otherwise).`,
 	return cmd
 }
 
-// lsCatalog reads the catalog from the anchor when one was given, else
-// through the registry's own chain; anchored says which.
+// lsCatalog reads the catalog's head from the anchor when one was given,
+// else through the registry's own chain; anchored says which.
 func lsCatalog(ctx context.Context, st store.Store, a *anchorFlags) (*index.Catalog, *trust.Trusted, string, error) {
 	if !a.given() {
-		cat, tr, err := trust.ReadCatalog(ctx, st, trust.CatalogOptions{})
+		cat, tr, err := trust.OpenCatalog(ctx, st, trust.CatalogOptions{})
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("ls: %w", err)
 		}
@@ -103,7 +117,7 @@ func lsCatalog(ctx context.Context, st store.Store, a *anchorFlags) (*index.Cata
 	if err != nil {
 		return nil, nil, "", err
 	}
-	cat, c, err := trust.ReadVerified(ctx, st, anchor, trust.CheckOptions{State: state})
+	cat, c, err := trust.OpenVerified(ctx, st, anchor, trust.CheckOptions{State: state})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("ls: %w", err)
 	}

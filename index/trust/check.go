@@ -244,7 +244,7 @@ func identity(root []byte) string { return index.SHA256Hex(root) }
 // chain from the anchor, then the catalog decoded and checked against the
 // history the state recorded (CheckCatalog). It records nothing.
 func ReadVerified(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*index.Catalog, *Checked, error) {
-	c, err := Check(ctx, st, a, opts)
+	_, c, err := OpenVerified(ctx, st, a, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,15 +252,27 @@ func ReadVerified(ctx context.Context, st store.Store, a Anchor, opts CheckOptio
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := c.CheckCatalog(cat); err != nil {
-		return nil, nil, err
-	}
 	return cat, c, nil
 }
 
-// Decode decodes the verified catalog whole: the head and every shard
-// (Trusted.Head, Lookup and Each read less).
-func (c *Checked) Decode(ctx context.Context) (*index.Catalog, error) { return decodeCatalog(ctx, c.Trusted) }
+// OpenVerified is ReadVerified without the entries: it returns the
+// catalog's head (a format-1 catalog whole), checked against the
+// recorded history, for a reader that then reads only the shards it needs
+// (Trusted.Lookup, Trusted.Each).
+func OpenVerified(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*index.Catalog, *Checked, error) {
+	c, err := Check(ctx, st, a, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	head, err := c.Head()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.CheckCatalog(head); err != nil {
+		return nil, nil, err
+	}
+	return head, c, nil
+}
 
 // CheckCatalog compares the catalog with the one the state recorded: the
 // serial never goes back, a serial names one catalog, and the next serial

@@ -185,8 +185,12 @@ func (t *Trusted) Each(ctx context.Context, head *index.Catalog, fn func(ref ind
 	return nil
 }
 
-// decodeCatalog decodes the verified catalog whole: the head and, for a
-// format-2 catalog, every shard's entries, in canonical order.
+// Decode decodes the verified catalog whole: the head and, for a format-2
+// catalog, every shard's entries, in canonical order (Head, Lookup and
+// Each read less).
+func (t *Trusted) Decode(ctx context.Context) (*index.Catalog, error) { return decodeCatalog(ctx, t) }
+
+// decodeCatalog is Trusted.Decode.
 func decodeCatalog(ctx context.Context, tr *Trusted) (*index.Catalog, error) {
 	head, err := tr.Head()
 	if err != nil || head.Format == index.FlatCatalogFormat {

@@ -67,14 +67,42 @@ type CatalogOptions struct {
 // expiry is checked before the catalog is decoded. A registry without a
 // catalog gives an error wrapping ErrNoCatalog.
 func ReadCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*index.Catalog, *Trusted, error) {
+	tr, err := openCatalog(ctx, s, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := tr.Decode(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cat, tr, nil
+}
+
+// OpenCatalog is ReadCatalog without the entries: it returns the
+// catalog's head (a format-1 catalog whole), for a reader that then reads
+// only the shards it needs (Trusted.Lookup, Trusted.Each).
+func OpenCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*index.Catalog, *Trusted, error) {
+	tr, err := openCatalog(ctx, s, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	head, err := tr.Head()
+	if err != nil {
+		return nil, nil, err
+	}
+	return head, tr, nil
+}
+
+// openCatalog verifies the chain of ReadCatalog and OpenCatalog.
+func openCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*Trusted, error) {
 	root := opts.Root
 	if root == nil {
 		b, err := s.ReadMetadata(ctx, rootName(1), MaxRootBytes)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &FileError{File: displayName(rootName(1)), Err: ErrNoCatalog}
+			return nil, &FileError{File: displayName(rootName(1)), Err: ErrNoCatalog}
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("read the registry's root: %w", err)
+			return nil, fmt.Errorf("read the registry's root: %w", err)
 		}
 		root = b
 	}
@@ -84,16 +112,12 @@ func ReadCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*inde
 			// Only now look for the commit point: a registry that never
 			// published has none.
 			if herr := hasCatalog(ctx, s); herr != nil {
-				return nil, nil, herr
+				return nil, herr
 			}
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	cat, err := decodeCatalog(ctx, tr)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cat, tr, nil
+	return tr, nil
 }
 
 // hasCatalog returns an error wrapping ErrNoCatalog when the registry has

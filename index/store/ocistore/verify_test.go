@@ -337,8 +337,13 @@ func TestVerifyThroughRegistry(t *testing.T) {
 			}
 			return []want{{verify.RuleManifestMismatch, hello}, {verify.RuleManifestMismatch, helloLinux}}
 		}},
-		{"catalog edited (entry removed) without re-signing", false, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
-			name, b := catalogMetadata(t, s)
+		{"shard edited (entry removed) without re-signing", false, func(t *testing.T, reg *testRegistry, s *ocistore.Store, base, _ string) []want {
+			cat, _ := demoreg.ReadCatalog(t, demoreg.Get(t).Dir)
+			name := strings.TrimPrefix(trust.ShardPath(cat.Shards[0]), "metadata/")
+			b, err := s.ReadMetadata(t.Context(), name, index.MaxCatalogBytes)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var m map[string]any
 			if err := json.Unmarshal(b, &m); err != nil {
 				t.Fatal(err)
