@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/sigstore/sigstore/pkg/signature"
@@ -123,17 +126,27 @@ func (t *Trusted) Head() (*index.Catalog, error) {
 // a changed or truncated shard wraps ErrMismatch, a missing one
 // ErrMissing.
 func (t *Trusted) Shard(ctx context.Context, head *index.Catalog, ref index.ShardRef) ([]index.Entry, error) {
+	data, err := t.readShard(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return t.decodeShard(head, ref, data)
+}
+
+// readShard reads the bytes of a shard (at most ref.Size).
+func (t *Trusted) readShard(ctx context.Context, ref index.ShardRef) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if t.meta == nil {
 		return nil, errors.New("read shard: the chain was not loaded from a registry")
 	}
+	return readCapped(withContext(ctx, t.meta), shardName(ref), ref.Size, ErrMismatch)
+}
+
+// decodeShard checks the bytes of a shard against ref and decodes them.
+func (t *Trusted) decodeShard(head *index.Catalog, ref index.ShardRef, data []byte) ([]index.Entry, error) {
 	name := shardName(ref)
-	data, err := readCapped(withContext(ctx, t.meta), name, ref.Size, ErrMismatch)
-	if err != nil {
-		return nil, err
-	}
 	if int64(len(data)) != ref.Size || index.DigestBytes(data) != ref.Digest {
 		return nil, fileError(name, ErrMismatch, "length or sha256 differs from %s shards[%q] (length %d, %s)",
 			CatalogPath(t.CatalogDigest), ref.Bin, ref.Size, ref.Digest)
@@ -196,17 +209,47 @@ func decodeCatalog(ctx context.Context, tr *Trusted) (*index.Catalog, error) {
 	if err != nil || head.Format == index.FlatCatalogFormat {
 		return head, err
 	}
+	// Shards are read one at a time (a store need not read concurrently)
+	// and checked and decoded on every CPU.
+	parts := make([][]index.Entry, len(head.Shards))
+	errs := make([]error, len(head.Shards))
+	var (
+		mu   sync.Mutex
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), len(head.Shards)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(head.Shards) {
+					return
+				}
+				ref := head.Shards[i]
+				mu.Lock()
+				data, err := tr.readShard(ctx, ref)
+				mu.Unlock()
+				if err == nil {
+					parts[i], err = tr.decodeShard(head, ref, data)
+				}
+				if err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 	n := 0
-	for _, r := range head.Shards {
-		n += r.Entries
+	for i, p := range parts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		n += len(p)
 	}
 	head.Entries = make([]index.Entry, 0, n)
-	err = tr.Each(ctx, head, func(_ index.ShardRef, entries []index.Entry) error {
-		head.Entries = append(head.Entries, entries...)
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	for _, p := range parts {
+		head.Entries = append(head.Entries, p...)
 	}
 	slices.SortFunc(head.Entries, index.CompareEntries)
 	return head, nil
