@@ -64,7 +64,7 @@ func (c *Catalog) Normalize() {
 	for i := range c.Entries {
 		c.Entries[i].normalize()
 	}
-	slices.SortFunc(c.Entries, func(a, b Entry) int { return compareEntries(&a, &b) })
+	SortEntries(c.Entries)
 	slices.SortFunc(c.UpstreamKeys, func(a, b UpstreamKey) int { return strings.Compare(a.ID, b.ID) })
 	if c.Entries == nil && c.Format == FlatCatalogFormat {
 		c.Entries = []Entry{}

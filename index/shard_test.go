@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -200,4 +201,38 @@ func TestDecodeHeadRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSortEntries: SortEntries orders as compareEntries does, whatever the
+// order it starts from (versions that are not SemVer included).
+func TestSortEntries(t *testing.T) {
+	var es []Entry
+	for _, id := range []string{"b.x", "A.y", "a.y", "a.Y", "c.z"} {
+		for _, v := range []string{"1.0.0", "1.10.0", "1.2.0", "2.0.0-pre", "0.9", "x"} {
+			for _, p := range []Platform{Universal, LinuxX64} {
+				e := testEntry(id, "1.0.0", p)
+				e.Version = v
+				es = append(es, e)
+			}
+		}
+	}
+	want := slices.Clone(es)
+	slices.SortStableFunc(want, func(a, b Entry) int { return compareEntries(&a, &b) })
+	for i := range 10 {
+		got := slices.Clone(es)
+		r := rand.New(rand.NewPCG(uint64(i), 2))
+		r.Shuffle(len(got), func(a, b int) { got[a], got[b] = got[b], got[a] })
+		SortEntries(got)
+		if diff := cmp.Diff(names(want), names(got)); diff != "" {
+			t.Fatalf("SortEntries (-compareEntries +got):\n%s", diff)
+		}
+	}
+}
+
+func names(es []Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.ID.String()+"@"+e.Version+"@"+string(e.Platform))
+	}
+	return out
 }

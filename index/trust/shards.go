@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -251,7 +250,7 @@ func decodeCatalog(ctx context.Context, tr *Trusted) (*index.Catalog, error) {
 	for _, p := range parts {
 		head.Entries = append(head.Entries, p...)
 	}
-	slices.SortFunc(head.Entries, index.CompareEntries)
+	index.SortEntries(head.Entries)
 	return head, nil
 }
 
