@@ -110,7 +110,13 @@
 //
 // The entries are checked by a pool of RegistryOptions.Workers goroutines
 // (default GOMAXPROCS), each streaming one blob at a time through its own
-// 1 MiB buffer, so memory does not grow with the registry.
+// 1 MiB buffer. A format-2 catalog is read shard by shard (a format-1
+// catalog is one shard): each shard's entries are checked, a few
+// repositories at a time with their tags and extras, then dropped, and
+// only a line per entry for the report and the IDs the dependency and
+// policy checks need are kept, so memory grows little with the registry.
+// A shard that is missing, changed or invalid fails the catalog: no
+// entry is checked.
 //
 //   - manifest-missing, manifest-mismatch: the manifest blob exists with
 //     the size and sha256 the catalog pins (hashed while read);

@@ -31,46 +31,55 @@ func (c *entryCheck) add(rule Rule, path, format string, args ...any) {
 	c.probs = append(c.probs, newProblem(Error, rule, path, c.name, fmt.Sprintf(format, args...), fixFor(rule)))
 }
 
-// checkEntries checks every entry with a bounded pool of workers; each
+// checkEntries checks entries with a bounded pool of workers; each
 // worker streams one blob at a time through its own buffer, so memory
 // does not grow with the registry.
-func (v *registryVerifier) checkEntries(ctx context.Context) error {
+func (v *registryVerifier) checkEntries(ctx context.Context, entries []index.Entry) error {
+	var blobs, nbytes atomic.Int64
+	v.parallel(ctx, len(entries), func(h *hasher, i int) {
+		e := &entries[i]
+		c := &entryCheck{v: v, e: e, name: e.String(), repo: artifact.Repo(e.ID)}
+		n, b := c.run(ctx, h)
+		blobs.Add(int64(n))
+		nbytes.Add(b)
+		v.mu.Lock()
+		v.rep.Problems = append(v.rep.Problems, c.probs...)
+		v.mu.Unlock()
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	v.rep.Summary.Blobs += int(blobs.Load())
+	v.rep.Summary.Bytes += nbytes.Load()
+	return nil
+}
+
+// parallel calls fn for 0 ≤ i < n on a bounded pool of workers
+// (opts.Workers), each with its own hasher, until ctx is done.
+func (v *registryVerifier) parallel(ctx context.Context, n int, fn func(h *hasher, i int)) {
 	var (
-		next   atomic.Int64
-		mu     sync.Mutex
-		wg     sync.WaitGroup
-		blobs  atomic.Int64
-		nbytes atomic.Int64
+		next atomic.Int64
+		wg   sync.WaitGroup
 	)
-	workers := min(v.opts.Workers, max(len(v.cat.Entries), 1))
-	for range workers {
+	workers := min(v.opts.Workers, max(n, 1))
+	for len(v.hashers) < workers {
+		v.hashers = append(v.hashers, newHasher())
+	}
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h := newHasher()
+			h := v.hashers[w] // this worker's alone: one parallel call runs at a time
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(v.cat.Entries) || ctx.Err() != nil {
+				if i >= n || ctx.Err() != nil {
 					return
 				}
-				e := &v.cat.Entries[i]
-				c := &entryCheck{v: v, e: e, name: e.String(), repo: artifact.Repo(e.ID)}
-				n, b := c.run(ctx, h)
-				blobs.Add(int64(n))
-				nbytes.Add(b)
-				mu.Lock()
-				v.rep.Problems = append(v.rep.Problems, c.probs...)
-				mu.Unlock()
+				fn(h, i)
 			}
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	v.rep.Summary.Blobs = int(blobs.Load())
-	v.rep.Summary.Bytes = nbytes.Load()
-	return nil
 }
 
 // run checks the entry and returns how many blobs it checked and how many
@@ -361,7 +370,7 @@ func (c *entryCheck) signatureCheck(ctx context.Context, l artifact.Layer) *upst
 		return nil
 	}
 	var pemKey string
-	for _, k := range c.v.cat.UpstreamKeys {
+	for _, k := range c.v.head.UpstreamKeys {
 		if k.ID == c.e.Upstream.KeyID {
 			pemKey = k.PEM
 		}

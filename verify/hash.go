@@ -23,14 +23,24 @@ import (
 // recovery from a fault when the file shrinks underneath.
 const bufSize = 1 << 20
 
-// hasher is one worker's reusable buffers and hash state.
+// hasher is one worker's reusable buffers and hash state. The buffers
+// are made on first use: a run that reads no data (NoReadData) needs
+// none.
 type hasher struct {
 	bufs   [2][]byte
 	sha256 hash.Hash
 }
 
 func newHasher() *hasher {
-	return &hasher{bufs: [2][]byte{make([]byte, bufSize), make([]byte, bufSize)}, sha256: sha256.New()}
+	return &hasher{sha256: sha256.New()}
+}
+
+// buf returns buffer k (0 or 1), made on first use.
+func (h *hasher) buf(k int) []byte {
+	if h.bufs[k] == nil {
+		h.bufs[k] = make([]byte, bufSize)
+	}
+	return h.bufs[k]
 }
 
 // blob reads a blob through the store's verifying reader to its end and
@@ -41,7 +51,7 @@ func (h *hasher) blob(ctx context.Context, st store.Store, repo, digest string, 
 		return 0, err
 	}
 	defer rc.Close()
-	return io.CopyBuffer(io.Discard, struct{ io.Reader }{rc}, h.bufs[0])
+	return io.CopyBuffer(io.Discard, struct{ io.Reader }{rc}, h.buf(0))
 }
 
 // file reads size bytes of r from the start once, hashing them with
@@ -66,7 +76,7 @@ func (h *hasher) file(ctx context.Context, r io.ReaderAt, size int64, ed *vsix.U
 		}
 		// The side writer is done with this buffer: it finished chunk
 		// k-2 before it was handed chunk k-1.
-		buf := h.bufs[k%2]
+		buf := h.buf(k % 2)
 		n, err := r.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
 		if n > 0 {
 			if side != nil {

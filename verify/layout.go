@@ -19,118 +19,73 @@ import (
 // ociLayout is the content of every repository's oci-layout file.
 const ociLayout = `{"imageLayoutVersion":"1.0.0"}`
 
-// checkTags checks every repository that holds an entry: its oci-layout
-// file, its index.json, and that each entry's tag points at the manifest
-// the catalog pins. It returns the tags of every readable repository.
-func (v *registryVerifier) checkTags(ctx context.Context) (map[string][]store.TagEntry, error) {
-	fsys := v.layout()
-	tags := map[string][]store.TagEntry{}
-	bad := map[string]bool{}
-	for i := range v.cat.Entries {
-		e := &v.cat.Entries[i]
-		repo := artifact.Repo(e.ID)
-		if _, seen := tags[repo]; !seen && !bad[repo] {
-			dir := "extensions/" + repo
-			if fsys != nil {
-				if b, err := readSmall(fsys, dir+"/oci-layout", 4096); err != nil || strings.TrimSpace(string(b)) != ociLayout {
-					msg := "not " + ociLayout
-					if err != nil {
-						msg = err.Error()
-					}
-					v.add(Error, RuleLayoutInvalid, dir+"/oci-layout", "", "%s", msg)
-				}
-			}
-			t, err := v.st.Tags(ctx, repo)
+// checkTags checks one repository that holds entries (all of its
+// entries): its oci-layout file, its index.json, and that each entry's
+// tag points at the manifest the catalog pins. It returns the
+// repository's tags, and whether they could be read. It is safe to call
+// from several goroutines at once.
+func (v *registryVerifier) checkTags(ctx context.Context, fsys fs.FS, repo string, entries []index.Entry) ([]store.TagEntry, bool) {
+	dir := "extensions/" + repo
+	if fsys != nil {
+		if b, err := v.readRepoFile(fsys, repo, "oci-layout", 4096); err != nil || strings.TrimSpace(string(b)) != ociLayout {
+			msg := "not " + ociLayout
 			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				bad[repo] = true
-				msg := err.Error()
-				if errors.Is(err, fs.ErrNotExist) {
-					msg = "missing: the repository has no index.json"
-				}
-				v.add(Error, RuleLayoutInvalid, dir+"/index.json", "", "%s", msg)
-				continue
+				msg = err.Error()
 			}
-			tags[repo] = t
+			v.add(Error, RuleLayoutInvalid, dir+"/oci-layout", "", "%s", msg)
 		}
-		if bad[repo] {
-			continue
+	}
+	tags, err := v.st.Tags(ctx, repo)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false
 		}
+		msg := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "missing: the repository has no index.json"
+		}
+		v.add(Error, RuleLayoutInvalid, dir+"/index.json", "", "%s", msg)
+		return nil, false
+	}
+	ipath := dir + "/index.json"
+	for i := range entries {
+		e := &entries[i]
 		want, _ := artifact.Tag(e.Platform, e.Version) // entries validated: never fails
-		i := slices.IndexFunc(tags[repo], func(t store.TagEntry) bool { return t.Tag == want })
-		ipath := "extensions/" + repo + "/index.json"
+		i := slices.IndexFunc(tags, func(t store.TagEntry) bool { return t.Tag == want })
 		switch {
 		case i < 0:
 			v.add(Error, RuleTagMissing, ipath, e.String(), "tag %s is not in index.json", want)
-		case tags[repo][i].Manifest.Digest != e.ManifestDigest || tags[repo][i].Manifest.Size != e.ManifestSize:
-			m := tags[repo][i].Manifest
+		case tags[i].Manifest.Digest != e.ManifestDigest || tags[i].Manifest.Size != e.ManifestSize:
+			m := tags[i].Manifest
 			v.add(Error, RuleTagMismatch, ipath, e.String(), "tag %s points at %s (%d bytes); the catalog pins %s (%d bytes)", want, m.Digest, m.Size, e.ManifestDigest, e.ManifestSize)
 		}
 	}
-	return tags, nil
+	return tags, true
 }
 
-// checkExtras lists what no entry references: repositories, tags, blobs
-// and files the layout has no place for (warnings), and tags that dangle
-// (errors: no airvsx operation leaves one, and OCI tools fail on them).
-func (v *registryVerifier) checkExtras(ctx context.Context, tags map[string][]store.TagEntry) error {
-	fsys := v.layout()
-	used := map[string]map[string]bool{} // repo → tags of entries
-	for i := range v.cat.Entries {
-		e := &v.cat.Entries[i]
-		repo := artifact.Repo(e.ID)
-		if used[repo] == nil {
-			used[repo] = map[string]bool{}
-		}
-		tag, _ := artifact.Tag(e.Platform, e.Version)
-		used[repo][tag] = true
-	}
-	repos, err := v.st.Repos(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		// A registry whose repositories cannot be listed is a problem of
-		// the registry, reported like any other, not a run that could not
-		// start.
-		v.add(Error, RuleLayoutInvalid, "extensions/", "", "cannot list the repositories: %v", err)
-	}
-	for _, repo := range repos {
-		dir := "extensions/" + repo
-		if used[repo] == nil {
-			v.add(Warning, RuleOrphanRepo, dir+"/", "", "no catalog entry belongs to repository %s", repo)
-		}
-		t, ok := tags[repo]
-		if !ok && used[repo] == nil {
-			if t, err = v.st.Tags(ctx, repo); err != nil {
-				v.add(Warning, RuleOrphanRepo, dir+"/index.json", "", "unreadable: %v", err)
+// repoExtras lists what no entry references in one repository, with its
+// entries' shard (checkShard) or, for a repository without entries, at
+// the end (finishExtras): its tags t (read when ok) that are no entry's (used) are
+// warnings, or errors when they dangle (no airvsx operation leaves one,
+// and OCI tools fail on them); then its files (walkRepo).
+func (v *registryVerifier) repoExtras(ctx context.Context, fsys fs.FS, repo string, t []store.TagEntry, ok bool, used map[string]bool) {
+	dir := "extensions/" + repo
+	if ok {
+		for _, te := range t {
+			if used[te.Tag] {
 				continue
 			}
-			ok = true
-		}
-		if ok {
-			for _, te := range t {
-				if used[repo][te.Tag] {
-					continue
-				}
-				size, err := v.st.StatBlob(ctx, repo, te.Manifest.Digest)
-				if err != nil || size != te.Manifest.Size {
-					v.add(Error, RuleTagDangling, dir+"/index.json", "", "tag %s points at manifest %s (%d bytes), which is missing or of another size", te.Tag, te.Manifest.Digest, te.Manifest.Size)
-					continue
-				}
-				v.add(Warning, RuleOrphanTag, dir+"/index.json", "", "tag %s (%s) belongs to no catalog entry: it is not signed", te.Tag, te.Manifest.Digest)
+			size, err := v.st.StatBlob(ctx, repo, te.Manifest.Digest)
+			if err != nil || size != te.Manifest.Size {
+				v.add(Error, RuleTagDangling, dir+"/index.json", "", "tag %s points at manifest %s (%d bytes), which is missing or of another size", te.Tag, te.Manifest.Digest, te.Manifest.Size)
+				continue
 			}
-		}
-		if fsys != nil {
-			v.walkRepo(fsys, repo)
+			v.add(Warning, RuleOrphanTag, dir+"/index.json", "", "tag %s (%s) belongs to no catalog entry: it is not signed", te.Tag, te.Manifest.Digest)
 		}
 	}
 	if fsys != nil {
-		v.walkTop(fsys)
+		v.walkRepo(fsys, repo, v.refs[repo])
 	}
-	return nil
 }
 
 // layout returns the store's file tree (store.LayoutFS), whose layout
@@ -143,34 +98,94 @@ func (v *registryVerifier) layout() fs.FS {
 	return nil
 }
 
-// walkRepo reports blobs no entry references and files the layout has no
-// place for in one repository.
-func (v *registryVerifier) walkRepo(fsys fs.FS, repo string) {
-	dir := "extensions/" + repo
-	refs := v.refs[repo]
-	fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			v.add(Warning, RuleExtraFile, p, "", "unreadable: %v", err)
-			return nil
+// repoTree is a store that opens one repository's directory as its own
+// file tree (dirstore.Store.RepoFS): the files of its LayoutFS under
+// extensions/<repo>, read faster, since each path is resolved from the
+// repository's directory.
+type repoTree interface {
+	RepoFS(repo string) (fs.FS, func(), error)
+}
+
+// inRepo runs read over repo's files: through the store's RepoFS, with
+// root ".", when it has one and read succeeds there, else through the
+// registry's tree fsys, with root extensions/<repo>, so that a problem
+// is reported as reading the registry's tree reports it. read reports
+// whether it succeeded.
+func (v *registryVerifier) inRepo(fsys fs.FS, repo string, read func(fsys fs.FS, root string) bool) {
+	if rt, ok := store.As[repoTree](v.st); ok {
+		if sub, release, err := rt.RepoFS(repo); err == nil {
+			ok := read(sub, ".")
+			release()
+			if ok {
+				return
+			}
 		}
-		rel := strings.TrimPrefix(p, dir+"/")
-		switch {
-		case p == dir, rel == "blobs" && d.IsDir(), rel == "blobs/sha256" && d.IsDir():
-			return nil
-		case (rel == "oci-layout" || rel == "index.json") && d.Type().IsRegular():
-			return nil
-		case path.Dir(rel) == "blobs/sha256" && d.Type().IsRegular() && store.ValidDigest(index.SHA256Digest(d.Name())):
-			if !refs[index.SHA256Digest(d.Name())] {
-				v.add(Warning, RuleOrphanBlob, p, "", "no catalog entry's manifest references blob sha256:%s", d.Name())
+	}
+	read(fsys, "extensions/"+repo)
+}
+
+// readRepoFile reads repo's file name (readSmall).
+func (v *registryVerifier) readRepoFile(fsys fs.FS, repo, name string, max int64) (b []byte, err error) {
+	v.inRepo(fsys, repo, func(fsys fs.FS, root string) bool {
+		b, err = readSmall(fsys, path.Join(root, name), max)
+		return err == nil
+	})
+	return b, err
+}
+
+// walkRepo reports blobs no entry references (refs holds those entries
+// do) and files the layout has no place for in one repository.
+func (v *registryVerifier) walkRepo(fsys fs.FS, repo string, refs map[string]bool) {
+	dir := "extensions/" + repo
+	var probs []Problem
+	add := func(rule Rule, p, format string, args ...any) {
+		probs = append(probs, newProblem(Warning, rule, p, "", fmt.Sprintf(format, args...), fixFor(rule)))
+	}
+	v.inRepo(fsys, repo, func(fsys fs.FS, root string) bool {
+		probs = probs[:0]
+		ok := true
+		fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+			rel := ""
+			if p != root {
+				rel = strings.TrimPrefix(p, root+"/")
+				if root == "." {
+					rel = p
+				}
+			}
+			full := dir
+			if rel != "" {
+				full = dir + "/" + rel
+			}
+			if err != nil {
+				if root == "." {
+					ok = false // read again from the registry's tree
+					return fs.SkipAll
+				}
+				add(RuleExtraFile, full, "unreadable: %v", err)
+				return nil
+			}
+			switch {
+			case rel == "", rel == "blobs" && d.IsDir(), rel == "blobs/sha256" && d.IsDir():
+				return nil
+			case (rel == "oci-layout" || rel == "index.json") && d.Type().IsRegular():
+				return nil
+			case path.Dir(rel) == "blobs/sha256" && d.Type().IsRegular() && store.ValidDigest(index.SHA256Digest(d.Name())):
+				if !refs[index.SHA256Digest(d.Name())] {
+					add(RuleOrphanBlob, full, "no catalog entry's manifest references blob sha256:%s", d.Name())
+				}
+				return nil
+			}
+			add(RuleExtraFile, full, "%s has no place in the registry layout", describe(d))
+			if d.IsDir() {
+				return fs.SkipDir
 			}
 			return nil
-		}
-		v.add(Warning, RuleExtraFile, p, "", "%s has no place in the registry layout", describe(d))
-		if d.IsDir() {
-			return fs.SkipDir
-		}
-		return nil
+		})
+		return ok
 	})
+	v.mu.Lock()
+	v.rep.Problems = append(v.rep.Problems, probs...)
+	v.mu.Unlock()
 }
 
 // walkTop reports files at the top of the registry and of extensions/
@@ -204,6 +219,9 @@ func (v *registryVerifier) walkTop(fsys fs.FS) {
 		}
 		for _, n := range names {
 			repo := ns.Name() + "/" + n.Name()
+			if v.x.listed[repo] {
+				continue // a repository the store lists: walked by walkRepo
+			}
 			if n.IsDir() && store.CheckRepo(repo) == nil {
 				if _, err := fs.Lstat(fsys, "extensions/"+repo+"/index.json"); err == nil {
 					continue // a repository: walked by walkRepo

@@ -11,50 +11,64 @@ import (
 // warning when the policy given says dependencies: false (the admin chose
 // not to mirror them).
 func (v *registryVerifier) checkClosure() {
-	present := map[string]bool{}
-	for _, e := range v.cat.Entries {
-		present[e.ID.Key()] = true
-	}
 	sev := Error
 	if p := v.opts.Policy; p != nil && !p.Dependencies {
 		sev = Warning
 	}
-	for i := range v.cat.Entries {
-		e := &v.cat.Entries[i]
-		for _, d := range e.Dependencies {
-			if !present[d.Key()] {
-				v.add(sev, RuleDependency, v.catPath, e.String(), "dependency %s is not in the registry", d)
-			}
-		}
-		for _, d := range e.ExtensionPack {
-			if !present[d.Key()] {
-				v.add(sev, RulePackMember, v.catPath, e.String(), "extension pack member %s is not in the registry", d)
-			}
+	for _, d := range v.x.deps {
+		switch {
+		case v.x.present[d.id.Key()]:
+		case d.pack:
+			v.add(sev, RulePackMember, v.catPath, d.entry, "extension pack member %s is not in the registry", d.id)
+		default:
+			v.add(sev, RuleDependency, v.catPath, d.entry, "dependency %s is not in the registry", d.id)
 		}
 	}
 }
 
-// checkPolicy checks every entry against the policy: no excluded ID, a
-// signature when requireUpstreamSignature is set, and allowed by Match
-// (platforms, pre-release, version range, engine, size). Dependencies the
-// policy pulls in count as selected, as sync counts them; the latest-N
-// cut is not applied, since a registry keeps older versions until pruned.
-func (v *registryVerifier) checkPolicy() {
+// policyRow is what the policy check keeps of an entry until every shard
+// is read: the policy's closure (withClosure) needs them all.
+type policyRow struct {
+	entry    string // the entry's name (Entry.String)
+	cand     policies.Candidate
+	excluded bool
+	deps     []index.ID // dependencies and extension pack members
+}
+
+// policyEntry checks one entry against the policy's exclusions and
+// signature rule, and keeps what the check against the policy with its
+// closure needs (checkPolicy).
+func (v *registryVerifier) policyEntry(e *index.Entry, name string) {
 	p := v.opts.Policy
-	pol := v.withClosure(p)
-	for i := range v.cat.Entries {
-		e := &v.cat.Entries[i]
-		if pat, ok := excludedBy(p, e.ID); ok {
-			v.add(Error, RulePolicyExcluded, v.catPath, e.String(), "the policy excludes %s (pattern %s)", e.ID, pat)
+	row := policyRow{entry: name, cand: candidate(e)}
+	if len(e.Dependencies)+len(e.ExtensionPack) > 0 {
+		row.deps = append(append([]index.ID{}, e.Dependencies...), e.ExtensionPack...)
+	}
+	if pat, ok := excludedBy(p, e.ID); ok {
+		row.excluded = true
+		v.add(Error, RulePolicyExcluded, v.catPath, name, "the policy excludes %s (pattern %s)", e.ID, pat)
+	} else if p.RequireUpstreamSignature && !e.Upstream.Signed {
+		v.add(Error, RulePolicyUnsigned, v.catPath, name, "upstream did not sign it and the policy sets requireUpstreamSignature")
+	}
+	v.x.policy = append(v.x.policy, row)
+}
+
+// checkPolicy checks every entry against the policy: no excluded ID, a
+// signature when requireUpstreamSignature is set (both checked with
+// their shard, policyEntry), and allowed by Match (platforms,
+// pre-release, version range, engine, size). Dependencies the policy
+// pulls in count as selected, as sync counts them; the latest-N cut is
+// not applied, since a registry keeps older versions until pruned.
+func (v *registryVerifier) checkPolicy() {
+	pol := v.withClosure(v.opts.Policy)
+	for _, r := range v.x.policy {
+		if r.excluded {
 			continue
 		}
-		if p.RequireUpstreamSignature && !e.Upstream.Signed {
-			v.add(Error, RulePolicyUnsigned, v.catPath, e.String(), "upstream did not sign it and the policy sets requireUpstreamSignature")
-		}
-		c := candidate(e)
-		c.Signed = true // refused above, by its own rule
+		c := r.cand
+		c.Signed = true // refused by its own rule
 		if d := pol.Match(c); !d.Allowed {
-			v.add(Error, RulePolicyDenied, v.catPath, e.String(), "the policy does not allow it: %s", d.Reason)
+			v.add(Error, RulePolicyDenied, v.catPath, r.entry, "the policy does not allow it: %s", d.Reason)
 		}
 	}
 }
@@ -65,14 +79,13 @@ func (v *registryVerifier) checkPolicy() {
 func (v *registryVerifier) withClosure(p *policies.Policy) *policies.Policy {
 	pol := p
 	seen := map[string]bool{}
-	for range len(v.cat.Entries) + 1 {
+	for range len(v.x.policy) + 1 {
 		var more []index.ID
-		for i := range v.cat.Entries {
-			e := &v.cat.Entries[i]
-			if !pol.Match(candidate(e)).Allowed {
+		for _, r := range v.x.policy {
+			if len(r.deps) == 0 || !pol.Match(r.cand).Allowed {
 				continue
 			}
-			for _, d := range append(append([]index.ID{}, e.Dependencies...), e.ExtensionPack...) {
+			for _, d := range r.deps {
 				if !seen[d.Key()] {
 					seen[d.Key()] = true
 					more = append(more, d)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/policies"
 )
@@ -89,7 +88,9 @@ func Registry(ctx context.Context, opts RegistryOptions) (*Report, error) {
 	if err := v.run(ctx); err != nil {
 		return nil, err
 	}
-	v.rep.finish(v.entries)
+	entries := v.x.sortedEntries()
+	v.x = crossState{}
+	v.rep.finish(entries)
 	return v.rep, nil
 }
 
@@ -98,11 +99,14 @@ type registryVerifier struct {
 	opts    RegistryOptions
 	st      store.Store
 	rep     *Report
-	cat     *index.Catalog
+	head    *index.Catalog // the catalog file: a format-2 head without its entries
 	catPath string         // metadata/targets/<hex>.catalog.json
 	chain   *trust.Trusted // the verified chain; nil when it did not verify
-	entries []EntryResult
+	x       crossState     // what the checks across entries keep (stream)
+	hashers []*hasher      // one per worker of parallel, kept from call to call
+	mu      sync.Mutex     // guards rep.Problems while workers add to it
 
+	// refs and counted are of the shard being checked (checkShard).
 	refsMu sync.Mutex
 	refs   map[string]map[string]bool // repo → blob digests entries reference
 	// counted holds the blobs (repo "@" digest) counted in the summary.
@@ -147,26 +151,30 @@ func (v *registryVerifier) ref(repo string, digests ...string) {
 	}
 }
 
+// add reports a problem; it is safe to call from several goroutines at
+// once.
 func (v *registryVerifier) add(sev Severity, rule Rule, path, entry, format string, args ...any) {
-	v.rep.Problems = append(v.rep.Problems, newProblem(sev, rule, path, entry, fmt.Sprintf(format, args...), fixFor(rule)))
+	p := newProblem(sev, rule, path, entry, fmt.Sprintf(format, args...), fixFor(rule))
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.rep.Problems = append(v.rep.Problems, p)
 }
 
 func (v *registryVerifier) run(ctx context.Context) error {
-	cat, err := v.trust(ctx)
-	if err != nil || cat == nil {
+	c, head, err := v.trust(ctx)
+	if err != nil || head == nil {
 		return err
 	}
-	v.cat = cat
-	for i := range cat.Entries {
-		e := &cat.Entries[i]
-		v.entries = append(v.entries, EntryResult{Entry: e.String(), Manifest: artifact.BlobName(artifact.Repo(e.ID), e.ManifestDigest)})
-	}
-	tags, err := v.checkTags(ctx)
+	v.head = head
+	v.loadSigCache()
+	ok, n, err := v.stream(ctx, c.Trusted, head)
 	if err != nil {
 		return err
 	}
-	v.loadSigCache()
-	if err := v.checkEntries(ctx); err != nil {
+	if !ok {
+		return v.record(c, nil, 0)
+	}
+	if err := v.record(c, head, n); err != nil {
 		return err
 	}
 	v.rep.Summary.SignaturesVerified = int(v.sigsVerified.Load())
@@ -181,7 +189,7 @@ func (v *registryVerifier) run(ctx context.Context) error {
 	if err := v.checkStray(ctx); err != nil {
 		return err
 	}
-	return v.checkExtras(ctx, tags)
+	return v.finishExtras(ctx)
 }
 
 // loadSigCache opens the signature cache when the run has a state

@@ -156,7 +156,8 @@ func (r *Report) Errors() []Problem { return problem.Filter(r.Problems, Error) }
 func (r *Report) Warnings() []Problem { return problem.Filter(r.Problems, Warning) }
 
 // finish sorts the problems (registry-wide first, then by entry, errors
-// before warnings, then by path and rule) and fills the counts.
+// before warnings, then by path and rule) and fills the counts. The
+// report keeps entries: the caller hands them over.
 func (r *Report) finish(entries []EntryResult) {
 	slices.SortStableFunc(r.Problems, func(a, b Problem) int {
 		return cmp.Or(
@@ -172,7 +173,7 @@ func (r *Report) finish(entries []EntryResult) {
 		r.Problems = []Problem{}
 	}
 	byEntry := map[string]*EntryResult{}
-	r.Entries = slices.Clone(entries)
+	r.Entries = entries
 	if r.Entries == nil {
 		r.Entries = []EntryResult{}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
@@ -14,11 +13,14 @@ import (
 )
 
 // trust verifies the TUF chain from the anchor (index/trust.Check) and
-// decodes the catalog. It returns a nil catalog (and no error) when the
-// chain or the catalog does not verify; the problems are in the report.
-// The error is for a run that cannot go on: a cancelled ctx or a state
-// directory that cannot be read or written.
-func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
+// decodes the catalog file: a format-1 catalog with its entries, or a
+// format-2 head, whose shards the caller streams (stream). It returns a
+// nil head (and no error) when the chain or the catalog file does not
+// verify; the problems are in the report and the chain, when it verified,
+// is recorded. Otherwise the caller records it (record) once the entries
+// are read. The error is for a run that cannot go on: a cancelled ctx or
+// a state directory that cannot be read or written.
+func (v *registryVerifier) trust(ctx context.Context) (*trust.Checked, *index.Catalog, error) {
 	ts := &TrustSummary{Mode: v.opts.Anchor.Mode()}
 	v.rep.Trust = ts
 	// A registry kept as a signed history is checked as a history too
@@ -31,87 +33,70 @@ func (v *registryVerifier) trust(ctx context.Context) (*index.Catalog, error) {
 	c, err := trust.Check(ctx, v.st, v.opts.Anchor, trust.CheckOptions{State: v.opts.State, Now: v.opts.Now, OnHistory: v.historyProblem})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		if errors.Is(err, trust.ErrState) || errors.Is(err, trust.ErrNoAnchor) || errors.Is(err, store.ErrUnreachable) {
-			return nil, err // nothing to judge: not a verdict
+			return nil, nil, err // nothing to judge: not a verdict
 		}
 		v.trustProblems(err)
-		return nil, nil
+		return nil, nil, nil
 	}
 	ts.FirstUse, ts.Previous, ts.Verified = c.FirstUse, c.Previous.Trust, c.State()
 	v.chain = c.Trusted
 	if v.opts.State != nil {
 		ts.StateDir = v.opts.State.RegistryPath(c.ID)
 	}
-	catPath := trust.CatalogPath(c.CatalogDigest)
-	v.catPath = catPath
-	cat, err := index.DecodeCatalog(bytes.NewReader(c.Catalog))
+	v.catPath = trust.CatalogPath(c.CatalogDigest)
+	head, err := index.DecodeCatalog(bytes.NewReader(c.Catalog))
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			v.add(Error, RuleCatalogInvalid, catPath, "", "%s", line)
+			v.add(Error, RuleCatalogInvalid, v.catPath, "", "%s", line)
 		}
+		return nil, nil, v.record(c, nil, 0)
 	}
-	if cat != nil && !v.readShards(ctx, c.Trusted, cat) {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		cat = nil
-	}
+	return c, head, nil
+}
+
+// record summarizes the catalog and records the verified chain c in the
+// state directory (see the package comment, "State"), whatever the
+// entries hold. head is the catalog whose entries (n of them) were all
+// read, nil when the catalog file or one of its shards was not: then
+// neither the catalog's history is checked nor its serial recorded.
+func (v *registryVerifier) record(c *trust.Checked, head *index.Catalog, n int) error {
 	var chained *index.Catalog
-	if cat != nil {
-		v.rep.Catalog = &CatalogSummary{Serial: cat.Serial, Digest: c.CatalogDigest, Previous: cat.Previous,
-			Created: cat.Created, Expires: c.Timestamp.Expires, Entries: len(cat.Entries)}
-		if err := c.CheckCatalog(cat); err != nil {
+	if head != nil {
+		v.rep.Catalog = &CatalogSummary{Serial: head.Serial, Digest: c.CatalogDigest, Previous: head.Previous,
+			Created: head.Created, Expires: c.Timestamp.Expires, Entries: n}
+		if err := c.CheckCatalog(head); err != nil {
 			rule := ruleFor(err, RuleCatalogChain, catalogRules)
 			msg := err.Error()
 			if fe := (*trust.FileError)(nil); errors.As(err, &fe) && fe.Msg != "" {
 				msg = fe.Msg
 			}
-			v.add(Error, rule, catPath, "", "%s", msg)
+			v.add(Error, rule, v.catPath, "", "%s", msg)
 		} else {
-			chained = cat
+			chained = head
 		}
 	}
-	// The chain verified: record it now, whatever the entries hold (see
-	// the package comment, "State").
 	dir, err := c.Record(chained)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ts.Recorded = dir != ""
-	return cat, nil
+	v.rep.Trust.Recorded = dir != ""
+	return nil
 }
 
-// readShards fills the entries of a format-2 head from its shards,
-// reporting every shard that is missing, is not the bytes the head pins,
-// or does not decode. It reports whether all of them were read; when one
-// was not, the catalog does not verify and no entry is checked.
-func (v *registryVerifier) readShards(ctx context.Context, chain *trust.Trusted, head *index.Catalog) bool {
-	if head.Format == index.FlatCatalogFormat {
-		return true
+// shardProblem reports a shard of the head that could not be read: one
+// that is missing or is not the bytes the head pins is a problem of the
+// trust chain, one that does not decode an invalid catalog.
+func (v *registryVerifier) shardProblem(ref index.ShardRef, err error) {
+	if errors.Is(err, trust.ErrMissing) || errors.Is(err, trust.ErrMismatch) {
+		v.trustProblems(err)
+		return
 	}
-	ok := true
-	for _, ref := range head.Shards {
-		entries, err := chain.Shard(ctx, head, ref)
-		if err != nil {
-			if ctx.Err() != nil {
-				return false
-			}
-			ok = false
-			if errors.Is(err, trust.ErrMissing) || errors.Is(err, trust.ErrMismatch) {
-				v.trustProblems(err)
-				continue
-			}
-			for _, line := range strings.Split(err.Error(), "\n") {
-				v.add(Error, RuleCatalogInvalid, trust.ShardPath(ref), "", "%s", line)
-			}
-			continue
-		}
-		head.Entries = append(head.Entries, entries...)
+	for _, line := range strings.Split(err.Error(), "\n") {
+		v.add(Error, RuleCatalogInvalid, trust.ShardPath(ref), "", "%s", line)
 	}
-	slices.SortFunc(head.Entries, index.CompareEntries)
-	return ok
 }
 
 // trustProblems turns an error of the trust chain into one problem per

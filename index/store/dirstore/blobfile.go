@@ -19,7 +19,7 @@ func (d *dirStore) OpenBlobFile(ctx context.Context, repo, digest string) (*os.F
 	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return nil, fmt.Errorf("open blob: %w", err)
 	}
-	f, err := openRegular(d.root, blobPath(repo, digest))
+	f, err := d.openRegularCached(blobPath(repo, digest))
 	if err != nil {
 		return nil, fmt.Errorf("open blob %s in %s: %w", digest, repo, err)
 	}

@@ -70,6 +70,8 @@ type dirStore struct {
 	// repos serializes the read-modify-write of each repository's
 	// index.json and the making of its layout.
 	repos repoLocks
+	// dirs keeps the directories a read-only store read last open.
+	dirs dirCache
 
 	// dirty holds the blob directories with renames not yet fsynced,
 	// and the blob files in each whose content is not yet fsynced: a
@@ -311,6 +313,7 @@ func (d *dirStore) Close() error {
 		errs = append(errs, d.dirLock.Close())
 		d.dirLock = nil
 	}
+	d.dirs.close()
 	errs = append(errs, d.root.Close())
 	return errors.Join(errs...)
 }

@@ -24,7 +24,7 @@ func blobPath(repo, digest string) string {
 
 // StatBlob returns the size of a blob.
 func (d *dirStore) StatBlob(ctx context.Context, repo, digest string) (int64, error) {
-	fi, err := d.root.Lstat(blobPath(repo, digest))
+	fi, err := d.lstat(blobPath(repo, digest))
 	if err != nil {
 		return 0, fmt.Errorf("stat blob %s in %s: %w", digest, repo, err)
 	}
@@ -110,7 +110,7 @@ func (d *dirStore) ReplaceBlob(ctx context.Context, repo, digest string, size in
 // size fails at once with a *MismatchError.
 func (d *dirStore) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
 	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
-		f, err := openRegular(d.root, blobPath(repo, digest))
+		f, err := d.openRegularCached(blobPath(repo, digest))
 		if err != nil {
 			return nil, 0, err
 		}

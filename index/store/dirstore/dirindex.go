@@ -38,7 +38,7 @@ func (d *dirStore) ensureLayout(ctx context.Context, repo string) error {
 // does not exist.
 func (d *dirStore) readIndex(repo string) ([]store.TagEntry, error) {
 	name := repoDir(repo) + "/" + ocispec.ImageIndexFile
-	data, err := readRegular(d.root, name, artifact.MaxIndexBytes)
+	data, err := d.readRegularCached(name, artifact.MaxIndexBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,8 @@ func (d *dirStore) Untag(ctx context.Context, repo, tag string) error {
 // silently, anything else with a warning).
 func (d *dirStore) Repos(ctx context.Context) ([]string, error) {
 	return artifact.ReposFromDirs(ctx, d.log, d.listDir, func(repo string) bool {
-		fi, err := d.root.Lstat(repoDir(repo) + "/" + ocispec.ImageIndexFile)
+		ns, name, _ := strings.Cut(repo, "/")
+		fi, err := d.lstatUnder(extensionsDir+"/"+ns, name+"/"+ocispec.ImageIndexFile)
 		return err == nil && fi.Mode().IsRegular()
 	})
 }

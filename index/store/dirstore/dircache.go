@@ -1,0 +1,208 @@
+package dirstore
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sync"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/safefile"
+)
+
+// dirCacheSize is how many directories a read-only store keeps open.
+// Readers check a repository's blobs one after another (verify checks
+// the entries of a repository together), so a few dozen are plenty.
+const dirCacheSize = 64
+
+// dirCache keeps the directories read last open, each as its own
+// os.Root: a read-only store's Lstat or open of a blob then resolves one
+// name in the blob directory instead of every component of its path
+// from the registry's root, which for a registry of many small entries
+// is most of the time verify takes. Each root is opened through the
+// registry's root, so the rules of every access hold: nothing outside
+// the registry, no final symlink followed. Only a read-only store keeps
+// one (a writer may move a directory away, which an open root would not
+// see), and a lookup that fails there is repeated from the registry's
+// root, so errors name the path as they always did.
+type dirCache struct {
+	mu   sync.Mutex
+	m    map[string]*cachedDir
+	tick uint64
+}
+
+// cachedDir is one open directory: refs users, the last at tick used;
+// gone once evicted, closed when its last user releases it.
+type cachedDir struct {
+	root *os.Root
+	refs int
+	used uint64
+	gone bool
+}
+
+// get returns dir (a slash path in root) opened as a root, and the
+// function that releases it; ok is false when it cannot be opened.
+func (c *dirCache) get(root *os.Root, dir string) (r *os.Root, release func(), ok bool) {
+	c.mu.Lock()
+	cd := c.m[dir]
+	if cd == nil {
+		// Opened without the lock, so that readers of other directories
+		// do not wait on it.
+		c.mu.Unlock()
+		sub, err := c.open(root, dir)
+		if err != nil {
+			return nil, nil, false
+		}
+		c.mu.Lock()
+		if cd = c.m[dir]; cd != nil {
+			sub.Close() // another reader opened it meanwhile
+		} else {
+			if c.m == nil {
+				c.m = map[string]*cachedDir{}
+			}
+			if len(c.m) >= dirCacheSize {
+				c.evictLocked()
+			}
+			cd = &cachedDir{root: sub}
+			c.m[dir] = cd
+		}
+	}
+	c.tick++
+	cd.refs++
+	cd.used = c.tick
+	c.mu.Unlock()
+	return cd.root, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		cd.refs--
+		if cd.gone && cd.refs == 0 {
+			cd.root.Close()
+		}
+	}, true
+}
+
+// open opens dir as a root: from the open directory nearest above it
+// when there is one (a blob directory from its repository's), else from
+// root.
+func (c *dirCache) open(root *os.Root, dir string) (*os.Root, error) {
+	for up := path.Dir(dir); up != "." && up != "/"; up = path.Dir(up) {
+		c.mu.Lock()
+		ok := c.m[up] != nil
+		c.mu.Unlock()
+		if !ok {
+			continue
+		}
+		if r, release, ok := c.get(root, up); ok {
+			sub, err := r.OpenRoot(dir[len(up)+1:])
+			release()
+			if err == nil {
+				return sub, nil
+			}
+		}
+		break
+	}
+	return root.OpenRoot(dir)
+}
+
+// evictLocked drops the directory used least recently.
+func (c *dirCache) evictLocked() {
+	var (
+		oldest string
+		od     *cachedDir
+	)
+	for k, cd := range c.m {
+		if od == nil || cd.used < od.used {
+			oldest, od = k, cd
+		}
+	}
+	delete(c.m, oldest)
+	od.gone = true
+	if od.refs == 0 {
+		od.root.Close()
+	}
+}
+
+// close closes every directory no one uses; the others close when
+// released.
+func (c *dirCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, cd := range c.m {
+		delete(c.m, k)
+		cd.gone = true
+		if cd.refs == 0 {
+			cd.root.Close()
+		}
+	}
+}
+
+// lstat is root.Lstat(name), through the open directory of name when the
+// store keeps one.
+func (d *dirStore) lstat(name string) (fs.FileInfo, error) {
+	return d.lstatUnder(path.Dir(name), path.Base(name))
+}
+
+// lstatUnder is root.Lstat(dir + "/" + rel), through the open directory
+// dir when the store keeps one.
+func (d *dirStore) lstatUnder(dir, rel string) (fs.FileInfo, error) {
+	if d.opts.ReadOnly {
+		if r, release, ok := d.dirs.get(d.root, dir); ok {
+			fi, err := r.Lstat(rel)
+			release()
+			if err == nil {
+				return fi, nil
+			}
+		}
+	}
+	return d.root.Lstat(dir + "/" + rel)
+}
+
+// openRegularCached is openRegular(d.root, name), through the open
+// directory of name when the store keeps one.
+func (d *dirStore) openRegularCached(name string) (*os.File, error) {
+	if d.opts.ReadOnly {
+		if r, release, ok := d.dirs.get(d.root, path.Dir(name)); ok {
+			f, _, err := safefile.OpenIn(r, path.Base(name), -1)
+			release()
+			if err == nil {
+				return f, nil
+			}
+		}
+	}
+	return openRegular(d.root, name)
+}
+
+// readRegularCached is readRegular(d.root, name, max), through the open
+// directory of name when the store keeps one.
+func (d *dirStore) readRegularCached(name string, max int64) ([]byte, error) {
+	if d.opts.ReadOnly {
+		if r, release, ok := d.dirs.get(d.root, path.Dir(name)); ok {
+			data, err := readRegular(r, path.Base(name), max)
+			release()
+			if err == nil {
+				return data, nil
+			}
+		}
+	}
+	return readRegular(d.root, name, max)
+}
+
+// repoFS opens repo's directory as a file system (Store.RepoFS), kept
+// open for the next reader when the store is read-only.
+func (d *dirStore) repoFS(repo string) (fs.FS, func(), error) {
+	if err := store.CheckRepo(repo); err != nil {
+		return nil, nil, fmt.Errorf("open repository: %w", err)
+	}
+	dir := repoDir(repo)
+	if d.opts.ReadOnly {
+		if r, release, ok := d.dirs.get(d.root, dir); ok {
+			return r.FS(), release, nil
+		}
+	}
+	r, err := d.root.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.FS(), func() { r.Close() }, nil
+}
