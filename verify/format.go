@@ -8,9 +8,16 @@ import (
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
-
 	"github.com/airvsx/airvsx/internal/termtext"
 )
+
+// formatName explains a catalog's format in the text report.
+func formatName(c *CatalogSummary) string {
+	if c.Format == index.FlatCatalogFormat {
+		return "format 1 (every entry in the catalog file; the next sync shards it)"
+	}
+	return fmt.Sprintf("format %d (%d %s)", c.Format, c.Shards, plural(c.Shards, "shard", "shards"))
+}
 
 // Format is a report format.
 type Format string
@@ -85,7 +92,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString(r.SummaryLine() + "\n")
 	if c := r.Catalog; c != nil {
-		fmt.Fprintf(&b, "catalog: serial %d, %d %s, %s, expires %s\n", c.Serial, c.Entries, plural(c.Entries, "entry", "entries"), c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"))
+		fmt.Fprintf(&b, "catalog: serial %d, %d %s, %s, expires %s, %s\n", c.Serial, c.Entries, plural(c.Entries, "entry", "entries"), c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"), formatName(c))
 	}
 	if t := r.Trust; t != nil && t.Verified.Root > 0 {
 		fmt.Fprintf(&b, "trust: %s mode%s; root v%d, timestamp v%d, snapshot v%d, targets v%d", t.Mode, map[bool]string{true: " (first use)"}[t.FirstUse],

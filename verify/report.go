@@ -79,6 +79,11 @@ type CatalogSummary struct {
 	Created  time.Time `json:"created"`
 	Expires  time.Time `json:"expires"` // the timestamp role's expiry: re-sign before it
 	Entries  int       `json:"entries"`
+	// Format is the catalog's format: 2, a head and its shards (Shards
+	// of them), or 1, every entry in the catalog file (the next sync
+	// upgrades it).
+	Format int `json:"format"`
+	Shards int `json:"shards"`
 }
 
 // TrustSummary says where trust came from and what was recorded.
