@@ -83,6 +83,7 @@ go build -o "$work/bin/gen" ./verify/internal/benchreg/gen
 airvsx=$work/bin/airvsx
 reg=$work/reg
 
+echo "generating $N entries of $SIZE bytes in $reg"
 timed gen "$work/bin/gen" -out "$reg" -key "$work/bench" -entries "$N" -size "$SIZE"
 printf 'generated %d entries of %d bytes: %.1f s, peak RSS %d MB, %s on disk\n' "$N" "$SIZE" "$wall" $((rss / 1024)) "$(du -sh "$reg" | cut -f1)"
 
