@@ -29,4 +29,4 @@ func (d *dirStore) OpenBlobFile(ctx context.Context, repo, digest string) (*os.F
 // FS returns the registry directory as a read-only file system, for
 // readers that check the layout itself (files it has no place for). Like
 // every access of a Store it cannot leave the directory.
-func (d *dirStore) FS() fs.FS { return d.root.FS() }
+func (d *dirStore) FS() fs.FS { return newRootFS(d.root) }

@@ -157,7 +157,7 @@ func (d *dirStore) open() error {
 	data, err := readRegular(d.root, artifact.MarkerFile, maxMarker)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && d.opts.Create:
-		entries, err := fs.ReadDir(d.root.FS(), ".")
+		entries, err := fs.ReadDir(newRootFS(d.root), ".")
 		if err != nil {
 			return err
 		}
@@ -212,7 +212,7 @@ func (d *dirStore) open() error {
 // left behind. Only a writer holding the lock calls it.
 func (d *dirStore) removeTemps() error {
 	var n int
-	err := fs.WalkDir(d.root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+	err := fs.WalkDir(newRootFS(d.root), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -277,7 +277,7 @@ func (d *dirStore) Discard() (bool, error) {
 // (temp files aside).
 func (d *dirStore) skeleton() bool {
 	want := map[string]bool{artifact.MarkerFile: true, metadataDir: true, extensionsDir: true, quarantineDir: true}
-	entries, err := fs.ReadDir(d.root.FS(), ".")
+	entries, err := fs.ReadDir(newRootFS(d.root), ".")
 	if err != nil {
 		return false
 	}
@@ -287,7 +287,7 @@ func (d *dirStore) skeleton() bool {
 		}
 	}
 	for _, dir := range []string{metadataDir, extensionsDir, quarantineDir} {
-		entries, err := fs.ReadDir(d.root.FS(), dir)
+		entries, err := fs.ReadDir(newRootFS(d.root), dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return false
 		}

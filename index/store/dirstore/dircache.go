@@ -197,12 +197,12 @@ func (d *dirStore) repoFS(repo string) (fs.FS, func(), error) {
 	dir := repoDir(repo)
 	if d.opts.ReadOnly {
 		if r, release, ok := d.dirs.get(d.root, dir); ok {
-			return r.FS(), release, nil
+			return newRootFS(r), release, nil
 		}
 	}
 	r, err := d.root.OpenRoot(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	return r.FS(), func() { r.Close() }, nil
+	return newRootFS(r), func() { r.Close() }, nil
 }

@@ -184,7 +184,7 @@ func (d *dirStore) Repos(ctx context.Context) ([]string, error) {
 
 // listDir lists dir for ReposFromDirs, leaving out temp files.
 func (d *dirStore) listDir(dir string) ([]artifact.DirEntry, error) {
-	entries, err := fs.ReadDir(d.root.FS(), dir)
+	entries, err := fs.ReadDir(newRootFS(d.root), dir)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func (d *dirStore) ListMetadata(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("list metadata: %w", err)
 	}
 	var names []string
-	err := fs.WalkDir(d.root.FS(), metadataDir, func(p string, e fs.DirEntry, err error) error {
+	err := fs.WalkDir(newRootFS(d.root), metadataDir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			if p == metadataDir && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipDir
