@@ -2,8 +2,7 @@ package verify
 
 import (
 	"context"
-	"slices"
-	"strings"
+	"sort"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -19,13 +18,6 @@ import (
 // lower-case ID, as its repository's name is), so a repository's tags,
 // blob references and layout are checked with its shard.
 
-// entryRow is what the report keeps of one entry: its result, and the
-// key that orders the report's entries as the catalog orders them.
-type entryRow struct {
-	order string // ID.Key, a NUL, ID.String: index.ID.Compare's order
-	res   EntryResult
-}
-
 // depRef is one extensionDependencies or extensionPack member of an
 // entry, checked against every ID present once all shards are read.
 type depRef struct {
@@ -37,7 +29,11 @@ type depRef struct {
 // crossState is what the checks across entries keep of the entries of
 // the shards already checked.
 type crossState struct {
-	rows    []entryRow
+	// rows are the entries' results, order their sort keys (ID.Key, a
+	// NUL, ID.String: index.ID.Compare's order), side by side so that sorting them at the end
+	// needs no second copy of the results.
+	rows    []EntryResult
+	order   []string
 	present map[string]bool // ID keys of every entry
 	deps    []depRef
 	policy  []policyRow // with a policy only
@@ -56,7 +52,12 @@ type crossState struct {
 // not verify, no entry is checked, and the rest of the shards are only
 // read, to report each one that is broken.
 func (v *registryVerifier) stream(ctx context.Context, chain *trust.Trusted, head *index.Catalog) (ok bool, n int, err error) {
-	v.x = crossState{present: map[string]bool{}, checked: map[string]bool{}}
+	total := len(head.Entries)
+	for _, r := range head.Shards {
+		total += r.Entries
+	}
+	v.x = crossState{present: make(map[string]bool, total), checked: map[string]bool{},
+		rows: make([]EntryResult, 0, total), order: make([]string, 0, total)}
 	mark := len(v.rep.Problems)
 	v.listRepos(ctx)
 	if err := ctx.Err(); err != nil {
@@ -127,14 +128,12 @@ func (v *registryVerifier) listRepos(ctx context.Context) {
 // few repositories at a time (checkRepos), and keeps what the checks
 // across shards need (crossState).
 func (v *registryVerifier) checkShard(ctx context.Context, entries []index.Entry) error {
-	slices.SortFunc(entries, index.CompareEntries)
+	index.SortEntries(entries)
 	for i := range entries {
 		e := &entries[i]
 		name := e.String()
-		v.x.rows = append(v.x.rows, entryRow{
-			order: e.ID.Key() + "\x00" + e.ID.String(),
-			res:   EntryResult{Entry: name, Manifest: artifact.BlobName(artifact.Repo(e.ID), e.ManifestDigest)},
-		})
+		v.x.rows = append(v.x.rows, EntryResult{Entry: name, Manifest: artifact.BlobName(artifact.Repo(e.ID), e.ManifestDigest)})
+		v.x.order = append(v.x.order, e.ID.Key()+"\x00"+e.ID.String())
 		v.x.present[e.ID.Key()] = true
 		for _, d := range e.Dependencies {
 			v.x.deps = append(v.x.deps, depRef{entry: name, id: d})
@@ -252,11 +251,19 @@ func (v *registryVerifier) finishExtras(ctx context.Context) error {
 
 // sortedEntries returns the entries' results in the catalog's order.
 func (x *crossState) sortedEntries() []EntryResult {
-	slices.SortStableFunc(x.rows, func(a, b entryRow) int { return strings.Compare(a.order, b.order) })
-	out := make([]EntryResult, len(x.rows))
-	for i := range x.rows {
-		out[i] = x.rows[i].res
-	}
-	x.rows = nil
+	sort.Stable(rowsByOrder{x})
+	out := x.rows
+	x.rows, x.order = nil, nil
 	return out
+}
+
+// rowsByOrder sorts a crossState's rows by their order keys, moving
+// both.
+type rowsByOrder struct{ x *crossState }
+
+func (r rowsByOrder) Len() int           { return len(r.x.rows) }
+func (r rowsByOrder) Less(i, j int) bool { return r.x.order[i] < r.x.order[j] }
+func (r rowsByOrder) Swap(i, j int) {
+	r.x.rows[i], r.x.rows[j] = r.x.rows[j], r.x.rows[i]
+	r.x.order[i], r.x.order[j] = r.x.order[j], r.x.order[i]
 }
