@@ -148,10 +148,6 @@ func (e *Entry) normalize() {
 	e.DetectedCapabilities = slices.Compact(e.DetectedCapabilities)
 }
 
-// CompareEntries orders entries as a catalog lists them (see
-// compareEntries), for slices.SortFunc.
-func CompareEntries(a, b Entry) int { return compareEntries(&a, &b) }
-
 // SortEntries sorts entries as a catalog lists them (compareEntries),
 // working out each entry's sort key once rather than in every
 // comparison: a catalog of 100,000 entries sorts several times faster.

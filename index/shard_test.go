@@ -47,7 +47,7 @@ func TestSplitRoundTrip(t *testing.T) {
 		}
 		all = append(all, entries...)
 	}
-	slices.SortFunc(all, CompareEntries)
+	SortEntries(all)
 	want := testCatalog()
 	want.Normalize()
 	if diff := cmp.Diff(want.Entries, all); diff != "" {

@@ -425,19 +425,6 @@ func TestVerifyThroughRegistry(t *testing.T) {
 	}
 }
 
-// catalogMetadata returns the name and bytes of the catalog file the
-// store's metadata holds.
-func catalogMetadata(t *testing.T, s store.Store) (string, []byte) {
-	t.Helper()
-	_, digest := demoreg.ReadCatalog(t, demoreg.Get(t).Dir)
-	name := "targets/" + strings.TrimPrefix(digest, "sha256:") + ".catalog.json"
-	b, err := s.ReadMetadata(t.Context(), name, index.MaxCatalogBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return name, b
-}
-
 // entryTag is the tag of e in its repository.
 func entryTag(t *testing.T, e index.Entry) string {
 	t.Helper()
