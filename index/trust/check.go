@@ -258,7 +258,7 @@ func ReadVerified(ctx context.Context, st store.Store, a Anchor, opts CheckOptio
 // OpenVerified is ReadVerified without the entries: it returns the
 // catalog's head (a format-1 catalog whole), checked against the
 // recorded history, for a reader that then reads only the shards it needs
-// (Trusted.Lookup, Trusted.Each).
+// (Trusted.Lookup, Trusted.Shard).
 func OpenVerified(ctx context.Context, st store.Store, a Anchor, opts CheckOptions) (*index.Catalog, *Checked, error) {
 	c, err := Check(ctx, st, a, opts)
 	if err != nil {

@@ -109,8 +109,8 @@ func publishedShards(ctx context.Context, fsys MetadataFS) map[string]bool {
 }
 
 // Head decodes the verified catalog file: a format-1 catalog with all its
-// entries, or a format-2 head, which lists none (Shard, Lookup and Each
-// read them).
+// entries, or a format-2 head, which lists none (Shard and Lookup read
+// them).
 func (t *Trusted) Head() (*index.Catalog, error) {
 	cat, err := index.DecodeCatalog(bytes.NewReader(t.Catalog))
 	if err != nil {
@@ -178,28 +178,9 @@ func (t *Trusted) Lookup(ctx context.Context, head *index.Catalog, id index.ID) 
 	return out, nil
 }
 
-// Each calls fn with the entries of each shard of head in bin order, one
-// shard in memory at a time; for a format-1 catalog it calls fn once with
-// all its entries and a zero ShardRef. It stops at the first error.
-func (t *Trusted) Each(ctx context.Context, head *index.Catalog, fn func(ref index.ShardRef, entries []index.Entry) error) error {
-	if head.Format == index.FlatCatalogFormat {
-		return fn(index.ShardRef{}, head.Entries)
-	}
-	for _, ref := range head.Shards {
-		entries, err := t.Shard(ctx, head, ref)
-		if err != nil {
-			return err
-		}
-		if err := fn(ref, entries); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Decode decodes the verified catalog whole: the head and, for a format-2
 // catalog, every shard's entries, in canonical order (Head, Lookup and
-// Each read less).
+// Shard read less).
 func (t *Trusted) Decode(ctx context.Context) (*index.Catalog, error) { return decodeCatalog(ctx, t) }
 
 // decodeCatalog is Trusted.Decode.

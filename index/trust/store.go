@@ -80,7 +80,7 @@ func ReadCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*inde
 
 // OpenCatalog is ReadCatalog without the entries: it returns the
 // catalog's head (a format-1 catalog whole), for a reader that then reads
-// only the shards it needs (Trusted.Lookup, Trusted.Each).
+// only the shards it needs (Trusted.Lookup, Trusted.Shard).
 func OpenCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*index.Catalog, *Trusted, error) {
 	tr, err := openCatalog(ctx, s, opts)
 	if err != nil {
