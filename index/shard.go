@@ -102,6 +102,19 @@ func (c *Catalog) Split(digits int) (head []byte, shards []ShardFile, err error)
 	return head, shards, nil
 }
 
+// EntryCount is how many entries the catalog has: those its head's
+// shards list (format 2, read or not), or those in Entries (format 1).
+func (c *Catalog) EntryCount() int {
+	n := len(c.Entries)
+	if c.Format == CatalogFormat {
+		n = 0
+		for _, r := range c.Shards {
+			n += r.Entries
+		}
+	}
+	return n
+}
+
 // Shard returns the reference of the shard that holds id's entries, or
 // nil when the catalog is format 2 and has none (no entry of id).
 func (c *Catalog) Shard(id ID) *ShardRef {

@@ -25,6 +25,9 @@ func TestSplitRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("DecodeCatalog(head): %v", err)
 	}
+	if n, flat := h.EntryCount(), testCatalog().EntryCount(); n != len(c.Entries) || flat != len(c.Entries) {
+		t.Errorf("EntryCount: head %d, format-1 catalog %d; want %d", n, flat, len(c.Entries))
+	}
 	if len(h.Entries) != 0 || h.ShardDigits != 1 || len(h.Shards) != len(shards) {
 		t.Fatalf("head: %d entries, %d digits, %d shards; want 0, 1, %d", len(h.Entries), h.ShardDigits, len(h.Shards), len(shards))
 	}

@@ -52,10 +52,7 @@ type crossState struct {
 // not verify, no entry is checked, and the rest of the shards are only
 // read, to report each one that is broken.
 func (v *registryVerifier) stream(ctx context.Context, chain *trust.Trusted, head *index.Catalog) (ok bool, n int, err error) {
-	total := len(head.Entries)
-	for _, r := range head.Shards {
-		total += r.Entries
-	}
+	total := head.EntryCount()
 	v.x = crossState{present: make(map[string]bool, total), checked: map[string]bool{},
 		rows: make([]EntryResult, 0, total), order: make([]string, 0, total)}
 	mark := len(v.rep.Problems)

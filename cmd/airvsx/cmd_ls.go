@@ -60,10 +60,7 @@ entries as a JSON array (the whole catalog otherwise).`,
 			if err != nil {
 				return err
 			}
-			total := len(cat.Entries)
-			for _, r := range cat.Shards {
-				total += r.Entries
-			}
+			total := cat.EntryCount()
 			var entries []index.Entry
 			if want.set {
 				// Only the shard of that extension is read.
