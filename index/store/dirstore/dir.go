@@ -70,8 +70,11 @@ type dirStore struct {
 	// repos serializes the read-modify-write of each repository's
 	// index.json and the making of its layout.
 	repos repoLocks
-	// dirs keeps the directories a read-only store read last open.
+	// dirs keeps the directories a read-only store read last open,
+	// opened from top, the registry's directory held open (nil for a
+	// writer).
 	dirs dirCache
+	top  heldDir
 
 	// dirty holds the blob directories with renames not yet fsynced,
 	// and the blob files in each whose content is not yet fsynced: a
@@ -185,7 +188,8 @@ func (d *dirStore) open() error {
 		}
 	}
 	if d.opts.ReadOnly {
-		return nil
+		d.top, err = topDir(d.root)
+		return err
 	}
 	f, err := d.root.Open(artifact.MarkerFile)
 	if err != nil {
@@ -314,6 +318,10 @@ func (d *dirStore) Close() error {
 		d.dirLock = nil
 	}
 	d.dirs.close()
+	if d.top != nil {
+		errs = append(errs, d.top.close())
+		d.top = nil
+	}
 	errs = append(errs, d.root.Close())
 	return errors.Join(errs...)
 }

@@ -110,16 +110,7 @@ func (d *dirStore) ReplaceBlob(ctx context.Context, repo, digest string, size in
 // size fails at once with a *MismatchError.
 func (d *dirStore) OpenBlob(ctx context.Context, repo, digest string, size int64) (io.ReadCloser, error) {
 	return store.OpenVerified(ctx, repo, digest, size, func() (io.ReadCloser, int64, error) {
-		f, err := d.openRegularCached(blobPath(repo, digest))
-		if err != nil {
-			return nil, 0, err
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, 0, err
-		}
-		return f, fi.Size(), nil
+		return d.openReaderCached(blobPath(repo, digest))
 	})
 }
 

@@ -2,13 +2,13 @@ package dirstore
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"sync"
 
 	"github.com/airvsx/airvsx/index/store"
-	"github.com/airvsx/airvsx/internal/safefile"
 )
 
 // dirCacheSize is how many directories a read-only store keeps open.
@@ -16,16 +16,16 @@ import (
 // the entries of a repository together), so a few dozen are plenty.
 const dirCacheSize = 64
 
-// dirCache keeps the directories read last open, each as its own
-// os.Root: a read-only store's Lstat or open of a blob then resolves one
-// name in the blob directory instead of every component of its path
-// from the registry's root, which for a registry of many small entries
-// is most of the time verify takes. Each root is opened through the
-// registry's root, so the rules of every access hold: nothing outside
-// the registry, no final symlink followed. Only a read-only store keeps
-// one (a writer may move a directory away, which an open root would not
-// see), and a lookup that fails there is repeated from the registry's
-// root, so errors name the path as they always did.
+// dirCache keeps the directories read last open (heldDir): a read-only
+// store's Lstat or open of a blob then resolves one name in the blob
+// directory instead of every component of its path from the registry's
+// root, which for a registry of many small entries is most of the time
+// verify takes. Each is opened through the registry's directory, so the
+// rules of every access hold: nothing outside the registry, no final
+// symlink followed. Only a read-only store keeps one (a writer may move
+// a directory away, which an open directory would not see), and a lookup
+// that fails there is repeated from the registry's root, so errors name
+// the path as they always did.
 type dirCache struct {
 	mu   sync.Mutex
 	m    map[string]*cachedDir
@@ -35,28 +35,29 @@ type dirCache struct {
 // cachedDir is one open directory: refs users, the last at tick used;
 // gone once evicted, closed when its last user releases it.
 type cachedDir struct {
-	root *os.Root
+	dir  heldDir
 	refs int
 	used uint64
 	gone bool
 }
 
-// get returns dir (a slash path in root) opened as a root, and the
-// function that releases it; ok is false when it cannot be opened.
-func (c *dirCache) get(root *os.Root, dir string) (r *os.Root, release func(), ok bool) {
+// get returns dir (a slash path below top, the registry's directory)
+// held open, and the function that releases it; ok is false when it
+// cannot be opened.
+func (c *dirCache) get(top heldDir, dir string) (h heldDir, release func(), ok bool) {
 	c.mu.Lock()
 	cd := c.m[dir]
 	if cd == nil {
 		// Opened without the lock, so that readers of other directories
 		// do not wait on it.
 		c.mu.Unlock()
-		sub, err := c.open(root, dir)
+		sub, err := c.open(top, dir)
 		if err != nil {
 			return nil, nil, false
 		}
 		c.mu.Lock()
 		if cd = c.m[dir]; cd != nil {
-			sub.Close() // another reader opened it meanwhile
+			sub.close() // another reader opened it meanwhile
 		} else {
 			if c.m == nil {
 				c.m = map[string]*cachedDir{}
@@ -64,7 +65,7 @@ func (c *dirCache) get(root *os.Root, dir string) (r *os.Root, release func(), o
 			if len(c.m) >= dirCacheSize {
 				c.evictLocked()
 			}
-			cd = &cachedDir{root: sub}
+			cd = &cachedDir{dir: sub}
 			c.m[dir] = cd
 		}
 	}
@@ -72,20 +73,19 @@ func (c *dirCache) get(root *os.Root, dir string) (r *os.Root, release func(), o
 	cd.refs++
 	cd.used = c.tick
 	c.mu.Unlock()
-	return cd.root, func() {
+	return cd.dir, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		cd.refs--
 		if cd.gone && cd.refs == 0 {
-			cd.root.Close()
+			cd.dir.close()
 		}
 	}, true
 }
 
-// open opens dir as a root: from the open directory nearest above it
-// when there is one (a blob directory from its repository's), else from
-// root.
-func (c *dirCache) open(root *os.Root, dir string) (*os.Root, error) {
+// open opens dir: from the open directory nearest above it when there is
+// one (a blob directory from its repository's), else from top.
+func (c *dirCache) open(top heldDir, dir string) (heldDir, error) {
 	for up := path.Dir(dir); up != "." && up != "/"; up = path.Dir(up) {
 		c.mu.Lock()
 		ok := c.m[up] != nil
@@ -93,8 +93,8 @@ func (c *dirCache) open(root *os.Root, dir string) (*os.Root, error) {
 		if !ok {
 			continue
 		}
-		if r, release, ok := c.get(root, up); ok {
-			sub, err := r.OpenRoot(dir[len(up)+1:])
+		if h, release, ok := c.get(top, up); ok {
+			sub, err := h.sub(dir[len(up)+1:])
 			release()
 			if err == nil {
 				return sub, nil
@@ -102,7 +102,7 @@ func (c *dirCache) open(root *os.Root, dir string) (*os.Root, error) {
 		}
 		break
 	}
-	return root.OpenRoot(dir)
+	return top.sub(dir)
 }
 
 // evictLocked drops the directory used least recently.
@@ -119,7 +119,7 @@ func (c *dirCache) evictLocked() {
 	delete(c.m, oldest)
 	od.gone = true
 	if od.refs == 0 {
-		od.root.Close()
+		od.dir.close()
 	}
 }
 
@@ -132,7 +132,7 @@ func (c *dirCache) close() {
 		delete(c.m, k)
 		cd.gone = true
 		if cd.refs == 0 {
-			cd.root.Close()
+			cd.dir.close()
 		}
 	}
 }
@@ -147,8 +147,8 @@ func (d *dirStore) lstat(name string) (fs.FileInfo, error) {
 // dir when the store keeps one.
 func (d *dirStore) lstatUnder(dir, rel string) (fs.FileInfo, error) {
 	if d.opts.ReadOnly {
-		if r, release, ok := d.dirs.get(d.root, dir); ok {
-			fi, err := r.Lstat(rel)
+		if h, release, ok := d.dirs.get(d.top, dir); ok {
+			fi, err := h.lstat(rel)
 			release()
 			if err == nil {
 				return fi, nil
@@ -162,8 +162,8 @@ func (d *dirStore) lstatUnder(dir, rel string) (fs.FileInfo, error) {
 // directory of name when the store keeps one.
 func (d *dirStore) openRegularCached(name string) (*os.File, error) {
 	if d.opts.ReadOnly {
-		if r, release, ok := d.dirs.get(d.root, path.Dir(name)); ok {
-			f, _, err := safefile.OpenIn(r, path.Base(name), -1)
+		if h, release, ok := d.dirs.get(d.top, path.Dir(name)); ok {
+			f, err := h.openFile(path.Base(name))
 			release()
 			if err == nil {
 				return f, nil
@@ -173,12 +173,28 @@ func (d *dirStore) openRegularCached(name string) (*os.File, error) {
 	return openRegular(d.root, name)
 }
 
+// openReaderCached opens the regular file name for reading (openRegular)
+// and returns its size, through the open directory of name when the
+// store keeps one.
+func (d *dirStore) openReaderCached(name string) (io.ReadCloser, int64, error) {
+	if d.opts.ReadOnly {
+		if h, release, ok := d.dirs.get(d.top, path.Dir(name)); ok {
+			rc, size, err := h.openReader(path.Base(name))
+			release()
+			if err == nil {
+				return rc, size, nil
+			}
+		}
+	}
+	return (&rootDir{r: d.root}).openReader(name)
+}
+
 // readRegularCached is readRegular(d.root, name, max), through the open
 // directory of name when the store keeps one.
 func (d *dirStore) readRegularCached(name string, max int64) ([]byte, error) {
 	if d.opts.ReadOnly {
-		if r, release, ok := d.dirs.get(d.root, path.Dir(name)); ok {
-			data, err := readRegular(r, path.Base(name), max)
+		if h, release, ok := d.dirs.get(d.top, path.Dir(name)); ok {
+			data, err := h.readFile(path.Base(name), max)
 			release()
 			if err == nil {
 				return data, nil
@@ -196,8 +212,8 @@ func (d *dirStore) repoFS(repo string) (fs.FS, func(), error) {
 	}
 	dir := repoDir(repo)
 	if d.opts.ReadOnly {
-		if r, release, ok := d.dirs.get(d.root, dir); ok {
-			return newRootFS(r), release, nil
+		if h, release, ok := d.dirs.get(d.top, dir); ok {
+			return h.fsys(), release, nil
 		}
 	}
 	r, err := d.root.OpenRoot(dir)

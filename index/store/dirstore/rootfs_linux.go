@@ -18,44 +18,62 @@ func readDirTypes(d *os.File, lstat func(name string) (fs.FileMode, error)) ([]t
 	var (
 		out  []typedName
 		rerr error
-		buf  = make([]byte, 32<<10)
 	)
 	err = rc.Read(func(fd uintptr) bool {
-		for {
-			n, err := syscall.ReadDirent(int(fd), buf)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil {
-				rerr = os.NewSyscallError("getdents64", err)
-				return true
-			}
-			if n <= 0 {
-				return true
-			}
-			for b := buf[:n]; len(b) >= 19; {
-				reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-				if reclen < 19 || reclen > len(b) {
-					rerr = os.NewSyscallError("getdents64", syscall.EIO)
-					return true
-				}
-				typ, name := b[18], b[19:reclen]
-				for i, c := range name {
-					if c == 0 {
-						name = name[:i]
-						break
-					}
-				}
-				b = b[reclen:]
-				if s := string(name); s != "." && s != ".." {
-					out = append(out, typedName{name: s, typ: direntType(typ)})
-				}
-			}
-		}
+		out, rerr = readDirents(int(fd))
+		return true
 	})
 	if err == nil {
 		err = rerr
 	}
+	return typeUnknown(out, err, lstat)
+}
+
+// readDirFD is readDirTypes of the directory open as fd.
+func readDirFD(fd int, lstat func(name string) (fs.FileMode, error)) ([]typedName, error) {
+	out, err := readDirents(fd)
+	return typeUnknown(out, err, lstat)
+}
+
+// readDirents lists the directory open as fd with getdents64, each
+// entry's type its d_type (unknownType where the file system gives none).
+func readDirents(fd int) ([]typedName, error) {
+	var out []typedName
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return out, os.NewSyscallError("getdents64", err)
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				return out, os.NewSyscallError("getdents64", syscall.EIO)
+			}
+			typ, name := b[18], b[19:reclen]
+			for i, c := range name {
+				if c == 0 {
+					name = name[:i]
+					break
+				}
+			}
+			b = b[reclen:]
+			if s := string(name); s != "." && s != ".." {
+				out = append(out, typedName{name: s, typ: direntType(typ)})
+			}
+		}
+	}
+}
+
+// typeUnknown asks lstat the type of each entry of out whose d_type was
+// unknown, and returns out and the first error (err, else lstat's).
+func typeUnknown(out []typedName, err error, lstat func(name string) (fs.FileMode, error)) ([]typedName, error) {
 	for i := range out {
 		if out[i].typ == unknownType {
 			t, lerr := lstat(out[i].name)
