@@ -18,9 +18,10 @@ import (
 	"github.com/airvsx/airvsx/index/vsix"
 )
 
-// entryCheck collects the problems of one entry.
+// entryCheck collects the problems of one entry, of the repository g.
 type entryCheck struct {
 	v     *registryVerifier
+	g     *repoGroup
 	e     *index.Entry
 	name  string
 	repo  string
@@ -29,29 +30,6 @@ type entryCheck struct {
 
 func (c *entryCheck) add(rule Rule, path, format string, args ...any) {
 	c.probs = append(c.probs, newProblem(Error, rule, path, c.name, fmt.Sprintf(format, args...), fixFor(rule)))
-}
-
-// checkEntries checks entries with a bounded pool of workers; each
-// worker streams one blob at a time through its own buffer, so memory
-// does not grow with the registry.
-func (v *registryVerifier) checkEntries(ctx context.Context, entries []index.Entry) error {
-	var blobs, nbytes atomic.Int64
-	v.parallel(ctx, len(entries), func(h *hasher, i int) {
-		e := &entries[i]
-		c := &entryCheck{v: v, e: e, name: e.String(), repo: artifact.Repo(e.ID)}
-		n, b := c.run(ctx, h)
-		blobs.Add(int64(n))
-		nbytes.Add(b)
-		v.mu.Lock()
-		v.rep.Problems = append(v.rep.Problems, c.probs...)
-		v.mu.Unlock()
-	})
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	v.rep.Summary.Blobs += int(blobs.Load())
-	v.rep.Summary.Bytes += nbytes.Load()
-	return nil
 }
 
 // parallel calls fn for 0 ≤ i < n on a bounded pool of workers
@@ -83,18 +61,20 @@ func (v *registryVerifier) parallel(ctx context.Context, n int, fn func(h *hashe
 }
 
 // run checks the entry and returns how many blobs it checked and how many
-// bytes it hashed, counting only blobs no other entry counted before
-// (firstCount).
+// bytes it hashed, counting only blobs no other entry of its repository
+// referenced before (repoGroup.use): a blob several entries share (the
+// empty config, the README of two platforms' builds) is one blob, as
+// copy and the registry's files count it.
 func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int64) {
 	e, st := c.e, c.v.st
-	count := func(digest string, n int64) {
-		if c.v.firstCount(c.repo, digest) {
+	count := func(first bool, n int64) {
+		if first {
 			blobs++
 			hashed += n
 		}
 	}
 	mpath := artifact.BlobName(c.repo, e.ManifestDigest)
-	c.v.ref(c.repo, e.ManifestDigest)
+	mfirst := c.g.use(e.ManifestDigest)
 	if e.ManifestSize > artifact.MaxManifestBytes {
 		c.add(RuleManifestInvalid, mpath, "the catalog pins a manifest of %d bytes, more than the %d a manifest may have", e.ManifestSize, artifact.MaxManifestBytes)
 		return 0, 0
@@ -105,7 +85,7 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 		raw, err = io.ReadAll(rc)
 		rc.Close()
 	}
-	count(e.ManifestDigest, int64(len(raw)))
+	count(mfirst, int64(len(raw)))
 	if err != nil {
 		c.blobProblem(mpath, "manifest", err, true)
 		return blobs, hashed
@@ -118,39 +98,38 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 		return blobs, hashed
 	}
 	c.checkAnnotations(m, mpath)
-	c.v.ref(c.repo, artifact.EmptyConfigDigest)
-	for _, l := range m.Layers {
-		c.v.ref(c.repo, l.Digest)
-	}
 
 	// The config and every layer.
 	type blob struct {
 		what   string
 		digest string
 		size   int64
+		first  bool
 	}
-	list := []blob{{"config", artifact.EmptyConfigDigest, int64(len(artifact.EmptyConfig))}}
+	list := []blob{{"config", artifact.EmptyConfigDigest, int64(len(artifact.EmptyConfig)), c.g.use(artifact.EmptyConfigDigest)}}
 	var vsixLayer, sigLayer *artifact.Layer
+	vsixFirst := false
 	for i := range m.Layers {
 		l := &m.Layers[i]
+		first := c.g.use(l.Digest)
 		switch l.Role {
 		case artifact.RoleVsix:
-			vsixLayer = l
+			vsixLayer, vsixFirst = l, first
 			continue // checked below, with the package rules
 		case artifact.RoleUpstreamSignature:
 			sigLayer = l
 		}
-		list = append(list, blob{fmt.Sprintf("layer %s (%s)", l.Role, l.Title), l.Digest, l.Size})
+		list = append(list, blob{fmt.Sprintf("layer %s (%s)", l.Role, l.Title), l.Digest, l.Size, first})
 	}
 	for _, b := range list {
 		path := artifact.BlobName(c.repo, b.digest)
 		if c.v.opts.NoReadData {
-			count(b.digest, 0)
+			count(b.first, 0)
 			c.statBlob(ctx, b.what, path, b.digest, b.size)
 			continue
 		}
 		n, err := h.blob(ctx, st, c.repo, b.digest, b.size)
-		count(b.digest, n)
+		count(b.first, n)
 		if err != nil {
 			c.blobProblem(path, b.what, err, false)
 		}
@@ -169,12 +148,12 @@ func (c *entryCheck) run(ctx context.Context, h *hasher) (blobs int, hashed int6
 		}
 	}
 	if c.v.opts.NoReadData {
-		count(vsixLayer.Digest, 0)
+		count(vsixFirst, 0)
 		c.statBlob(ctx, "layer vsix", vpath, vsixLayer.Digest, vsixLayer.Size)
 		return blobs, hashed
 	}
 	n, err := c.checkVsix(ctx, h, *vsixLayer, sigLayer, vpath)
-	count(vsixLayer.Digest, n)
+	count(vsixFirst, n)
 	if err != nil {
 		c.blobProblem(vpath, "layer vsix ("+vsixLayer.Title+")", err, false)
 	}

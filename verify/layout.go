@@ -68,7 +68,7 @@ func (v *registryVerifier) checkTags(ctx context.Context, fsys fs.FS, repo strin
 // the end (finishExtras): its tags t (read when ok) that are no entry's (used) are
 // warnings, or errors when they dangle (no airvsx operation leaves one,
 // and OCI tools fail on them); then its files (walkRepo).
-func (v *registryVerifier) repoExtras(ctx context.Context, fsys fs.FS, repo string, t []store.TagEntry, ok bool, used map[string]bool) {
+func (v *registryVerifier) repoExtras(ctx context.Context, fsys fs.FS, repo string, t []store.TagEntry, ok bool, used, refs map[string]bool) {
 	dir := "extensions/" + repo
 	if ok {
 		for _, te := range t {
@@ -84,7 +84,7 @@ func (v *registryVerifier) repoExtras(ctx context.Context, fsys fs.FS, repo stri
 		}
 	}
 	if fsys != nil {
-		v.walkRepo(fsys, repo, v.refs[repo])
+		v.walkRepo(fsys, repo, refs)
 	}
 }
 

@@ -106,49 +106,9 @@ type registryVerifier struct {
 	hashers []*hasher      // one per worker of parallel, kept from call to call
 	mu      sync.Mutex     // guards rep.Problems while workers add to it
 
-	// refs and counted are of the shard being checked (checkShard).
-	refsMu sync.Mutex
-	refs   map[string]map[string]bool // repo → blob digests entries reference
-	// counted holds the blobs (repo "@" digest) counted in the summary.
-	countedMu sync.Mutex
-	counted   map[string]bool
-
 	sigs         *sigCache // nil: no cache
 	sigsVerified atomic.Int64
 	sigsCached   atomic.Int64
-}
-
-// firstCount reports whether the blob digest of repo is counted in the
-// summary for the first time: a blob several entries share (the empty
-// config, the README of two platforms' builds) is one blob, as copy and
-// the registry's files count it, however many entries check it.
-func (v *registryVerifier) firstCount(repo, digest string) bool {
-	v.countedMu.Lock()
-	defer v.countedMu.Unlock()
-	if v.counted == nil {
-		v.counted = map[string]bool{}
-	}
-	key := repo + "@" + digest
-	if v.counted[key] {
-		return false
-	}
-	v.counted[key] = true
-	return true
-}
-
-// ref records that an entry of repo references the blob digest.
-func (v *registryVerifier) ref(repo string, digests ...string) {
-	v.refsMu.Lock()
-	defer v.refsMu.Unlock()
-	if v.refs == nil {
-		v.refs = map[string]map[string]bool{}
-	}
-	if v.refs[repo] == nil {
-		v.refs[repo] = map[string]bool{}
-	}
-	for _, d := range digests {
-		v.refs[repo][d] = true
-	}
 }
 
 // add reports a problem; it is safe to call from several goroutines at

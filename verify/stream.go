@@ -3,6 +3,8 @@ package verify
 import (
 	"context"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -74,8 +76,30 @@ func (v *registryVerifier) stream(ctx context.Context, chain *trust.Trusted, hea
 		}
 		head.Entries = nil
 	} else {
-		for _, ref := range head.Shards {
-			entries, err := chain.Shard(ctx, head, ref)
+		// The next shard is read and decoded while the workers check this
+		// one, so that they do not wait for it.
+		type read struct {
+			entries []index.Entry
+			err     error
+		}
+		fetch := func(ref index.ShardRef) <-chan read {
+			c := make(chan read, 1)
+			go func() {
+				entries, err := chain.Shard(ctx, head, ref)
+				c <- read{entries, err}
+			}()
+			return c
+		}
+		var next <-chan read
+		if len(head.Shards) > 0 {
+			next = fetch(head.Shards[0])
+		}
+		for i, ref := range head.Shards {
+			r := <-next
+			if i+1 < len(head.Shards) {
+				next = fetch(head.Shards[i+1])
+			}
+			entries, err := r.entries, r.err
 			if err != nil {
 				if ctx.Err() != nil {
 					return false, 0, ctx.Err()
@@ -121,8 +145,8 @@ func (v *registryVerifier) listRepos(ctx context.Context) {
 	}
 }
 
-// checkShard checks the entries of one shard, in the catalog's order, a
-// few repositories at a time (checkRepos), and keeps what the checks
+// checkShard checks the entries of one shard, in the catalog's order,
+// repository by repository (checkRepos), and keeps what the checks
 // across shards need (crossState).
 func (v *registryVerifier) checkShard(ctx context.Context, entries []index.Entry) error {
 	index.SortEntries(entries)
@@ -142,82 +166,105 @@ func (v *registryVerifier) checkShard(ctx context.Context, entries []index.Entry
 			v.policyEntry(e, name)
 		}
 	}
-	for len(entries) > 0 {
-		n := reposEnd(entries, repoBatch)
-		if err := v.checkRepos(ctx, entries[:n]); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+	return v.checkRepos(ctx, entries)
 }
 
-// repoBatch is how many repositories checkRepos checks at once: few
-// enough that a store that keeps the directories read last open
-// (dirstore) still has them open when their extras are checked.
-const repoBatch = 16
-
-// reposEnd returns the length of the first part of entries (sorted, so
-// that the entries of a repository are together) that holds the entries
-// of at most n repositories.
-func reposEnd(entries []index.Entry, n int) int {
-	for i := 1; i < len(entries); i++ {
-		if artifact.Repo(entries[i].ID) != artifact.Repo(entries[i-1].ID) {
-			if n--; n == 0 {
-				return i
-			}
-		}
-	}
-	return len(entries)
-}
-
-// repoGroup is the entries of one repository, sorted.
+// repoGroup is the entries of one repository, sorted, and what checking
+// them finds out about the repository.
 type repoGroup struct {
 	repo    string
 	entries []index.Entry
 	tags    []store.TagEntry
-	tagsOK  bool // tags could be read
+	tagsOK  bool         // tags could be read
+	left    atomic.Int32 // its tasks not yet done (checkRepos)
+
+	mu   sync.Mutex
+	refs map[string]bool // the blob digests its entries reference
 }
 
-// checkRepos checks entries, all the entries of their repositories: the
-// tags of those repositories, every entry, then what in those
-// repositories no entry references, each step on the pool of workers.
+// use records that an entry of the repository references the blob
+// digest, and reports whether it is the first to.
+func (g *repoGroup) use(digest string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.refs[digest] {
+		return false
+	}
+	if g.refs == nil {
+		g.refs = map[string]bool{}
+	}
+	g.refs[digest] = true
+	return true
+}
+
+// checkRepos checks entries (sorted, so that the entries of a repository
+// are together), all the entries of their repositories, on the pool of
+// workers: for each repository, its tags and each of its entries are
+// tasks, in the catalog's order, and whichever task of a repository ends
+// last then checks what in the repository no entry references
+// (repoExtras). So the workers never wait for each other within a
+// shard, and a repository's directories are read close together in
+// time (a directory store keeps the last ones read open).
 func (v *registryVerifier) checkRepos(ctx context.Context, entries []index.Entry) error {
-	var groups []repoGroup
+	var groups []*repoGroup
 	for rest := entries; len(rest) > 0; {
-		n := reposEnd(rest, 1)
-		groups = append(groups, repoGroup{repo: artifact.Repo(rest[0].ID), entries: rest[:n]})
+		n := 1
+		for n < len(rest) && artifact.Repo(rest[n].ID) == artifact.Repo(rest[0].ID) {
+			n++
+		}
+		g := &repoGroup{repo: artifact.Repo(rest[0].ID), entries: rest[:n]}
+		g.left.Store(int32(n + 1))
+		groups = append(groups, g)
 		rest = rest[n:]
 	}
+	type task struct {
+		g     *repoGroup
+		entry int // -1: the tags
+	}
+	tasks := make([]task, 0, len(entries)+len(groups))
+	for _, g := range groups {
+		tasks = append(tasks, task{g, -1})
+		for j := range g.entries {
+			tasks = append(tasks, task{g, j})
+		}
+	}
 	fsys := v.layout()
-	v.parallel(ctx, len(groups), func(_ *hasher, i int) {
-		g := &groups[i]
-		g.tags, g.tagsOK = v.checkTags(ctx, fsys, g.repo, g.entries)
+	var blobs, nbytes atomic.Int64
+	v.parallel(ctx, len(tasks), func(h *hasher, i int) {
+		t := tasks[i]
+		g := t.g
+		if t.entry < 0 {
+			g.tags, g.tagsOK = v.checkTags(ctx, fsys, g.repo, g.entries)
+		} else {
+			e := &g.entries[t.entry]
+			c := &entryCheck{v: v, g: g, e: e, name: e.String(), repo: g.repo}
+			n, b := c.run(ctx, h)
+			blobs.Add(int64(n))
+			nbytes.Add(b)
+			if len(c.probs) > 0 {
+				v.mu.Lock()
+				v.rep.Problems = append(v.rep.Problems, c.probs...)
+				v.mu.Unlock()
+			}
+		}
+		if g.left.Add(-1) == 0 && v.x.listed[g.repo] {
+			used := make(map[string]bool, len(g.entries)) // tags of entries
+			for j := range g.entries {
+				tag, _ := artifact.Tag(g.entries[j].Platform, g.entries[j].Version)
+				used[tag] = true
+			}
+			v.repoExtras(ctx, fsys, g.repo, g.tags, g.tagsOK, used, g.refs)
+		}
 	})
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	v.refs, v.counted = nil, nil
-	if err := v.checkEntries(ctx, entries); err != nil {
-		return err
-	}
-	v.parallel(ctx, len(groups), func(_ *hasher, i int) {
-		g := &groups[i]
-		if !v.x.listed[g.repo] {
-			return
-		}
-		used := map[string]bool{} // tags of entries
-		for j := range g.entries {
-			tag, _ := artifact.Tag(g.entries[j].Platform, g.entries[j].Version)
-			used[tag] = true
-		}
-		v.repoExtras(ctx, fsys, g.repo, g.tags, g.tagsOK, used)
-	})
+	v.rep.Summary.Blobs += int(blobs.Load())
+	v.rep.Summary.Bytes += nbytes.Load()
 	for _, g := range groups {
 		v.x.checked[g.repo] = true
 	}
-	v.refs, v.counted = nil, nil
-	return ctx.Err()
+	return nil
 }
 
 // finishExtras checks the repositories no entry belongs to, and the top
@@ -238,7 +285,7 @@ func (v *registryVerifier) finishExtras(ctx context.Context) error {
 			v.add(Warning, RuleOrphanRepo, dir+"/index.json", "", "unreadable: %v", err)
 			continue
 		}
-		v.repoExtras(ctx, fsys, repo, t, true, nil)
+		v.repoExtras(ctx, fsys, repo, t, true, nil, nil)
 	}
 	if fsys != nil {
 		v.walkTop(fsys)
