@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -57,12 +59,74 @@ func (r *Report) Write(w io.Writer, f Format, toolVersion string) error {
 	return fmt.Errorf("unknown report format %q", f)
 }
 
-// WriteJSON writes the report as indented JSON (REPORT.md).
+// WriteJSON writes the report as indented JSON (REPORT.md). It writes
+// the entries and the problems one at a time, so that a report of
+// 200,000 entries is not held in memory a second time as JSON; the
+// bytes are those of encoding the whole report with json.Encoder
+// (indent "  ", HTML not escaped).
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	bw := bufio.NewWriter(w)
+	head := *r
+	head.Entries, head.Problems = nil, nil
+	b, err := indentJSON(struct {
+		*Report
+		Entries  *struct{} `json:"entries,omitempty"`
+		Problems *struct{} `json:"problems,omitempty"`
+	}{Report: &head}, "")
+	if err != nil {
+		return err
+	}
+	// b is the object without its last two fields: "{ ... }".
+	bw.Write(b[:len(b)-2])
+	if err := writeJSONArray(bw, "entries", r.Entries); err != nil {
+		return err
+	}
+	if err := writeJSONArray(bw, "problems", r.Problems); err != nil {
+		return err
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
+
+// writeJSONArray writes ",\n  \"name\": " and the array a, one element at
+// a time, as a field of WriteJSON's object.
+func writeJSONArray[T any](w *bufio.Writer, name string, a []T) error {
+	fmt.Fprintf(w, ",\n  %q: ", name)
+	switch {
+	case a == nil:
+		_, err := w.WriteString("null")
+		return err
+	case len(a) == 0:
+		_, err := w.WriteString("[]")
+		return err
+	}
+	w.WriteString("[")
+	for i := range a {
+		b, err := indentJSON(a[i], "    ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n    ")
+		w.Write(b)
+	}
+	_, err := w.WriteString("\n  ]")
+	return err
+}
+
+// indentJSON encodes v as json.Encoder does with indent "  " after
+// prefix, HTML not escaped, without the final newline.
+func indentJSON(v any, prefix string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent(prefix, "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // SummaryLine is the report's first line of text: the verdict and the

@@ -195,6 +195,42 @@ func TestJSONReport(t *testing.T) {
 	}
 }
 
+// TestJSONReportStreamed: WriteJSON writes the entries and problems one
+// at a time; its bytes are those of encoding the whole report at once,
+// for a real report and for entries and problems nil, empty, one, and
+// holding characters HTML escaping would change.
+func TestJSONReportStreamed(t *testing.T) {
+	real := tamperedReport(t)
+	odd := *real
+	odd.Target = "<a & b>"
+	odd.Entries = []verify.EntryResult{{Entry: "x.y@1.0.0 <&>", Errors: 1}}
+	odd.Problems = odd.Problems[:1]
+	tests := []struct {
+		name string
+		rep  verify.Report
+	}{
+		{"tampered registry", *real},
+		{"nil entries and problems", verify.Report{Schema: verify.SchemaVersion, Kind: "registry", Target: "r"}},
+		{"empty entries and problems", verify.Report{Schema: verify.SchemaVersion, Kind: "registry", Entries: []verify.EntryResult{}, Problems: []verify.Problem{}}},
+		{"one of each, escaping", odd},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(&tt.rep); err != nil {
+				t.Fatal(err)
+			}
+			got := written(t, &tt.rep, verify.JSON)
+			if got.String() != want.String() {
+				t.Errorf("WriteJSON wrote\n%s\nwant\n%s", got, want.String())
+			}
+		})
+	}
+}
+
 // TestTextReport: the summary line, problems grouped by entry with their
 // file and fix.
 func TestTextReport(t *testing.T) {
