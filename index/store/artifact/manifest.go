@@ -40,6 +40,26 @@ func BuildManifest(info ArtifactInfo, layers []Layer) ([]byte, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("build manifest for %s@%s@%s: %w", info.ID, info.Version, info.Platform, errors.Join(errs...))
 	}
+	return encodeSorted(descs, ann)
+}
+
+// buildChecked is BuildManifest for info and layers ParseManifest has
+// just checked (the same checks BuildManifest makes), which it does not
+// make again.
+func buildChecked(info ArtifactInfo, layers []Layer) ([]byte, error) {
+	descs := make([]ocispec.Descriptor, len(layers))
+	for i, l := range layers {
+		if l.MediaType == "" {
+			l.MediaType = MediaTypeFor(l.Role, l.Title)
+		}
+		descs[i] = l.descriptor()
+	}
+	return encodeSorted(descs, info.annotations())
+}
+
+// encodeSorted encodes a manifest of the layers descs, in the order of
+// their roles, and the annotations ann.
+func encodeSorted(descs []ocispec.Descriptor, ann map[string]string) ([]byte, error) {
 	slices.SortStableFunc(descs, func(a, b ocispec.Descriptor) int {
 		return slices.Index(Roles, Role(a.Annotations[AnnotationRole])) - slices.Index(Roles, Role(b.Annotations[AnnotationRole]))
 	})
@@ -306,16 +326,21 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	// strict decoder would have decoded the same, and only a manifest
 	// that fails is decoded again, strictly, for the problems to report.
 	// The plain decoder is the faster, and verify parses every manifest.
+	// The canonical bytes to compare with are built without checking the
+	// info and layers again: parseManifest has just checked them (and
+	// FuzzParseManifest holds that what it accepts is what BuildManifest,
+	// checks and all, writes).
 	if len(data) <= MaxManifestBytes {
-		if m, err := parseManifest(data, json.Unmarshal); err == nil {
+		if m, err := parseManifest(data, json.Unmarshal, buildChecked); err == nil {
 			return m, nil
 		}
 	}
-	return parseManifest(data, strictjson.Unmarshal)
+	return parseManifest(data, strictjson.Unmarshal, BuildManifest)
 }
 
-// parseManifest is ParseManifest with unmarshal as the JSON decoder.
-func parseManifest(data []byte, unmarshal func([]byte, any) error) (*Manifest, error) {
+// parseManifest is ParseManifest with unmarshal as the JSON decoder and
+// build as what writes the canonical form.
+func parseManifest(data []byte, unmarshal func([]byte, any) error, build func(ArtifactInfo, []Layer) ([]byte, error)) (*Manifest, error) {
 	fail := func(errs ...error) (*Manifest, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidManifest, errors.Join(errs...))
 	}
@@ -356,7 +381,7 @@ func parseManifest(data []byte, unmarshal func([]byte, any) error) (*Manifest, e
 	if len(errs) > 0 {
 		return fail(errs...)
 	}
-	canon, err := BuildManifest(info, layers)
+	canon, err := build(info, layers)
 	if err != nil {
 		return fail(err)
 	}
