@@ -27,18 +27,42 @@ const dirCacheSize = 64
 // that fails there is repeated from the registry's root, so errors name
 // the path as they always did.
 type dirCache struct {
-	mu   sync.Mutex
-	m    map[string]*cachedDir
-	tick uint64
+	mu sync.Mutex
+	m  map[string]*cachedDir
+	// lru is the ring of the directories in m, the one used last after
+	// it (lru.next is the one used least recently).
+	lru cachedDir
 }
 
-// cachedDir is one open directory: refs users, the last at tick used;
-// gone once evicted, closed when its last user releases it.
+// cachedDir is one open directory: refs users; gone once evicted, closed
+// when its last user releases it.
 type cachedDir struct {
-	dir  heldDir
-	refs int
-	used uint64
-	gone bool
+	key        string
+	dir        heldDir
+	refs       int
+	gone       bool
+	prev, next *cachedDir // in dirCache.lru
+}
+
+// touchLocked makes cd the directory used last.
+func (c *dirCache) touchLocked(cd *cachedDir) {
+	if c.lru.next == nil {
+		c.lru.next, c.lru.prev = &c.lru, &c.lru
+	}
+	if cd.next != nil {
+		cd.prev.next, cd.next.prev = cd.next, cd.prev
+	}
+	cd.prev, cd.next = c.lru.prev, &c.lru
+	c.lru.prev.next = cd
+	c.lru.prev = cd
+}
+
+// unlinkLocked takes cd out of the ring.
+func (c *dirCache) unlinkLocked(cd *cachedDir) {
+	if cd.next != nil {
+		cd.prev.next, cd.next.prev = cd.next, cd.prev
+		cd.prev, cd.next = nil, nil
+	}
 }
 
 // get returns dir (a slash path below top, the registry's directory)
@@ -65,13 +89,12 @@ func (c *dirCache) get(top heldDir, dir string) (h heldDir, release func(), ok b
 			if len(c.m) >= dirCacheSize {
 				c.evictLocked()
 			}
-			cd = &cachedDir{dir: sub}
+			cd = &cachedDir{key: dir, dir: sub}
 			c.m[dir] = cd
 		}
 	}
-	c.tick++
 	cd.refs++
-	cd.used = c.tick
+	c.touchLocked(cd)
 	c.mu.Unlock()
 	return cd.dir, func() {
 		c.mu.Lock()
@@ -107,16 +130,9 @@ func (c *dirCache) open(top heldDir, dir string) (heldDir, error) {
 
 // evictLocked drops the directory used least recently.
 func (c *dirCache) evictLocked() {
-	var (
-		oldest string
-		od     *cachedDir
-	)
-	for k, cd := range c.m {
-		if od == nil || cd.used < od.used {
-			oldest, od = k, cd
-		}
-	}
-	delete(c.m, oldest)
+	od := c.lru.next
+	c.unlinkLocked(od)
+	delete(c.m, od.key)
 	od.gone = true
 	if od.refs == 0 {
 		od.dir.close()
@@ -130,6 +146,7 @@ func (c *dirCache) close() {
 	defer c.mu.Unlock()
 	for k, cd := range c.m {
 		delete(c.m, k)
+		c.unlinkLocked(cd)
 		cd.gone = true
 		if cd.refs == 0 {
 			cd.dir.close()

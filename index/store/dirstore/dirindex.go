@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/artifact"
@@ -174,12 +177,41 @@ func (d *dirStore) Untag(ctx context.Context, repo, tag string) error {
 // Repos lists the repositories under extensions/ that have an index.json.
 // Entries that are not valid repository names are skipped (temp files
 // silently, anything else with a warning).
+//
+// The index.json of each is looked for on every CPU at once: a registry
+// may hold 200,000 repositories, and each look is a few system calls.
 func (d *dirStore) Repos(ctx context.Context) ([]string, error) {
-	return artifact.ReposFromDirs(ctx, d.log, d.listDir, func(repo string) bool {
-		ns, name, _ := strings.Cut(repo, "/")
-		fi, err := d.lstatUnder(extensionsDir+"/"+ns, name+"/"+ocispec.ImageIndexFile)
-		return err == nil && fi.Mode().IsRegular()
-	})
+	dirs, err := artifact.ReposFromDirs(ctx, d.log, d.listDir, func(string) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	has := make([]bool, len(dirs))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), len(dirs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(dirs) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				ns, name, _ := strings.Cut(dirs[i], "/")
+				fi, err := d.lstatUnder(extensionsDir+"/"+ns, name+"/"+ocispec.ImageIndexFile)
+				has[i] = err == nil && fi.Mode().IsRegular()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("repos: %w", err)
+	}
+	repos := dirs[:0]
+	for i, repo := range dirs {
+		if has[i] {
+			repos = append(repos, repo)
+		}
+	}
+	return repos, nil
 }
 
 // listDir lists dir for ReposFromDirs, leaving out temp files.

@@ -207,14 +207,22 @@ func (d *fdDir) openRegular(rel string, max int64) (int, *unix.Stat_t, error) {
 	if before.Mode&unix.S_IFMT != unix.S_IFREG || (max >= 0 && before.Size > max) {
 		return -1, nil, errHeld
 	}
+	return openSame(dir, name, &before, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, max)
+}
+
+// openSame opens name in the directory dir with flags (O_NOFOLLOW and
+// O_CLOEXEC added) and returns it with its fstat, which must be the file
+// before is the lstat of, of the same type and of at most max bytes
+// (max < 0: no cap).
+func openSame(dir int, name string, before *unix.Stat_t, flags int, max int64) (int, *unix.Stat_t, error) {
 	fd, err := retry(func() (int, error) {
-		return unix.Openat(dir, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		return unix.Openat(dir, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		return -1, nil, err
 	}
 	st := new(unix.Stat_t)
-	if err := unix.Fstat(fd, st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG ||
+	if err := unix.Fstat(fd, st); err != nil || st.Mode&unix.S_IFMT != before.Mode&unix.S_IFMT ||
 		st.Dev != before.Dev || st.Ino != before.Ino || (max >= 0 && st.Size > max) {
 		unix.Close(fd)
 		return -1, nil, errHeld
@@ -294,27 +302,46 @@ type fdFS struct{ d *fdDir }
 
 // Open opens name, a regular file or a directory.
 func (f fdFS) Open(name string) (fs.File, error) {
-	fi, err := f.Lstat(name)
-	if err != nil {
-		return nil, err
-	}
-	if fi.IsDir() {
-		fd, err := f.d.openBeneath(name, unix.O_RDONLY|unix.O_DIRECTORY)
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		st := new(unix.Stat_t)
-		if err := unix.Fstat(fd, st); err != nil {
-			unix.Close(fd)
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		return &fdFile{fd: fd, name: name, st: st}, nil
-	}
-	fd, st, err := f.d.openRegular(name, -1)
+	fd, st, err := f.open(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return &fdFile{fd: fd, name: name, st: st}, nil
+}
+
+// open opens name, a regular file or a directory, checked as
+// openRegular checks a file.
+func (f fdFS) open(name string) (int, *unix.Stat_t, error) {
+	if name == "." {
+		fd, err := f.d.openBeneath(".", unix.O_RDONLY|unix.O_DIRECTORY)
+		if err != nil {
+			return -1, nil, err
+		}
+		st := new(unix.Stat_t)
+		if err := unix.Fstat(fd, st); err != nil {
+			unix.Close(fd)
+			return -1, nil, err
+		}
+		return fd, st, nil
+	}
+	dir, owned, base, err := f.d.split(name)
+	if err != nil {
+		return -1, nil, err
+	}
+	if owned {
+		defer unix.Close(dir)
+	}
+	var before unix.Stat_t
+	if err := unix.Fstatat(dir, base, &before, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return -1, nil, err
+	}
+	switch before.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return openSame(dir, base, &before, unix.O_RDONLY|unix.O_DIRECTORY, -1)
+	case unix.S_IFREG:
+		return openSame(dir, base, &before, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, -1)
+	}
+	return -1, nil, errHeld
 }
 
 // Lstat stats name without following a final symbolic link.
@@ -390,6 +417,7 @@ type fdFile struct {
 	fd   int
 	name string
 	st   *unix.Stat_t
+	off  int64         // of a regular file: the bytes read
 	dir  []fs.DirEntry // a directory's entries not yet returned by ReadDir
 	read bool          // the directory was listed
 }
@@ -452,8 +480,16 @@ func (e fileDirEntry) String() string { return fs.FormatDirEntry(e) }
 // Stat returns the file's fstat when it was opened.
 func (f *fdFile) Stat() (fs.FileInfo, error) { return newStatInfo(path.Base(f.name), f.st), nil }
 
-// Read reads from the file.
+// Read reads from a regular file, up to the size fstat gave when it was
+// opened: the file as it was then, which a reader checks against a
+// digest, and its end known without the read that would return 0.
 func (f *fdFile) Read(p []byte) (int, error) {
+	if f.st.Mode&unix.S_IFMT == unix.S_IFREG {
+		if f.off >= f.st.Size {
+			return 0, io.EOF
+		}
+		p = p[:min(int64(len(p)), f.st.Size-f.off)]
+	}
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -467,6 +503,7 @@ func (f *fdFile) Read(p []byte) (int, error) {
 		case n == 0:
 			return 0, io.EOF
 		}
+		f.off += int64(n)
 		return n, nil
 	}
 }
