@@ -38,6 +38,12 @@ import (
 type Options struct {
 	Entries int   // default 400
 	Size    int64 // bytes of random data per vsix; default 5 MiB
+	// Versions is how many entries (versions 1.0.0, 1.0.1, ...) each
+	// extension has, so how many share a repository; default 1, every
+	// entry in its own repository, which costs a reader the most an
+	// entry. Open VSX has about ten packages (versions and platforms)
+	// an extension.
+	Versions int
 	// Signed gives every entry an upstream Ed25519 signature (a sigzip),
 	// as Open VSX signs every package; verify then checks it too.
 	Signed bool
@@ -74,6 +80,9 @@ func Make(ctx context.Context, dir, keyPrefix string, o Options) (*Result, error
 	}
 	if o.Size <= 0 {
 		o.Size = 5 << 20
+	}
+	if o.Versions <= 0 {
+		o.Versions = 1
 	}
 	if o.Workers <= 0 {
 		o.Workers = max(2, runtime.GOMAXPROCS(0))
@@ -148,7 +157,9 @@ func build(ctx context.Context, dir string, head index.Catalog, signer signature
 }
 
 // makeEntries stores entries 0 … n-1 on m.o.Workers goroutines and
-// returns them in that order; the first error stops them all.
+// returns them in that order; the first error stops them all. The
+// entries of one extension (one repository) are stored by one worker,
+// one after another, as each updates the repository's index.json.
 func makeEntries(ctx context.Context, st store.Store, m *maker) ([]index.Entry, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -162,28 +173,30 @@ func makeEntries(ctx context.Context, st store.Store, m *maker) ([]index.Entry, 
 	)
 	for range m.o.Workers {
 		wg.Go(func() {
-			for i := range next {
-				e, err := m.entry(ctx, st, i)
-				if err != nil {
-					cancel(fmt.Errorf("entry %d: %w", i, err))
-					continue
-				}
-				entries[i] = e
-				if m.o.Progress != nil {
-					mu.Lock()
-					done++
-					if done%1000 == 0 || done == n {
-						m.o.Progress(done)
+			for ext := range next {
+				for i := ext * m.o.Versions; i < min(n, (ext+1)*m.o.Versions) && ctx.Err() == nil; i++ {
+					e, err := m.entry(ctx, st, i)
+					if err != nil {
+						cancel(fmt.Errorf("entry %d: %w", i, err))
+						continue
 					}
-					mu.Unlock()
+					entries[i] = e
+					if m.o.Progress != nil {
+						mu.Lock()
+						done++
+						if done%1000 == 0 || done == n {
+							m.o.Progress(done)
+						}
+						mu.Unlock()
+					}
 				}
 			}
 		})
 	}
 feed:
-	for i := range n {
+	for ext := range (n + m.o.Versions - 1) / m.o.Versions {
 		select {
-		case next <- i:
+		case next <- ext:
 		case <-ctx.Done():
 			break feed
 		}

@@ -27,7 +27,9 @@ var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 func TestLayoutWriterMatchesDirstore(t *testing.T) {
 	for _, signed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("signed=%v", signed), func(t *testing.T) {
-			m := &maker{o: Options{Size: 512, Now: now}}
+			// Two versions of the first extension: a repository's
+			// index.json with two tags, written by each.
+			m := &maker{o: Options{Size: 512, Versions: 2, Now: now}}
 			if signed {
 				m.upPriv = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
 			}
@@ -111,6 +113,10 @@ func TestMake(t *testing.T) {
 		{"unsigned", Options{Entries: 5, Size: 512, Workers: 3}, 25, false},
 		{"signed", Options{Entries: 3, Size: 4096, Signed: true}, 18, true},
 		{"through a temp file", Options{Entries: 2, Size: maxInMemory + 1}, 10, false},
+		// Three repositories of 3, 3 and 1 entries: each has the config
+		// and openvsx.json once, and a manifest, vsix and package.json an
+		// entry.
+		{"versions", Options{Entries: 7, Size: 512, Versions: 3}, 2*3 + 3*7, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -34,14 +34,16 @@ type maker struct {
 	flates sync.Pool          // *flate.Writer, reused across zips
 }
 
-// entry stores entry i (bench.ext-NNNN 1.0.0) in st and returns its
-// catalog entry. Entry i's bytes are the same in every registry made with
-// the same Size, Now and upstream key.
+// entry stores entry i (bench.ext-NNNN 1.0.V, with N = i / Versions and
+// V = i % Versions) in st and returns its catalog entry. Entry i's bytes
+// are the same in every registry made with the same Size, Versions, Now
+// and upstream key.
 func (m *maker) entry(ctx context.Context, st store.Store, i int) (index.Entry, error) {
 	o := m.o
-	name := fmt.Sprintf("ext-%04d", i)
+	versions := max(o.Versions, 1)
+	name := fmt.Sprintf("ext-%04d", i/versions)
 	id := index.ID{Namespace: publisher, Name: name}
-	version := "1.0.0"
+	version := fmt.Sprintf("1.0.%d", i%versions)
 	pkgJSON := fmt.Sprintf(`{"name":%q,"displayName":%[1]q,"publisher":%q,"version":%q,"engines":{"vscode":"^1.80.0"}}`, name, publisher, version)
 
 	// The vsix: in memory, or for a large one in a temp file.

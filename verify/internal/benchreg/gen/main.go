@@ -22,6 +22,7 @@ func main() {
 	key := flag.String("key", "", "where to write the signing key's PREFIX.key and PREFIX.pub")
 	entries := flag.Int("entries", 400, "entries")
 	size := flag.Int64("size", 5<<20, "random bytes per vsix")
+	versions := flag.Int("versions", 1, "entries (versions) of each extension: entries share a repository")
 	signed := flag.Bool("signed", false, "sign every vsix as Open VSX does")
 	workers := flag.Int("workers", 0, "entries written at once (default GOMAXPROCS, at least 2)")
 	progress := flag.Bool("progress", false, "print how many entries are written on stderr every 10,000")
@@ -32,7 +33,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	o := benchreg.Options{Entries: *entries, Size: *size, Signed: *signed, Workers: *workers}
+	o := benchreg.Options{Entries: *entries, Size: *size, Versions: *versions, Signed: *signed, Workers: *workers}
 	start := time.Now()
 	if *progress {
 		o.Progress = func(done int) {
