@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # bench-scale.sh: issue 24's figures on a large registry. It generates
 # SCALE_N entries (default 200,000) of SCALE_SIZE-byte packages (default
-# 512) at run time (verify/internal/benchreg: real manifests, tags and
-# blobs, a signed sharded catalog; a few minutes at 200,000 on 2 CPUs),
-# then measures with /usr/bin/time (wall, peak RSS):
+# 512), SCALE_VERSIONS entries (versions) to an extension (default 10),
+# at run time (verify/internal/benchreg: real manifests, tags and blobs,
+# a signed sharded catalog; a few minutes at 200,000 on 2 CPUs), then
+# measures with /usr/bin/time (wall, peak RSS). Open VSX has over 12,000
+# extensions and well over 100,000 packages, about ten an extension; a
+# mirror of 200,000 entries at ten an extension has 20,000 repositories,
+# more than Open VSX has extensions. SCALE_VERSIONS=1 gives every entry
+# its own repository, the shape that costs a reader most an entry (each
+# repository's layout files and directories are read once for one entry).
 #
 #   sync     a real `airvsx sync` that adds one entry (airvsx-demo.night-theme
 #            from the fixture upstream, cmd/openvsx-fixture) with the
@@ -34,6 +40,7 @@ cd "$(dirname "$0")/.."
 
 N=${SCALE_N:-200000}
 SIZE=${SCALE_SIZE:-512}
+VERSIONS=${SCALE_VERSIONS:-10}
 RUNS=${RUNS:-3}
 # benchreg's key is not encrypted.
 export COSIGN_PASSWORD=
@@ -83,9 +90,9 @@ go build -o "$work/bin/gen" ./verify/internal/benchreg/gen
 airvsx=$work/bin/airvsx
 reg=$work/reg
 
-echo "generating $N entries of $SIZE bytes in $reg"
-timed gen "$work/bin/gen" -out "$reg" -key "$work/bench" -entries "$N" -size "$SIZE"
-printf 'generated %d entries of %d bytes: %.1f s, peak RSS %d MB, %s on disk\n' "$N" "$SIZE" "$wall" $((rss / 1024)) "$(du -sh "$reg" | cut -f1)"
+echo "generating $N entries of $SIZE bytes, $VERSIONS to an extension, in $reg"
+timed gen "$work/bin/gen" -out "$reg" -key "$work/bench" -entries "$N" -size "$SIZE" -versions "$VERSIONS"
+printf 'generated %d entries of %d bytes in %d repositories: %.1f s, peak RSS %d MB, %s on disk\n' "$N" "$SIZE" $(((N + VERSIONS - 1) / VERSIONS)) "$wall" $((rss / 1024)) "$(du -sh "$reg" | cut -f1)"
 
 # The fixture upstream on loopback (as scripts/demo.sh starts it).
 "$work/bin/openvsx-fixture" -listen 127.0.0.1:0 -fixtures testdata/vsix >"$work/fixture.url" 2>"$work/fixture.log" &
@@ -133,7 +140,7 @@ figure "$(printf 'verify --no-read-data: peak RSS %d MB (goal < 200 MB)' $((rss 
 
 # One extension from the middle of the registry; the state directory is
 # made by an untimed install of another one first (its seal key).
-id=bench.ext-$(printf '%04d' $((N / 2)))
+id=bench.ext-$(printf '%04d' $((N / 2 / VERSIONS)))
 "$airvsx" install bench.ext-0000 --registry "$reg" --key "$work/bench.pub" --state "$work/state" --extensions "$work/exts-warm" >/dev/null
 echo
 echo "== install $id into a fresh extensions directory, best of $RUNS (load $(load))"
@@ -160,5 +167,5 @@ grep -q "$id" "$work/ls.out" || { echo "bench-scale: ls did not list $id:" >&2; 
 figure "$(printf 'ls ID: %.2f s (goal < 0.2 s)' "$best")" "$best" 0.2
 
 echo
-echo "== summary: $N generated entries + 1 synced; $(nproc) CPUs; load now $(load)"
+echo "== summary: $N generated entries ($VERSIONS to an extension) + 1 synced; $(nproc) CPUs; load now $(load)"
 cat "$work/figures"
