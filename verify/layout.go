@@ -63,11 +63,13 @@ func (v *registryVerifier) checkTags(ctx context.Context, fsys fs.FS, repo strin
 	return tags, true
 }
 
-// repoExtras lists what no entry references in one repository, with its
-// entries' shard (checkShard) or, for a repository without entries, at
-// the end (finishExtras): its tags t (read when ok) that are no entry's (used) are
-// warnings, or errors when they dangle (no airvsx operation leaves one,
-// and OCI tools fail on them); then its files (walkRepo).
+// repoExtras lists what no entry references in one repository, once its
+// entries are checked (checkRepos) or, for a repository without entries,
+// at the end (finishExtras): its tags t (read when ok) that are no
+// entry's (used) are warnings, or errors when they dangle (no airvsx
+// operation leaves one, and OCI tools fail on them); then its files
+// (walkRepo), those whose digests are not in refs, the blobs its entries
+// reference, being orphans.
 func (v *registryVerifier) repoExtras(ctx context.Context, fsys fs.FS, repo string, t []store.TagEntry, ok bool, used, refs map[string]bool) {
 	dir := "extensions/" + repo
 	if ok {
