@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/site/sitetest"
 	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/openvsxtest"
@@ -107,6 +108,9 @@ func temps(t *testing.T, dir string) []string {
 		}
 		if err != nil {
 			return err
+		}
+		if rel, _ := filepath.Rel(dir, p); strings.HasSuffix(filepath.ToSlash(rel), dirstore.CleanMark) {
+			return nil // a registry writer's clean mark, not a temp file
 		}
 		if strings.Contains(d.Name(), ".tmp-") || strings.HasPrefix(d.Name(), ".tmp") {
 			left = append(left, fmt.Sprint(p))

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airvsx/airvsx/index/store"
@@ -70,6 +72,16 @@ type dirStore struct {
 	// repos serializes the read-modify-write of each repository's
 	// index.json and the making of its layout.
 	repos repoLocks
+	// clean says the registry has its cleanFile, wroteRepos that a temp
+	// file was made under extensions/ (takeClean, under cleanMu); unclean
+	// is set when one may be left there (writeTemp): Close then leaves no
+	// cleanFile.
+	cleanMu    sync.Mutex
+	clean      bool
+	wroteRepos bool
+	unclean    atomic.Bool
+	// discarded is set once Discard began removing the registry.
+	discarded bool
 	// dirs keeps the directories a read-only store read last open,
 	// opened from top, the registry's directory held open (nil for a
 	// writer).
@@ -209,16 +221,74 @@ func (d *dirStore) open() error {
 			return err
 		}
 	}
-	return d.removeTemps()
+	fi, err := d.root.Lstat(cleanFile)
+	d.clean = err == nil && fi.Mode().IsRegular()
+	return d.sweepTemps(d.clean)
+}
+
+// cleanFile says that the writer before closed cleanly: every temp file
+// it made under extensions/ was renamed into place or removed. So a
+// writer that finds it as it opens sweeps for a killed writer's temp
+// files only outside extensions/ (a few directories), and one that does
+// not walks every repository, which in a registry of 200,000
+// repositories took half of a sync that added one entry. A writer takes
+// it away (durably) before it makes its first temp file under
+// extensions/ (takeClean), and writes it when it closes cleanly after
+// writing there; a writer that writes nothing there (a dry run, a
+// refused copy) leaves it as it was. Its name is a temp file's: listings
+// skip it, and a writer that does not know it (an older airvsx) sweeps
+// it away with the rest, so that the writer after it walks everything
+// again.
+const cleanFile = metadataDir + "/" + tempPrefix + "clean"
+
+// CleanMark is the file, by its slash path in the registry, that a
+// writer that wrote and closed cleanly leaves, and that the next writer
+// takes away before it writes (see cleanFile): not the registry's
+// content, which tests that compare registries leave out.
+const CleanMark = cleanFile
+
+// takeClean makes ready for a temp file under extensions/: the first
+// time, it removes cleanFile, made durable, when the registry has one.
+func (d *dirStore) takeClean() error {
+	d.cleanMu.Lock()
+	defer d.cleanMu.Unlock()
+	if d.wroteRepos {
+		return nil
+	}
+	if d.clean {
+		if err := d.root.Remove(cleanFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", cleanFile, err)
+		}
+		if err := d.syncDir(metadataDir); err != nil {
+			return err
+		}
+		d.clean = false
+	}
+	d.wroteRepos = true
+	return nil
 }
 
 // removeTemps removes the ".tmp-*" files and directories a killed writer
-// left behind. Only a writer holding the lock calls it.
-func (d *dirStore) removeTemps() error {
+// left behind anywhere in the registry. Only a writer holding the lock
+// calls it.
+func (d *dirStore) removeTemps() error { return d.sweepTemps(false) }
+
+// sweepTemps is removeTemps; when clean (the writer before closed
+// cleanly), it leaves out extensions/, where only writeTemp makes temp
+// files, and cleanFile itself.
+func (d *dirStore) sweepTemps(clean bool) error {
 	var n int
 	err := fs.WalkDir(newRootFS(d.root), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if clean {
+			switch {
+			case p == cleanFile:
+				return nil
+			case p == extensionsDir && e.IsDir():
+				return fs.SkipDir
+			}
 		}
 		if !strings.HasPrefix(e.Name(), tempPrefix) {
 			return nil
@@ -262,6 +332,7 @@ func (d *dirStore) Discard() (bool, error) {
 	if err := d.removeTemps(); err != nil {
 		return false, fmt.Errorf("discard registry %s: %w", d.path, err)
 	}
+	d.discarded = true
 	for _, name := range []string{metadataDir, extensionsDir, quarantineDir, artifact.MarkerFile} {
 		if err := d.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return false, fmt.Errorf("discard registry %s: %w", d.path, err)
@@ -309,7 +380,14 @@ func (d *dirStore) skeleton() bool {
 func (d *dirStore) Close() error {
 	var errs []error
 	if d.lock != nil {
-		errs = append(errs, d.syncDirty(""))
+		err := d.syncDirty("")
+		errs = append(errs, err)
+		d.cleanMu.Lock()
+		wrote := d.wroteRepos
+		d.cleanMu.Unlock()
+		if err == nil && !d.unclean.Load() && !d.discarded && wrote {
+			errs = append(errs, d.writeBytes(context.Background(), metadataDir, path.Base(cleanFile), nil))
+		}
 		errs = append(errs, d.lock.Close()) // closing releases the flock
 		d.lock = nil
 	}

@@ -249,6 +249,11 @@ func TestDirCrashSafety(t *testing.T) {
 	path := d.Path()
 	beforeReopen := tree(t, path)
 	d.Close()
+	// A killed writer does not close: it leaves no clean mark, which this
+	// Close wrote.
+	if err := os.Remove(filepath.Join(path, "metadata", ".tmp-clean")); err != nil {
+		t.Fatalf("the clean mark a writer's Close writes: %v", err)
+	}
 
 	r := storetest.OpenDir(t, path, dirstore.Options{ReadOnly: true})
 	repos, err := r.Repos(ctx)
@@ -279,6 +284,82 @@ func TestDirCrashSafety(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, tree(t, path)); diff != "" {
 		t.Errorf("the writer's cleanup touched more than temp files (-want +got):\n%s", diff)
+	}
+}
+
+// TestDirCleanMark: a writer that wrote under extensions/ and closes
+// cleanly leaves the clean mark; the next writer then sweeps temp files
+// only outside extensions/ as it opens (a temp file put into extensions/
+// by hand after a clean close stays), takes the mark away before its
+// first write there and writes it back as it closes; a writer that
+// writes nothing there, and a reader, leave it as it is; a writer that
+// finds no mark, as a killed one leaves, sweeps everywhere. A failed
+// write whose temp file was removed still closes cleanly.
+func TestDirCleanMark(t *testing.T) {
+	ctx := t.Context()
+	d := newDir(t)
+	testEntry(t, d, "golang.go", "0.40.0", index.Universal)
+	restore := dirstore.SetTestHookBeforeRename(func(string) error { return errors.New("power cut") })
+	if err := d.PutBlob(ctx, "golang/go", sha([]byte("y")), 1, store.BytesContent([]byte("y"))); err == nil {
+		t.Fatal("PutBlob with a failing rename succeeded")
+	}
+	restore()
+	path := d.Path()
+	mark := filepath.Join(path, "metadata", ".tmp-clean")
+	hasMark := func(want bool, when string) {
+		t.Helper()
+		_, err := os.Lstat(mark)
+		if got := err == nil; got != want {
+			t.Fatalf("clean mark %s: %v; want it there: %v", when, err, want)
+		}
+	}
+	hasMark(false, "while the first writer has the registry open")
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	hasMark(true, "after a writer closed cleanly")
+
+	plant := func(ps ...string) {
+		t.Helper()
+		for _, p := range ps {
+			if err := os.WriteFile(filepath.Join(path, filepath.FromSlash(p)), []byte("partial"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	plant("extensions/golang/go/.tmp-byhand", "metadata/.tmp-dead")
+	w := storetest.OpenDir(t, path, dirstore.Options{})
+	if got, want := temps(t, path), []string{"extensions/golang/go/.tmp-byhand", "metadata/.tmp-clean"}; !slices.Equal(got, want) {
+		t.Errorf("temp files after a writer opened a cleanly closed registry: %v; want %v (extensions/ not walked)", got, want)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	hasMark(true, "after a writer that wrote nothing under extensions/")
+	r := storetest.OpenDir(t, path, dirstore.Options{ReadOnly: true})
+	r.Close()
+	hasMark(true, "after a reader")
+
+	w = storetest.OpenDir(t, path, dirstore.Options{})
+	if err := w.PutBlob(ctx, "golang/go", sha([]byte("z")), 1, store.BytesContent([]byte("z"))); err != nil {
+		t.Fatal(err)
+	}
+	hasMark(false, "once a writer wrote under extensions/")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	hasMark(true, "after that writer closed")
+
+	// A killed writer leaves temp files and no mark: the next writer
+	// walks everything.
+	if err := os.Remove(mark); err != nil {
+		t.Fatal(err)
+	}
+	plant("extensions/golang/go/blobs/sha256/.tmp-dead1")
+	w = storetest.OpenDir(t, path, dirstore.Options{})
+	defer w.Close()
+	if got := temps(t, path); len(got) > 0 {
+		t.Errorf("temp files after a writer opened a registry a killed writer left: %v", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -155,11 +156,25 @@ func (d *dirStore) syncFile(name string) error {
 // writeTemp is writeFile without the fsync of dir, and with fsync false
 // without the fsync of the file.
 func (d *dirStore) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) error {
+	if strings.HasPrefix(dir, extensionsDir+"/") {
+		if err := d.takeClean(); err != nil {
+			return err
+		}
+	}
 	t, err := atomicfile.In(d.root).Create(dir, tempPrefix+"*", 0o644)
 	if err != nil {
 		return err
 	}
-	defer t.Cleanup()
+	renamed := false
+	defer func() {
+		t.Cleanup()
+		if !renamed {
+			// Removed, or left for the next writer's full sweep.
+			if _, err := d.root.Lstat(t.Name()); !errors.Is(err, fs.ErrNotExist) {
+				d.unclean.Store(true)
+			}
+		}
+	}()
 	h := sha256.New()
 	n, err := copybuf.Copy(io.MultiWriter(t, h), store.ContextReader(ctx, r))
 	if err != nil {
@@ -185,7 +200,11 @@ func (d *dirStore) writeTemp(ctx context.Context, dir, name string, r io.Reader,
 			return err
 		}
 	}
-	return t.Rename(path.Join(dir, name))
+	if err := t.Rename(path.Join(dir, name)); err != nil {
+		return err
+	}
+	renamed = true
+	return nil
 }
 
 // syncDir fsyncs a directory so a rename in it is durable. Windows cannot
