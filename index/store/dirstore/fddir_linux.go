@@ -193,6 +193,11 @@ func (d *fdDir) lstat(rel string) (fs.FileInfo, error) {
 // O_NONBLOCK, fstat of the same file. It returns the descriptor and the
 // file's fstat.
 func (d *fdDir) openRegular(rel string, max int64) (int, *unix.Stat_t, error) {
+	return d.openChecked(rel, max, false)
+}
+
+// openChecked is openRegular, and when dirs also opens a directory.
+func (d *fdDir) openChecked(rel string, max int64, dirs bool) (int, *unix.Stat_t, error) {
 	dir, owned, name, err := d.split(rel)
 	if err != nil {
 		return -1, nil, err
@@ -204,10 +209,17 @@ func (d *fdDir) openRegular(rel string, max int64) (int, *unix.Stat_t, error) {
 	if err := unix.Fstatat(dir, name, &before, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return -1, nil, err
 	}
-	if before.Mode&unix.S_IFMT != unix.S_IFREG || (max >= 0 && before.Size > max) {
-		return -1, nil, errHeld
+	switch before.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		if max < 0 || before.Size <= max {
+			return openSame(dir, name, &before, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, max)
+		}
+	case unix.S_IFDIR:
+		if dirs {
+			return openSame(dir, name, &before, unix.O_RDONLY|unix.O_DIRECTORY, -1)
+		}
 	}
-	return openSame(dir, name, &before, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, max)
+	return -1, nil, errHeld
 }
 
 // openSame opens name in the directory dir with flags (O_NOFOLLOW and
@@ -312,36 +324,19 @@ func (f fdFS) Open(name string) (fs.File, error) {
 // open opens name, a regular file or a directory, checked as
 // openRegular checks a file.
 func (f fdFS) open(name string) (int, *unix.Stat_t, error) {
-	if name == "." {
-		fd, err := f.d.openBeneath(".", unix.O_RDONLY|unix.O_DIRECTORY)
-		if err != nil {
-			return -1, nil, err
-		}
-		st := new(unix.Stat_t)
-		if err := unix.Fstat(fd, st); err != nil {
-			unix.Close(fd)
-			return -1, nil, err
-		}
-		return fd, st, nil
+	if name != "." {
+		return f.d.openChecked(name, -1, true)
 	}
-	dir, owned, base, err := f.d.split(name)
+	fd, err := f.d.openBeneath(".", unix.O_RDONLY|unix.O_DIRECTORY)
 	if err != nil {
 		return -1, nil, err
 	}
-	if owned {
-		defer unix.Close(dir)
-	}
-	var before unix.Stat_t
-	if err := unix.Fstatat(dir, base, &before, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	st := new(unix.Stat_t)
+	if err := unix.Fstat(fd, st); err != nil {
+		unix.Close(fd)
 		return -1, nil, err
 	}
-	switch before.Mode & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return openSame(dir, base, &before, unix.O_RDONLY|unix.O_DIRECTORY, -1)
-	case unix.S_IFREG:
-		return openSame(dir, base, &before, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, -1)
-	}
-	return -1, nil, errHeld
+	return fd, st, nil
 }
 
 // Lstat stats name without following a final symbolic link.
