@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -93,19 +94,41 @@ func metadataExpires(tr *trust.Trusted) time.Time {
 // format, entries, upstream keys, upstream and policy, whatever its
 // serial, creation time, chain link and shards (which follow from the
 // entries). A format-1 prev is never the same: the next sync upgrades it.
+//
+// It compares the catalogs without their entries, then the entries one
+// by one, each encoded alone: encoding two catalogs of 200,000 entries
+// whole held 224 MB of JSON. Catalogs of different lengths differ at
+// once. Like Encode, it sorts both catalogs' entries in place.
 func sameContent(prev, next *index.Catalog) (bool, error) {
-	c := *next
+	if len(prev.Entries) != len(next.Entries) {
+		return false, nil
+	}
+	p, c := *prev, *next
 	c.Serial, c.Created, c.Previous = prev.Serial, prev.Created, prev.Previous
 	c.ShardDigits, c.Shards = prev.ShardDigits, prev.Shards
-	a, err := prev.Encode()
+	p.Normalize()
+	c.Normalize()
+	pe, ce := p.Entries, c.Entries
+	p.Entries, c.Entries = nil, nil
+	a, err := p.Encode()
 	if err != nil {
 		return false, err
 	}
 	b, err := c.Encode()
-	if err != nil {
+	if err != nil || !bytes.Equal(a, b) {
 		return false, err
 	}
-	return bytes.Equal(a, b), nil
+	for i := range pe {
+		a, err := json.Marshal(&pe[i])
+		if err != nil {
+			return false, err
+		}
+		b, err := json.Marshal(&ce[i])
+		if err != nil || !bytes.Equal(a, b) {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // renewal says why a catalog with nothing new is signed again, or "" to
