@@ -212,11 +212,18 @@ func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index
 		}
 	}
 
-	// What the current catalog has that the plan no longer wants.
+	// What the current catalog has that the plan no longer wants: in a
+	// large registry most of it, so made room for at once.
+	if n := len(p.current) - len(p.planned); n > 0 {
+		p.plan.Leaving = make([]index.Entry, 0, n)
+	}
 	for k, e := range p.current {
 		if !p.planned[k] {
 			p.plan.Leaving = append(p.plan.Leaving, *e)
 		}
+	}
+	if len(p.plan.Leaving) == 0 {
+		p.plan.Leaving = nil // as before: none is null in the report
 	}
 	p.sort()
 	return &p.plan, nil

@@ -32,6 +32,11 @@ func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry
 		cat.Previous = prevDigest
 		prevDigits = prev.ShardDigits
 	}
+	n := len(plan.Unchanged) + len(entries)
+	if !opts.Prune {
+		n += len(plan.Leaving)
+	}
+	cat.Entries = make([]index.Entry, 0, n) // one copy of every entry, not one a growth
 	cat.Entries = append(cat.Entries, plan.Unchanged...)
 	cat.Entries = append(cat.Entries, entries...)
 	if !opts.Prune {
