@@ -22,7 +22,7 @@ func (f fdFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return &fdFile{fd: fd, name: name, st: st}, nil
+	return &fdFile{fd: fd, name: name, st: st, fsys: f}, nil
 }
 
 // open opens name, a regular file or a directory, checked as
@@ -79,6 +79,15 @@ func (f fdFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
 	}
 	defer unix.Close(fd)
+	out, err := f.list(fd, name)
+	if err != nil {
+		return out, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return out, nil
+}
+
+// list lists the directory name, open as fd, sorted by file name.
+func (f fdFS) list(fd int, name string) ([]fs.DirEntry, error) {
 	names, err := readDirFD(fd, func(n string) (fs.FileMode, error) {
 		fi, err := f.d.lstat(path.Join(name, n))
 		if err != nil {
@@ -91,13 +100,10 @@ func (f fdFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		out = append(out, fdDirEntry{typedName: e, fsys: f, dir: name})
 	}
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	if err != nil {
-		return out, &fs.PathError{Op: "readdir", Path: name, Err: err}
-	}
-	return out, nil
+	return out, err
 }
 
-// fdDirEntry is an entry fdFS.ReadDir listed.
+// fdDirEntry is an entry fdFS.ReadDir or fdFile.ReadDir listed.
 type fdDirEntry struct {
 	typedName
 	fsys fdFS
@@ -116,6 +122,7 @@ type fdFile struct {
 	fd   int
 	name string
 	st   *unix.Stat_t
+	fsys fdFS          // what opened a directory
 	off  int64         // of a regular file: the bytes read
 	dir  []fs.DirEntry // a directory's entries not yet returned by ReadDir
 	read bool          // the directory was listed
@@ -129,20 +136,11 @@ func (f *fdFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	if !f.read {
 		f.read = true
-		names, err := readDirFD(f.fd, func(name string) (fs.FileMode, error) {
-			var st unix.Stat_t
-			if err := unix.Fstatat(f.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				return 0, err
-			}
-			return newStatInfo(name, &st).Mode().Type(), nil
-		})
+		dir, err := f.fsys.list(f.fd, f.name)
 		if err != nil {
 			return nil, &fs.PathError{Op: "readdir", Path: f.name, Err: err}
 		}
-		for _, e := range names {
-			f.dir = append(f.dir, fileDirEntry{typedName: e, f: f})
-		}
-		slices.SortFunc(f.dir, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		f.dir = dir
 	}
 	if n <= 0 {
 		out := f.dir
@@ -157,24 +155,6 @@ func (f *fdFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	f.dir = f.dir[n:]
 	return out, nil
 }
-
-// fileDirEntry is an entry fdFile.ReadDir listed.
-type fileDirEntry struct {
-	typedName
-	f *fdFile
-}
-
-func (e fileDirEntry) Name() string      { return e.name }
-func (e fileDirEntry) IsDir() bool       { return e.typ.IsDir() }
-func (e fileDirEntry) Type() fs.FileMode { return e.typ }
-func (e fileDirEntry) Info() (fs.FileInfo, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(e.f.fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return nil, &fs.PathError{Op: "lstat", Path: path.Join(e.f.name, e.name), Err: err}
-	}
-	return newStatInfo(e.name, &st), nil
-}
-func (e fileDirEntry) String() string { return fs.FormatDirEntry(e) }
 
 // Stat returns the file's fstat when it was opened.
 func (f *fdFile) Stat() (fs.FileInfo, error) { return newStatInfo(path.Base(f.name), f.st), nil }
