@@ -160,65 +160,58 @@ func (d *dirStore) lstat(name string) (fs.FileInfo, error) {
 	return d.lstatUnder(path.Dir(name), path.Base(name))
 }
 
-// lstatUnder is root.Lstat(dir + "/" + rel), through the open directory
-// dir when the store keeps one.
-func (d *dirStore) lstatUnder(dir, rel string) (fs.FileInfo, error) {
+// throughHeld calls f with the directory dir held open and rel below
+// it when the store keeps directories open and f succeeds there; else
+// with the registry's root and dir/rel, whose errors are the ones
+// reported.
+func throughHeld[T any](d *dirStore, dir, rel string, f func(h heldDir, rel string) (T, error)) (T, error) {
 	if d.opts.ReadOnly {
 		if h, release, ok := d.dirs.get(d.top, dir); ok {
-			fi, err := h.lstat(rel)
+			v, err := f(h, rel)
 			release()
 			if err == nil {
-				return fi, nil
+				return v, nil
 			}
 		}
 	}
-	return d.root.Lstat(dir + "/" + rel)
+	return f(&rootDir{r: d.root}, path.Join(dir, rel))
+}
+
+// lstatUnder is root.Lstat(dir + "/" + rel), through the open directory
+// dir when the store keeps one.
+func (d *dirStore) lstatUnder(dir, rel string) (fs.FileInfo, error) {
+	return throughHeld(d, dir, rel, heldDir.lstat)
 }
 
 // openRegularCached is openRegular(d.root, name), through the open
 // directory of name when the store keeps one.
 func (d *dirStore) openRegularCached(name string) (*os.File, error) {
-	if d.opts.ReadOnly {
-		if h, release, ok := d.dirs.get(d.top, path.Dir(name)); ok {
-			f, err := h.openFile(path.Base(name))
-			release()
-			if err == nil {
-				return f, nil
-			}
-		}
-	}
-	return openRegular(d.root, name)
+	return throughHeld(d, path.Dir(name), path.Base(name), heldDir.openFile)
+}
+
+// sized is a reader and the size of what it reads.
+type sized struct {
+	rc   io.ReadCloser
+	size int64
 }
 
 // openReaderCached opens the regular file name for reading (openRegular)
 // and returns its size, through the open directory of name when the
 // store keeps one.
 func (d *dirStore) openReaderCached(name string) (io.ReadCloser, int64, error) {
-	if d.opts.ReadOnly {
-		if h, release, ok := d.dirs.get(d.top, path.Dir(name)); ok {
-			rc, size, err := h.openReader(path.Base(name))
-			release()
-			if err == nil {
-				return rc, size, nil
-			}
-		}
-	}
-	return (&rootDir{r: d.root}).openReader(name)
+	s, err := throughHeld(d, path.Dir(name), path.Base(name), func(h heldDir, rel string) (sized, error) {
+		rc, size, err := h.openReader(rel)
+		return sized{rc, size}, err
+	})
+	return s.rc, s.size, err
 }
 
 // readRegularCached is readRegular(d.root, name, max), through the open
 // directory of name when the store keeps one.
 func (d *dirStore) readRegularCached(name string, max int64) ([]byte, error) {
-	if d.opts.ReadOnly {
-		if h, release, ok := d.dirs.get(d.top, path.Dir(name)); ok {
-			data, err := h.readFile(path.Base(name), max)
-			release()
-			if err == nil {
-				return data, nil
-			}
-		}
-	}
-	return readRegular(d.root, name, max)
+	return throughHeld(d, path.Dir(name), path.Base(name), func(h heldDir, rel string) ([]byte, error) {
+		return h.readFile(rel, max)
+	})
 }
 
 // repoFS opens repo's directory as a file system (Store.RepoFS), kept
