@@ -208,11 +208,11 @@ func (g *repoGroup) use(digest string) bool {
 func (v *registryVerifier) checkRepos(ctx context.Context, entries []index.Entry) error {
 	var groups []*repoGroup
 	for rest := entries; len(rest) > 0; {
-		n := 1
-		for n < len(rest) && artifact.Repo(rest[n].ID) == artifact.Repo(rest[0].ID) {
+		repo, n := artifact.Repo(rest[0].ID), 1
+		for n < len(rest) && artifact.Repo(rest[n].ID) == repo {
 			n++
 		}
-		g := &repoGroup{repo: artifact.Repo(rest[0].ID), entries: rest[:n]}
+		g := &repoGroup{repo: repo, entries: rest[:n]}
 		g.left.Store(int32(n + 1))
 		groups = append(groups, g)
 		rest = rest[n:]

@@ -191,15 +191,13 @@ func (d *dirStore) Repos(ctx context.Context) ([]string, error) {
 		wg   sync.WaitGroup
 	)
 	for range min(runtime.GOMAXPROCS(0), len(dirs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(dirs) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				ns, name, _ := strings.Cut(dirs[i], "/")
 				fi, err := d.lstatUnder(extensionsDir+"/"+ns, name+"/"+ocispec.ImageIndexFile)
 				has[i] = err == nil && fi.Mode().IsRegular()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
