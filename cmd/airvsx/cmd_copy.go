@@ -114,6 +114,9 @@ func runCopy(cmd *cobra.Command, g *globals, opts copyOptions, srcPlace, dstPlac
 	if err != nil {
 		return err
 	}
+	if transfer.IsBundle(srcPlace) {
+		return runApply(cmd, g, opts, anchor, state, srcPlace, dstPlace)
+	}
 	src, err := openRegistryNet(cmd.Context(), srcPlace, false, opts.net)
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)

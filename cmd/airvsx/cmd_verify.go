@@ -1,18 +1,23 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"strings"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/internal/atomicfile"
 	"github.com/airvsx/airvsx/internal/safefile"
 
 	"github.com/spf13/cobra"
 
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/place"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix"
 	"github.com/airvsx/airvsx/policies"
 	"github.com/airvsx/airvsx/verify"
@@ -29,6 +34,7 @@ type verifyOptions struct {
 	noCache    bool
 	sigzip     string
 	openvsxKey string
+	saveState  string
 }
 
 func newVerifyCommand(g *globals) *cobra.Command {
@@ -91,6 +97,7 @@ an unreadable trust anchor, not a registry).`,
 	f.BoolVar(&opts.json, "json", false, "same as --format json")
 	f.StringVarP(&opts.output, "output", "o", "", "write the report to this file and print only the summary line")
 	f.BoolVar(&opts.noReadData, "no-read-data", false, "check structure and signatures only; do not hash blobs or open vsix files")
+	f.StringVar(&opts.saveState, "save-state", "", "after verifying, write what the state directory records of the registry (serial, digest, TUF versions) to this file, for airvsx bundle --since on the connected side")
 	f.BoolVar(&opts.noCache, "no-cache", false, "check every upstream signature; do not read or write the state directory's signature cache")
 	f.StringVar(&opts.sigzip, "sigzip", "", "with FILE.vsix: upstream's .sigzip for it")
 	f.StringVar(&opts.openvsxKey, "openvsx-key", "", "with --sigzip: the Open VSX public key (PEM) it was signed with")
@@ -163,9 +170,44 @@ func verifyRegistry(cmd *cobra.Command, g *globals, opts verifyOptions, pol *pol
 		return nil, fmt.Errorf("verify: %w", err)
 	}
 	defer st.Close()
+	if opts.saveState != "" && state == nil {
+		return nil, usagef("verify: --save-state writes what the state directory records: it does not go with --no-state")
+	}
 	o := verify.RegistryOptions{Store: st, Target: opts.registry.place, Anchor: anchor, State: state,
 		Policy: pol, NoReadData: opts.noReadData, NoCache: opts.noCache, Logger: g.logger()}
-	return verify.Registry(cmd.Context(), o)
+	rep, err := verify.Registry(cmd.Context(), o)
+	if err != nil || opts.saveState == "" {
+		return rep, err
+	}
+	return rep, saveState(cmd.Context(), st, opts.registry.place, anchor, state, opts.saveState)
+}
+
+// saveState writes the state the state directory records for the
+// registry in st (what this verify recorded) to file: what bundle
+// --since reads on the connected side.
+func saveState(ctx context.Context, st store.Store, where string, anchor trust.Anchor, state *trust.StateDir, file string) error {
+	root := anchor.Root
+	if root == nil {
+		var err error
+		if root, err = st.ReadMetadata(ctx, "1.root.json", trust.MaxRootBytes); err != nil {
+			return fmt.Errorf("verify: --save-state: %w", err)
+		}
+	}
+	rs, _, err := state.Load(index.SHA256Hex(root))
+	if err != nil {
+		return fmt.Errorf("verify: --save-state: %w", err)
+	}
+	if rs.Registry == "" || rs.Serial == 0 {
+		return fmt.Errorf("verify: --save-state: nothing recorded for %s: its trust chain did not verify", where)
+	}
+	b, err := json.MarshalIndent(rs, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(file, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("verify: --save-state: %w", err)
+	}
+	return nil
 }
 
 func verifyPackage(cmd *cobra.Command, opts verifyOptions, path string, pol *policies.Policy) (*verify.Report, error) {

@@ -99,6 +99,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newRunCommand(g),
 		newHostCommand(g),
 		newCopyCommand(g),
+		newBundleCommand(g),
 	)
 	return root
 }

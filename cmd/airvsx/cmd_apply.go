@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/place"
+	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/transfer"
+)
+
+// runApply is copy BUNDLE DST: the bundle (airvsx bundle) applied to the
+// registry it was made for, which must exist.
+func runApply(cmd *cobra.Command, g *globals, opts copyOptions, anchor trust.Anchor, state *trust.StateDir, bundle, dstPlace string) error {
+	switch {
+	case opts.repair:
+		return usagef("copy: --repair goes with a registry SRC, not a bundle: repair DST from a full copy")
+	case opts.signKey != "":
+		if _, k, err := place.Parse(dstPlace); err == nil && !k.CommitSigned && !k.SignsEntries {
+			return usagef("copy: --sign-key goes with a git or docker:// DST")
+		}
+	case opts.dryRun:
+		return usagef("copy: --dry-run with a bundle: the bundle's %s lists what it holds", transfer.BundleManifestName)
+	}
+	if p, k, err := place.Parse(dstPlace); err == nil && k.Local {
+		if _, err := os.Stat(p.Path); err != nil {
+			return fmt.Errorf("copy: %s: %w; a bundle applies to the registry it was made for: copy the full registry there first", dstPlace, err)
+		}
+	}
+	o := transfer.Options{Anchor: anchor, State: state, Force: opts.force, ForceName: "--force", Source: bundle, Dest: dstPlace}
+	if opts.signKey != "" {
+		signer, err := trust.LoadSigner(opts.signKey, []byte(os.Getenv("COSIGN_PASSWORD")))
+		if err != nil {
+			return fmt.Errorf("copy: --sign-key: %w", err)
+		}
+		opts.net.signer = signer
+	} else if _, k, err := place.Parse(dstPlace); err == nil && k.CommitSigned {
+		return usagef("copy: a git DST commits the copy signed: pass --sign-key PREFIX.key")
+	}
+	dst, err := openRegistryNet(cmd.Context(), dstPlace, true, opts.net)
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("copy: another airvsx process (a copy or a sync) is writing %s; nothing was written: let it finish, then apply the bundle again (%w)", dstPlace, err)
+	}
+	if err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	defer dst.Close()
+	prog := stderrProgress(g, opts.json)
+	o.Logger = g.loggerBeside(prog)
+	if prog.On() {
+		o.Progress = func(p transfer.Progress) { prog.Printf("%s", copyProgressLine(p, 0)) }
+	}
+	rep, m, err := transfer.Apply(cmd.Context(), bundle, dst, o)
+	prog.Done()
+	if err != nil {
+		return signKeyHint(copyWords(err), &opts.anchor)
+	}
+	if opts.json {
+		return g.printJSON(rep)
+	}
+	fmt.Fprintf(g.stdout, "applied bundle %s to %s: %s → serial %d (%s)\n", bundle, dstPlace, m.From, rep.Serial, rep.Digest)
+	return writeCopyReport(g, rep)
+}
