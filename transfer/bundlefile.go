@@ -122,8 +122,13 @@ func ParseBundleManifest(data []byte) (*BundleManifest, error) {
 	if len(data) > MaxBundleManifestBytes {
 		return nil, fmt.Errorf("%s: more than %d bytes", BundleManifestName, MaxBundleManifestBytes)
 	}
-	if !utf8.Valid(data) {
+	switch {
+	case !utf8.Valid(data):
 		return nil, fmt.Errorf("%s: not UTF-8 text", BundleManifestName)
+	case bytes.IndexByte(data, '\r') >= 0:
+		return nil, fmt.Errorf("%s: a carriage return: the manifest's lines end in a line feed alone", BundleManifestName)
+	case !bytes.HasSuffix(data, []byte("\n")):
+		return nil, fmt.Errorf("%s: the last line does not end: the manifest is cut short", BundleManifestName)
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 4096)
