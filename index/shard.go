@@ -85,9 +85,9 @@ func (c *Catalog) Split(digits int) (head []byte, shards []ShardFile, err error)
 	}
 	c.Shards = make([]ShardRef, 0, len(byBin))
 	for _, b := range slices.Sorted(maps.Keys(byBin)) {
-		data, err := strictjson.Marshal(&Shard{Format: CatalogFormat, Bin: b, Entries: byBin[b]})
+		data, err := EncodeShard(b, byBin[b])
 		if err != nil {
-			return nil, nil, fmt.Errorf("encode shard %s: %w", b, err)
+			return nil, nil, err
 		}
 		ref := ShardRef{Bin: b, Digest: DigestBytes(data), Size: int64(len(data)), Entries: len(byBin[b])}
 		c.Shards = append(c.Shards, ref)
@@ -100,6 +100,23 @@ func (c *Catalog) Split(digits int) (head []byte, shards []ShardFile, err error)
 		return nil, nil, fmt.Errorf("encode catalog: %w", err)
 	}
 	return head, shards, nil
+}
+
+// EncodeShard returns the shard file of bin listing entries, as Split
+// writes it: the entries normalized and sorted in canonical order (in
+// place), so the same entries always give the same bytes. It is how a
+// shard changed by a few entries is made again from the shard before
+// (a bundle's shard delta), byte for byte.
+func EncodeShard(bin string, entries []Entry) ([]byte, error) {
+	for i := range entries {
+		entries[i].normalize()
+	}
+	SortEntries(entries)
+	data, err := strictjson.Marshal(&Shard{Format: CatalogFormat, Bin: bin, Entries: entries})
+	if err != nil {
+		return nil, fmt.Errorf("encode shard %s: %w", bin, err)
+	}
+	return data, nil
 }
 
 // EntryCount is how many entries the catalog has: those its head's

@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/safefile"
 )
@@ -88,7 +88,7 @@ func readBundle(ctx context.Context, root *os.Root, dir string) (*BundleManifest
 			bad = append(bad, fmt.Sprintf("%s is %s, not a regular file", f.Path, safefile.Describe(fi.Mode())))
 		case fi.Size() != f.Size:
 			bad = append(bad, fmt.Sprintf("%s has %d bytes of %d", f.Path, fi.Size(), f.Size))
-		case strings.HasPrefix(f.Path, bundleMetadata+"/"):
+		case strings.HasPrefix(f.Path, bundleMetadata+"/"), strings.HasPrefix(f.Path, bundleDeltas+"/"):
 			b, err := safefile.ReadIn(root, f.Path, f.Size)
 			if err == nil {
 				err = checkSum(f, b)
@@ -132,9 +132,11 @@ func Apply(ctx context.Context, dir string, dst store.Store, opts Options) (*Rep
 		return nil, nil, err
 	}
 	defer root.Close()
-	if err := checkNextStep(ctx, m, dst, opts); err != nil {
+	dr, err := checkNextStep(ctx, m, dst, opts)
+	if err != nil {
 		return nil, m, err
 	}
+	opts.dest = dr
 	rep, err := Copy(ctx, newOverlay(root, dir, m, dst), dst, opts)
 	if err == nil && (rep.Serial != m.To.Serial || rep.Digest != m.To.Digest) {
 		log := opts.Logger
@@ -148,42 +150,98 @@ func Apply(ctx context.Context, dir string, dst store.Store, opts Options) (*Rep
 }
 
 // checkNextStep refuses a bundle made for another registry, or from
-// another catalog than dst's (out of order, or already applied).
-func checkNextStep(ctx context.Context, m *BundleManifest, dst store.Store, opts Options) error {
+// another catalog than dst's (out of order, or already applied). It
+// returns dst's catalog as it read it.
+func checkNextStep(ctx context.Context, m *BundleManifest, dst store.Store, opts Options) (*destRead, error) {
 	first, err := dst.ReadMetadata(ctx, "1.root.json", trust.MaxRootBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("apply %s: %s holds no registry (no metadata/1.root.json); a bundle applies to the registry it was made from a state of: copy the full registry there first: %w",
+		return nil, fmt.Errorf("apply %s: %s holds no registry (no metadata/1.root.json); a bundle applies to the registry it was made from a state of: copy the full registry there first: %w",
 			opts.Source, opts.Dest, ErrNotNextStep)
 	case err != nil:
-		return fmt.Errorf("apply %s: read %s: %w", opts.Source, opts.Dest, err)
+		return nil, fmt.Errorf("apply %s: read %s: %w", opts.Source, opts.Dest, err)
 	}
 	if id := index.SHA256Hex(first); id != m.Registry {
-		return fmt.Errorf("apply %s: the bundle is for registry %s (the sha256 of its 1.root.json); %s is registry %s: another registry: %w",
+		return nil, fmt.Errorf("apply %s: the bundle is for registry %s (the sha256 of its 1.root.json); %s is registry %s: another registry: %w",
 			opts.Source, m.Registry, opts.Dest, id, ErrNotNextStep)
 	}
-	longAgo := func() time.Time { return time.Unix(1, 0) }
-	cat, tr, err := trust.ReadCatalog(ctx, dst, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+	cat, tr, err := readOwnHead(ctx, dst)
 	var at CatalogRef
 	switch {
 	case ctx.Err() != nil:
-		return ctx.Err()
+		return nil, ctx.Err()
 	case errors.Is(err, trust.ErrNoCatalog):
 	case err != nil:
-		return fmt.Errorf("apply %s: %s's metadata does not verify (%w); run airvsx verify on it, or copy the full registry: %w", opts.Source, opts.Dest, err, ErrNotNextStep)
+		return nil, fmt.Errorf("apply %s: %s's metadata does not verify (%w); run airvsx verify on it, or copy the full registry: %w", opts.Source, opts.Dest, err, ErrNotNextStep)
 	default:
 		at = CatalogRef{Serial: cat.Serial, Digest: tr.CatalogDigest}
 	}
 	switch {
 	case at == m.To:
-		return fmt.Errorf("apply %s: %s is already at %s, where the bundle leads; nothing was applied: %w", opts.Source, opts.Dest, at, ErrNotNextStep)
+		return nil, fmt.Errorf("apply %s: %s is already at %s, where the bundle leads; nothing was applied: %w", opts.Source, opts.Dest, at, ErrNotNextStep)
 	case at != m.From:
 		hint := "apply the bundles in order"
 		if at.Serial > m.From.Serial {
 			hint = "it is newer than this bundle's start: this bundle is stale"
 		}
-		return fmt.Errorf("apply %s: the bundle goes from %s to %s; %s is at %s: %s; nothing was applied: %w",
+		return nil, fmt.Errorf("apply %s: the bundle goes from %s to %s; %s is at %s: %s; nothing was applied: %w",
 			opts.Source, m.From, m.To, opts.Dest, at, hint, ErrNotNextStep)
 	}
-	return nil
+	return &destRead{cat: cat, tr: tr, err: err}, nil
+}
+
+// changedEntries is the source's catalog, when applying a bundle, with
+// only the entries of the shards the destination's catalog does not pin
+// (the others are the destination's own, byte for byte): the head with
+// those entries, and Options.held set to the destination's entries of the
+// same bins. The work grows with the change, not with the registry. A
+// flat catalog, a destination with none, or shards of another width are
+// decoded whole.
+func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.Catalog, error) {
+	d := c.opts.dest
+	c.opts.held = map[string]bool{}
+	held := func(entries []index.Entry) {
+		for _, e := range entries {
+			c.opts.held[artifact.Repo(e.ID)+"@"+e.ManifestDigest] = true
+		}
+	}
+	head, err := ch.Head()
+	if err != nil {
+		return nil, err
+	}
+	if d.cat == nil || head.Format != index.CatalogFormat || d.cat.Format != index.CatalogFormat || head.ShardDigits != d.cat.ShardDigits {
+		if d.cat != nil {
+			all, err := d.tr.Decode(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.opts.Dest, err)
+			}
+			held(all.Entries)
+		}
+		return ch.Decode(ctx)
+	}
+	pinned := make(map[string]index.ShardRef, len(d.cat.Shards))
+	for _, r := range d.cat.Shards {
+		pinned[r.Bin] = r
+	}
+	for _, ref := range head.Shards {
+		old, ok := pinned[ref.Bin]
+		if ok && old == ref {
+			c.rep.Held += ref.Entries
+			continue
+		}
+		entries, err := ch.Shard(ctx, head, ref)
+		if err != nil {
+			return nil, err
+		}
+		head.Entries = append(head.Entries, entries...)
+		if ok {
+			had, err := d.tr.Shard(ctx, d.cat, old)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.opts.Dest, err)
+			}
+			held(had)
+		}
+	}
+	index.SortEntries(head.Entries)
+	return head, nil
 }

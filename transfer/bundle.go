@@ -149,6 +149,12 @@ type bundler struct {
 	m     *BundleManifest
 	blobs []blobItem // in the order written
 	meta  []string   // metadata names, in the order written
+	// deltas are the shards carried as deltas, in the order written.
+	deltas []bundleDelta
+	// oldEntries are the far side's catalog's entries, and binned them and
+	// the current catalog's by bin (made when the first delta is).
+	oldEntries []index.Entry
+	binned     map[string][2][]index.Entry
 }
 
 // write writes the bundle's files, then its manifest, into out.
@@ -209,6 +215,12 @@ func (b *bundler) write(out string) error {
 			return err
 		}
 		step(int64(len(data)))
+	}
+	for _, d := range b.deltas {
+		if err := b.writeFile(root, afs, bundleDeltas+"/"+d.name, func(w io.Writer) error { _, err := w.Write(d.data); return err }); err != nil {
+			return err
+		}
+		step(int64(len(d.data)))
 	}
 	// The manifest last: a bundle without it is one whose writing did
 	// not finish, and Apply says so.

@@ -1,6 +1,9 @@
 package transfer_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -131,6 +134,11 @@ func TestBundleApply(t *testing.T) {
 			}
 		}
 	}
+	// The day-2 entries land in the bin of night-theme's shard, which the
+	// far side holds: that shard travels as a delta.
+	if !strings.Contains(fileList(rep.Manifest), "deltas/targets/") {
+		t.Errorf("no shard delta in the bundle:\n%s", fileList(rep.Manifest))
+	}
 	byState := fileList(rep.Manifest)
 	_, rep2 := w.bundle(t, transfer.Since{Serial: 1})
 	if got := fileList(rep2.Manifest); got != byState {
@@ -207,9 +215,11 @@ func TestBundleSince(t *testing.T) {
 func TestApplyHostileBundle(t *testing.T) {
 	w := newWeek(t)
 	dir, rep := w.bundle(t, w.state(t))
-	var vsixBlob, shard string
+	var vsixBlob, shard, delta string
 	for _, f := range rep.Manifest.Files {
 		switch {
+		case strings.HasPrefix(f.Path, "deltas/"):
+			delta = f.Path
 		case strings.HasPrefix(f.Path, "blobs/") && f.Size > 1000 && vsixBlob == "":
 			vsixBlob = f.Path
 		case strings.Contains(f.Path, ".shard-"):
@@ -231,6 +241,35 @@ func TestApplyHostileBundle(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, transfer.ErrIncompleteBundle, "not a regular file"},
+		{"a delta that makes another shard", func(t *testing.T, dir string) {
+			// The delta re-written to add nothing, and the manifest
+			// re-written to match it: only the signed catalog's pin of the
+			// shard it makes is left to catch it.
+			p := filepath.Join(dir, delta)
+			old := filetest.ReadFile(t, p)
+			var d map[string]any
+			if err := json.Unmarshal(old, &d); err != nil {
+				t.Fatal(err)
+			}
+			d["add"] = []any{}
+			data, err := json.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			filetest.WriteFile(t, p, data)
+			mp := filepath.Join(dir, transfer.BundleManifestName)
+			m, err := transfer.ParseBundleManifest(filetest.ReadFile(t, mp))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range m.Files {
+				if m.Files[i].Path == delta {
+					sum := sha256.Sum256(data)
+					m.Files[i].Size, m.Files[i].SHA256 = int64(len(data)), hex.EncodeToString(sum[:])
+				}
+			}
+			filetest.WriteFile(t, mp, m.Encode())
+		}, transfer.ErrSource, "does not make the shard"},
 		{"the manifest's paths", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, transfer.BundleManifestName)
 			data := strings.Replace(string(filetest.ReadFile(t, p)), "  blobs/", "  blobs/../", 1)

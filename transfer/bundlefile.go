@@ -286,9 +286,15 @@ func checkBundlePath(f BundleFile) error {
 		}
 		return nil
 	}
+	if name, ok := strings.CutPrefix(f.Path, bundleDeltas+"/"); ok {
+		if !shardMeta.MatchString(name) {
+			return fmt.Errorf("%s: a delta is named for the shard it makes (%s/targets/<sha256>.shard-<bin>.json)", f.Path, bundleDeltas)
+		}
+		return nil
+	}
 	rest, ok := strings.CutPrefix(f.Path, bundleBlobs+"/")
 	if !ok {
-		return fmt.Errorf("%s: not under %s/ or %s/", f.Path, bundleMetadata, bundleBlobs)
+		return fmt.Errorf("%s: not under %s/, %s/ or %s/", f.Path, bundleMetadata, bundleDeltas, bundleBlobs)
 	}
 	repo, hexSum := path.Split(rest)
 	repo = strings.TrimSuffix(repo, "/")

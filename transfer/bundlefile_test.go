@@ -44,7 +44,7 @@ func TestParseBundleManifest(t *testing.T) {
 		{"no blank line", "12\n\n", "12\nx\n", "want a blank line"},
 		{"dot dot", blob, "blobs/pub/../ext/4444444444444444444444444444444444444444444444444444444444444444", "empty, . or .. element"},
 		{"absolute", blob, "/etc/4444444444444444444444444444444444444444444444444444444444444444", "not a relative path"},
-		{"outside", blob, "other/pub/ext/4444444444444444444444444444444444444444444444444444444444444444", "not under metadata/ or blobs/"},
+		{"outside", blob, "other/pub/ext/4444444444444444444444444444444444444444444444444444444444444444", "not under metadata/, deltas/ or blobs/"},
 		{"blob named otherwise", blob, "blobs/pub/ext/5444444444444444444444444444444444444444444444444444444444444444", "a blob's file is named by its sha256"},
 		{"upper-case repository", blob, "blobs/Pub/ext/4444444444444444444444444444444444444444444444444444444444444444", "not lower-case"},
 		{"device name", "metadata/timestamp.json", "metadata/aux.json", "reserved device name"},

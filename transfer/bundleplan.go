@@ -164,6 +164,7 @@ func (b *bundler) planBlobs(old *catalogAt) error {
 			return err
 		}
 	}
+	b.oldEntries = oldEntries
 	pinned := map[string]bool{} // repo "@" manifest digest
 	byRepo := map[string][]*index.Entry{}
 	for i := range oldEntries {
@@ -269,6 +270,14 @@ func (b *bundler) planMetadata(heads []catalogAt, old *catalogAt) error {
 		if err != nil {
 			return fmt.Errorf("bundle: %s: %w", b.opts.Source, err)
 		}
+		if d := b.delta(n, old, data); d != nil {
+			sum := sha256.Sum256(d)
+			b.deltas = append(b.deltas, bundleDelta{name: n, data: d})
+			b.m.Files = append(b.m.Files, BundleFile{Path: bundleDeltas + "/" + n, Size: int64(len(d)), SHA256: hex.EncodeToString(sum[:])})
+			b.rep.Metadata++
+			b.rep.MetadataBytes += int64(len(d))
+			continue
+		}
 		sum := sha256.Sum256(data)
 		b.meta = append(b.meta, n)
 		b.m.Files = append(b.m.Files, BundleFile{Path: bundleMetadata + "/" + n, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
@@ -351,4 +360,53 @@ func (b *bundler) versionsAt(digest string) trust.State {
 		}
 	}
 	return st
+}
+
+// bundleDelta is a shard carried as a delta (see shardDelta).
+type bundleDelta struct {
+	name string // the shard's metadata name
+	data []byte
+}
+
+// delta returns the delta that makes the shard n (whose bytes are data)
+// from the far side's shard of its bin, or nil when the far side has
+// none of that bin or the delta would not be smaller.
+func (b *bundler) delta(n string, old *catalogAt, data []byte) []byte {
+	m := shardMeta.FindStringSubmatch(n)
+	cur := b.ch.cat
+	if m == nil || old == nil || old.cat.Format != index.CatalogFormat || old.cat.ShardDigits != cur.ShardDigits {
+		return nil
+	}
+	bin := m[2]
+	var base *index.ShardRef
+	for i := range old.cat.Shards {
+		if old.cat.Shards[i].Bin == bin {
+			base = &old.cat.Shards[i]
+		}
+	}
+	if base == nil {
+		return nil
+	}
+	if b.binned == nil {
+		b.binned = map[string][2][]index.Entry{}
+		for _, e := range b.oldEntries {
+			k := index.BinOf(e.ID, cur.ShardDigits)
+			v := b.binned[k]
+			v[0] = append(v[0], e)
+			b.binned[k] = v
+		}
+		for _, e := range cur.Entries {
+			k := index.BinOf(e.ID, cur.ShardDigits)
+			v := b.binned[k]
+			v[1] = append(v[1], e)
+			b.binned[k] = v
+		}
+	}
+	v := b.binned[bin]
+	d, err := makeDelta(bin, *base, v[0], v[1], data)
+	if err != nil {
+		b.opts.Logger.Debug("no delta for a shard", "shard", n, "err", err)
+		return nil
+	}
+	return d
 }

@@ -104,6 +104,14 @@ type Options struct {
 	// ForceName names Force in the warning logged for each refusal it
 	// overrides ("--force"). Default "": "Force".
 	ForceName string
+
+	// held, set by Apply, is the entries (repository "@" manifest
+	// digest) the destination's verified catalog pins: they are not
+	// planned, only the bundle's.
+	held map[string]bool
+	// dest, set by Apply, is the destination's catalog it read, which
+	// Copy then does not read again.
+	dest *destRead
 }
 
 // Progress is how far a copy has come.
@@ -135,6 +143,10 @@ type Report struct {
 	Forced []string `json:"forced,omitempty"`
 	// Entries is how many entries the catalog has.
 	Entries int `json:"entries"`
+	// Held is how many of them a bundle's destination already held
+	// (pinned by its verified catalog): Apply plans only the others, and
+	// CatalogBlobs and CatalogBytes count only theirs.
+	Held int `json:"held,omitempty"`
 	// Repositories lists the repositories with blobs to move, sorted.
 	Repositories []RepoMove `json:"repositories"`
 	// Blobs and Bytes are what moved (or would move); Present and

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 )
@@ -48,8 +49,7 @@ func (c *copier) checkDest(ctx context.Context, src *checked) error {
 		// The same operator: compare the catalogs, read through the
 		// destination's own chain (signatures and hashes; not expiry, so
 		// an expired copy can be refreshed).
-		longAgo := func() time.Time { return time.Unix(1, 0) }
-		cat, tr, err := trust.ReadCatalog(ctx, c.dst, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+		cat, tr, err := c.readDest(ctx)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -160,3 +160,34 @@ func (e *OverwriteError) Error() string {
 
 // Unwrap returns ErrRefused.
 func (e *OverwriteError) Unwrap() error { return ErrRefused }
+
+// readDest reads the destination's catalog through its own chain
+// (signatures and hashes; not expiry, so an expired copy can be
+// refreshed), or returns what Apply read already.
+func (c *copier) readDest(ctx context.Context) (*index.Catalog, *trust.Trusted, error) {
+	if c.opts.dest != nil {
+		return c.opts.dest.cat, c.opts.dest.tr, c.opts.dest.err
+	}
+	return readOwn(ctx, c.dst)
+}
+
+// readOwn reads a registry's catalog through its own chain, from its
+// first root: signatures and hashes, not expiry.
+func readOwn(ctx context.Context, st store.Store) (*index.Catalog, *trust.Trusted, error) {
+	longAgo := func() time.Time { return time.Unix(1, 0) }
+	return trust.ReadCatalog(ctx, st, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+}
+
+// readOwnHead is readOwn without the entries: the catalog's head (a
+// format-1 catalog whole).
+func readOwnHead(ctx context.Context, st store.Store) (*index.Catalog, *trust.Trusted, error) {
+	longAgo := func() time.Time { return time.Unix(1, 0) }
+	return trust.OpenCatalog(ctx, st, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+}
+
+// destRead is a destination's catalog as Apply read it: its head.
+type destRead struct {
+	cat *index.Catalog
+	tr  *trust.Trusted
+	err error
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -30,17 +31,25 @@ type overlay struct {
 	under store.Store
 	blobs map[string]BundleFile // repo "@" digest
 	meta  map[string]BundleFile // metadata name
+	delta map[string]BundleFile // the metadata name of the shard it makes
 	repos []string
 }
 
-var _ store.Store = (*overlay)(nil)
+var (
+	_ store.Store     = (*overlay)(nil)
+	_ store.BlobFiler = (*overlay)(nil)
+)
 
 func newOverlay(root *os.Root, name string, m *BundleManifest, under store.Store) *overlay {
-	o := &overlay{root: root, name: name, under: under, blobs: map[string]BundleFile{}, meta: map[string]BundleFile{}}
+	o := &overlay{root: root, name: name, under: under, blobs: map[string]BundleFile{}, meta: map[string]BundleFile{}, delta: map[string]BundleFile{}}
 	repos := map[string]bool{}
 	for _, f := range m.Files {
 		if n, ok := strings.CutPrefix(f.Path, bundleMetadata+"/"); ok {
 			o.meta[n] = f
+			continue
+		}
+		if n, ok := strings.CutPrefix(f.Path, bundleDeltas+"/"); ok {
+			o.delta[n] = f
 			continue
 		}
 		rest := strings.TrimPrefix(f.Path, bundleBlobs+"/")
@@ -74,13 +83,39 @@ func (o *overlay) OpenBlob(ctx context.Context, repo, digest string, size int64)
 	})
 }
 
-func (o *overlay) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
-	f, ok := o.meta[name]
-	if !ok {
-		return o.under.ReadMetadata(ctx, name, maxSize)
+// OpenBlobFile opens a blob the bundle carries (store.BlobFiler), so a
+// copy reads it once and the destination's PutBlob alone hashes it. A
+// blob the bundle does not carry is not one the copy moves: an error
+// wrapping fs.ErrNotExist.
+func (o *overlay) OpenBlobFile(ctx context.Context, repo, digest string) (*os.File, error) {
+	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
+		return nil, err
 	}
+	f, ok := o.blobs[repo+"@"+digest]
+	if !ok {
+		return nil, fmt.Errorf("bundle %s: no blob %s in %s: %w", o.name, digest, repo, fs.ErrNotExist)
+	}
+	file, _, err := safefile.OpenIn(o.root, f.Path, f.Size)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", o.name, err)
+	}
+	return file, nil
+}
+
+func (o *overlay) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	f, ok := o.meta[name]
+	if !ok {
+		if d, ok := o.delta[name]; ok {
+			data, err := o.shardFromDelta(ctx, name, d)
+			if err == nil && int64(len(data)) > maxSize {
+				err = fmt.Errorf("bundle %s: %s makes %d bytes, more than %d: %w", o.name, d.Path, len(data), maxSize, store.ErrTooLarge)
+			}
+			return data, err
+		}
+		return o.under.ReadMetadata(ctx, name, maxSize)
 	}
 	if f.Size > maxSize {
 		return nil, fmt.Errorf("bundle %s: %s: %d bytes, more than %d: %w", o.name, f.Path, f.Size, maxSize, store.ErrTooLarge)
@@ -115,6 +150,9 @@ func (o *overlay) ListMetadata(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	for n := range o.meta {
+		names = append(names, n)
+	}
+	for n := range o.delta {
 		names = append(names, n)
 	}
 	slices.Sort(names)

@@ -62,15 +62,27 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 	c.plan = p
 	ps := &planState{c: c, p: p, seen: map[string]bool{}, damaged: map[string]bool{}, repos: map[string]*RepoMove{}, tags: map[string][]store.TagEntry{}}
 	var bad []error
-	n := len(src.cat.Entries)
+	entries := src.cat.Entries
+	if c.opts.held != nil {
+		// Applying a bundle: the entries the destination's verified
+		// catalog pins are its own; only the others are planned.
+		entries = make([]index.Entry, 0, len(src.cat.Entries)-len(c.opts.held))
+		for _, e := range src.cat.Entries {
+			if !c.opts.held[artifact.Repo(e.ID)+"@"+e.ManifestDigest] {
+				entries = append(entries, e)
+			}
+		}
+		c.rep.Held += len(src.cat.Entries) - len(entries)
+	}
+	n := len(entries)
 	pctx, stop := context.WithCancel(ctx)
-	probes, wait := c.probeAhead(pctx, src.cat.Entries)
+	probes, wait := c.probeAhead(pctx, entries)
 	defer func() { stop(); wait() }()
-	for i := range src.cat.Entries {
+	for i := range entries {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		e := &src.cat.Entries[i]
+		e := &entries[i]
 		c.progress(Progress{Step: "plan", Entries: i, PlannedEntries: n})
 		var pr *entryProbe
 		select {

@@ -102,15 +102,23 @@ func (c *copier) checkSource(ctx context.Context) (*checked, error) {
 		}
 		return nil, fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, err)
 	}
-	cat, err := ch.Decode(ctx)
+	var cat *index.Catalog
+	if c.opts.dest != nil {
+		cat, err = c.changedEntries(ctx, ch)
+	} else {
+		cat, err = ch.Decode(ctx)
+	}
 	if err == nil {
 		err = ch.CheckCatalog(cat)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("copy: %s: %w: %w", c.opts.Source, ErrSource, err)
 	}
 	c.src.freeze()
-	c.rep.Serial, c.rep.Digest, c.rep.Entries = cat.Serial, ch.CatalogDigest, len(cat.Entries)
+	c.rep.Serial, c.rep.Digest, c.rep.Entries = cat.Serial, ch.CatalogDigest, cat.EntryCount()
 	return &checked{Checked: ch, cat: cat}, nil
 }
 

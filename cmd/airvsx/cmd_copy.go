@@ -326,6 +326,10 @@ func writeCopyReport(g *globals, rep *transfer.Report) error {
 // verify's summary counts it ("7 entries, 60 blobs hashed (77.0 KiB)"):
 // every blob once, however many entries share it.
 func catalogHolds(rep *transfer.Report) string {
+	if rep.Held > 0 {
+		return fmt.Sprintf("catalog serial %d holds %s, %s held already; the %s hold %s (%s)", rep.Serial, count(rep.Entries, "entry", "entries"),
+			count(rep.Held, "entry", "entries"), count(rep.Entries-rep.Held, "new entry", "new entries"), count(rep.CatalogBlobs, "blob", "blobs"), index.FormatBytes(rep.CatalogBytes))
+	}
 	return fmt.Sprintf("catalog serial %d holds %s, %s (%s)", rep.Serial, count(rep.Entries, "entry", "entries"),
 		count(rep.CatalogBlobs, "blob", "blobs"), index.FormatBytes(rep.CatalogBytes))
 }

@@ -175,7 +175,7 @@ func makeEntries(ctx context.Context, st store.Store, m *maker) ([]index.Entry, 
 		wg.Go(func() {
 			for ext := range next {
 				for i := ext * m.o.Versions; i < min(n, (ext+1)*m.o.Versions) && ctx.Err() == nil; i++ {
-					e, err := m.entry(ctx, st, i)
+					e, err := m.entry(ctx, st, m.first+i)
 					if err != nil {
 						cancel(fmt.Errorf("entry %d: %w", i, err))
 						continue

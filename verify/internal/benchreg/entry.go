@@ -29,6 +29,7 @@ const maxInMemory = 8 << 20
 // maker makes the entries of one registry.
 type maker struct {
 	o      Options
+	first  int                // the number of the first entry made (Add)
 	upPriv ed25519.PrivateKey // signs every vsix when set
 	tmp    string             // where vsix files over maxInMemory are built
 	flates sync.Pool          // *flate.Writer, reused across zips

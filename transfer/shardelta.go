@@ -1,0 +1,178 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/internal/safefile"
+	"github.com/airvsx/airvsx/internal/strictjson"
+)
+
+// bundleDeltas is the folder of a bundle's shard deltas: a changed shard
+// of the far side's is carried as the entries it gains and loses,
+// deltas/<the new shard's metadata name>, rather than whole. A shard
+// lists about a thousand entries; a change of a hundred entries touches
+// up to a hundred shards, whose whole bytes would outweigh the change.
+const bundleDeltas = "deltas"
+
+// shardMeta matches a shard's metadata name; the groups are its sha256
+// and its bin.
+var shardMeta = regexp.MustCompile(`^targets/([0-9a-f]{64})\.shard-([0-9a-f]{1,4})\.json$`)
+
+// maxDeltaBytes caps a shard delta read from a bundle: never more than
+// a shard itself.
+const maxDeltaBytes = index.MaxCatalogBytes
+
+// shardDelta is what turns the far side's shard of Bin (Base, BaseSize
+// bytes) into the new one: its entries less those Remove names, plus Add.
+// The result is encoded as every shard is (index.EncodeShard), and must be
+// the bytes the signed catalog pins: a delta only says how to make them.
+type shardDelta struct {
+	Format   int           `json:"format"`
+	Bin      string        `json:"bin"`
+	Base     string        `json:"base"`
+	BaseSize int64         `json:"baseSize"`
+	Remove   []entryKey    `json:"remove"`
+	Add      []index.Entry `json:"add"`
+}
+
+// deltaFormat is shardDelta's format.
+const deltaFormat = 1
+
+// entryKey names one entry.
+type entryKey struct {
+	ID       index.ID       `json:"id"`
+	Version  string         `json:"version"`
+	Platform index.Platform `json:"platform"`
+}
+
+func keyOf(e *index.Entry) entryKey { return entryKey{e.ID, e.Version, e.Platform} }
+
+func (k entryKey) String() string { return fmt.Sprintf("%s@%s@%s", k.ID, k.Version, k.Platform) }
+
+// makeDelta returns the delta from the far side's shard (base, listing
+// old) to the shard want (listing cur), checked to give want's bytes,
+// or nil when none would be smaller than want itself.
+func makeDelta(bin string, base index.ShardRef, old, cur []index.Entry, want []byte) ([]byte, error) {
+	d := shardDelta{Format: deltaFormat, Bin: bin, Base: base.Digest, BaseSize: base.Size, Remove: []entryKey{}, Add: []index.Entry{}}
+	enc := func(e *index.Entry) string {
+		b, _ := json.Marshal(e)
+		return string(b)
+	}
+	had := map[string]string{} // key (lower-case ID) → the old entry's JSON
+	for i := range old {
+		had[keyOf(&old[i]).lower()] = enc(&old[i])
+	}
+	kept := map[string]bool{}
+	for i := range cur {
+		k := keyOf(&cur[i]).lower()
+		if j, ok := had[k]; ok && j == enc(&cur[i]) {
+			kept[k] = true
+			continue
+		}
+		d.Add = append(d.Add, cur[i])
+	}
+	for i := range old {
+		if k := keyOf(&old[i]); !kept[k.lower()] {
+			d.Remove = append(d.Remove, k)
+		}
+	}
+	data, err := json.Marshal(&d)
+	if err != nil || len(data) >= len(want) {
+		return nil, err
+	}
+	// The delta must make want exactly; else the whole shard goes.
+	oldCopy := append([]index.Entry(nil), old...)
+	got, err := d.apply(oldCopy)
+	if err != nil || !bytes.Equal(got, want) {
+		return nil, nil
+	}
+	return data, nil
+}
+
+func (k entryKey) lower() string { return k.ID.Key() + "@" + k.Version + "@" + string(k.Platform) }
+
+// apply returns the shard made from the base's entries.
+func (d *shardDelta) apply(base []index.Entry) ([]byte, error) {
+	gone := map[string]bool{}
+	for _, k := range d.Remove {
+		if gone[k.lower()] {
+			return nil, fmt.Errorf("remove: %s named twice", k)
+		}
+		gone[k.lower()] = true
+	}
+	out := make([]index.Entry, 0, len(base)+len(d.Add))
+	for i := range base {
+		if k := keyOf(&base[i]).lower(); gone[k] {
+			delete(gone, k)
+			continue
+		}
+		out = append(out, base[i])
+	}
+	for k := range gone {
+		return nil, fmt.Errorf("remove: %s is not in the base shard", k)
+	}
+	have := map[string]bool{}
+	for i := range out {
+		have[keyOf(&out[i]).lower()] = true
+	}
+	for i := range d.Add {
+		k := keyOf(&d.Add[i])
+		if have[k.lower()] {
+			return nil, fmt.Errorf("add: %s is in the shard already", k)
+		}
+		have[k.lower()] = true
+		out = append(out, d.Add[i])
+	}
+	return index.EncodeShard(d.Bin, out)
+}
+
+// shardFromDelta makes the shard named name (a metadata name) from the
+// delta f of the bundle and the shard it names in under (the far side),
+// and checks that its bytes are the ones name's sha256 says.
+func (o *overlay) shardFromDelta(ctx context.Context, name string, f BundleFile) ([]byte, error) {
+	m := shardMeta.FindStringSubmatch(name)
+	if m == nil {
+		return nil, fmt.Errorf("bundle %s: %s: not a shard", o.name, f.Path)
+	}
+	raw, err := safefile.ReadIn(o.root, f.Path, f.Size)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", o.name, err)
+	}
+	if err := checkSum(f, raw); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w: %w", o.name, err, store.ErrMismatch)
+	}
+	var d shardDelta
+	if err := strictjson.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
+	}
+	if d.Format != deltaFormat || d.Bin != m[2] || !store.ValidDigest(d.Base) || d.BaseSize < 1 || d.BaseSize > index.MaxCatalogBytes {
+		return nil, fmt.Errorf("bundle %s: %s: format %d, bin %q, base %q of %d bytes: not a delta of bin %s", o.name, f.Path, d.Format, d.Bin, d.Base, d.BaseSize, m[2])
+	}
+	baseName := "targets/" + strings.TrimPrefix(d.Base, "sha256:") + ".shard-" + d.Bin + ".json"
+	baseData, err := o.under.ReadMetadata(ctx, baseName, d.BaseSize)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, baseName, err)
+	}
+	if int64(len(baseData)) != d.BaseSize || index.DigestBytes(baseData) != d.Base {
+		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s is not the shard its name says: %w", o.name, f.Path, baseName, store.ErrMismatch)
+	}
+	var base index.Shard
+	if err := strictjson.Unmarshal(baseData, &base); err != nil {
+		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, baseName, err)
+	}
+	data, err := d.apply(base.Entries)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
+	}
+	if index.DigestBytes(data) != "sha256:"+m[1] {
+		return nil, fmt.Errorf("bundle %s: %s does not make the shard metadata/%s: %w", o.name, f.Path, name, store.ErrMismatch)
+	}
+	return data, nil
+}
