@@ -72,9 +72,9 @@ type Plan struct {
 	// index.Entry.Local) that the policy does not select from upstream:
 	// the policy does not speak for them, so they are kept, pruned or
 	// not. (One the policy selects is in Unchanged.)
-	Local []index.Entry `json:"local,omitempty"`
-	Skipped   []Skip        `json:"skipped"`
-	Missing   []Missing     `json:"missing"`
+	Local   []index.Entry `json:"local,omitempty"`
+	Skipped []Skip        `json:"skipped"`
+	Missing []Missing     `json:"missing"`
 	// FetchBytes is the sum of the sizes upstream announced for New;
 	// items without an announced size count 0.
 	FetchBytes int64 `json:"fetchBytes"`
