@@ -139,7 +139,7 @@ func Add(ctx context.Context, opts AddOptions) (*AddReport, error) {
 	if opts.Policy != nil {
 		rep.Policy = opts.Policy.Digest()
 	} else {
-		r.log.Info("no policy applied: every package that passes the checks is added (pass a policy to decide which)")
+		r.log.Warn("no policy applied: every package that passes the checks is added (pass a policy to decide which)")
 	}
 	prev, prevDigest, tr, err := loadPrevious(ctx, opts.Store)
 	if err != nil {
