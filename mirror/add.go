@@ -97,8 +97,8 @@ type AddRefusal struct {
 	Rule  string `json:"rule"`            // one of the AddRule constants
 	// Reason says what failed, for people.
 	Reason string `json:"reason"`
-	// Quarantine is where its bytes and the reason were kept, in the
-	// registry ("quarantine/<name>").
+	// Quarantine is where its bytes (none for a file over the size cap)
+	// and the reason were kept, in the registry ("quarantine/<name>").
 	Quarantine string `json:"quarantine"`
 }
 
@@ -138,8 +138,6 @@ func Add(ctx context.Context, opts AddOptions) (*AddReport, error) {
 	rep := &AddReport{Added: []AddedFile{}, Unchanged: []AddedFile{}, Refused: []AddRefusal{}}
 	if opts.Policy != nil {
 		rep.Policy = opts.Policy.Digest()
-	} else {
-		r.log.Warn("no policy applied: every package that passes the checks is added (pass a policy to decide which)")
 	}
 	prev, prevDigest, tr, err := loadPrevious(ctx, opts.Store)
 	if err != nil {
@@ -157,6 +155,9 @@ func Add(ctx context.Context, opts AddOptions) (*AddReport, error) {
 	}
 	if r.keyID, err = trust.KeyID(pub); err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	if opts.Policy == nil {
+		r.log.Warn("no policy applied: every package that passes the checks is added (pass a policy to decide which)")
 	}
 	td, err := tempdir.New(opts.TempDir, "airvsx-add-", r.log)
 	if err != nil {
@@ -192,7 +193,7 @@ func Add(ctx context.Context, opts AddOptions) (*AddReport, error) {
 		case f.unchanged:
 			rep.Unchanged = append(rep.Unchanged, f.added())
 			r.log.Info("already in the registry with the same bytes", "file", f.name, "ext", f.entryName(), "sha256", f.sum)
-		case f.dup:
+		case f.dup != nil:
 			// The same package given twice: added once.
 		default:
 			e, err := r.store(ctx, f)
@@ -262,7 +263,7 @@ func (r *addRun) decide(files []*addFile, prev *index.Catalog) {
 			if o.sum != f.sum {
 				f.refuse(AddRuleConflict, "%s is also %s, with other bytes (sha256:%s; this file is sha256:%s)", o.name, f.entryName(), o.sum, f.sum)
 			} else {
-				f.dup = true
+				f.dup = o
 			}
 			continue
 		}
@@ -293,6 +294,14 @@ func (r *addRun) decide(files []*addFile, prev *index.Catalog) {
 				f.refuse(AddRuleDependency, "it needs %s, which the registry does not have: add it first, or with it", strings.Join(missing, ", "))
 				changed = true
 			}
+		}
+	}
+	// A file given twice shares the fate of its first.
+	for _, f := range files {
+		if f.dup != nil && f.dup.refused != nil {
+			r := *f.dup.refused
+			r.File = f.name
+			f.refused, f.dup = &r, nil
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package mirror_test
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -101,6 +102,7 @@ func TestAdd(t *testing.T) {
 		added     []string
 		unchanged int
 		refused   map[string]string // file → rule
+		nRefused  int               // refusals, when a file is given twice; 0: len(refused)
 		reason    string            // in the first refusal's reason
 	}{
 		{name: "good", files: []string{good}, added: []string{"in-house.tool@1.0.0"}},
@@ -115,6 +117,7 @@ func TestAdd(t *testing.T) {
 		{name: "other bytes than the registry's", files: []string{conflict}, refused: map[string]string{conflict: mirror.AddRuleConflict}, reason: "airvsx-demo.night-theme@2.1.0 with other bytes (sha256:"},
 		{name: "policy refusal", files: []string{good}, pol: excludes, refused: map[string]string{good: mirror.AddRulePolicy}, reason: "excluded by in-house.tool"},
 		{name: "dependency missing", files: []string{missingDep}, refused: map[string]string{missingDep: mirror.AddRuleDependency}, reason: "nobody.nothing"},
+		{name: "refused twice", files: []string{missingDep, missingDep}, refused: map[string]string{missingDep: mirror.AddRuleDependency}, nRefused: 2},
 		{name: "dependency refused with it", files: []string{withDep, slip}, refused: map[string]string{withDep: mirror.AddRuleDependency, slip: mirror.AddRuleUnsafe}},
 		{name: "one good, one hostile", files: []string{slip, good}, added: []string{"in-house.tool@1.0.0"}, refused: map[string]string{slip: mirror.AddRuleUnsafe}},
 	}
@@ -142,6 +145,9 @@ func TestAdd(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r.Quarantine), "REASON")); err != nil {
 					t.Errorf("refused %s: %v", r.File, err)
 				}
+			}
+			if n := cmp.Or(tt.nRefused, len(tt.refused)); len(rep.Refused) != n {
+				t.Errorf("%d refusals; want %d", len(rep.Refused), n)
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.refused) && len(got)+len(tt.refused) > 0 {
 				t.Errorf("refused %v; want %v", got, tt.refused)

@@ -39,8 +39,8 @@ type addFile struct {
 	engine   index.EngineRange
 
 	refused   *AddRefusal
-	unchanged bool // the registry has it with the same bytes
-	dup       bool // an earlier file of the same call is the same package
+	unchanged bool     // the registry has it with the same bytes
+	dup       *addFile // an earlier file of the same call that is the same package
 }
 
 // check copies the file (the i-th given) into the run's temp directory,

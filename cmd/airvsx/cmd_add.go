@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/mirror"
 	"github.com/airvsx/airvsx/policies"
@@ -91,7 +93,7 @@ func runAdd(cmd *cobra.Command, g *globals, opts addOptions, files []string) err
 	rep, err := mirror.Add(ctx, ao)
 	err = key.Err(err)
 	if err = abandon(ctx, st, opts.registry, "add", err); err != nil {
-		return fmt.Errorf("add: %w", err)
+		return addFailed(err, opts)
 	}
 	if opts.json {
 		if err := g.printJSON(rep); err != nil {
@@ -104,6 +106,20 @@ func runAdd(cmd *cobra.Command, g *globals, opts addOptions, files []string) err
 		return errFailed
 	}
 	return nil
+}
+
+// addFailed is add's error for err: naming the key file and the place
+// when the key is not the registry's, and the place when a git history's
+// signature fails.
+func addFailed(err error, opts addOptions) error {
+	if ke := (*trust.KeyError)(nil); errors.As(err, &ke) {
+		ke.Registry = opts.registry
+		err = fmt.Errorf("--key %s: %w", opts.key, err)
+	}
+	if errors.Is(err, trust.ErrHistorySignature) {
+		err = fmt.Errorf("%s: %w", opts.registry, err)
+	}
+	return fmt.Errorf("add: %w", err)
 }
 
 // printAddReport prints what an add did.
