@@ -182,28 +182,9 @@ func Add(ctx context.Context, opts AddOptions) (*AddReport, error) {
 	}
 	r.decide(files, prev)
 
-	var entries []index.Entry
-	for _, f := range files {
-		switch {
-		case f.refused != nil:
-			if err := r.quarantine(ctx, f); err != nil {
-				return rep, err
-			}
-			rep.Refused = append(rep.Refused, *f.refused)
-		case f.unchanged:
-			rep.Unchanged = append(rep.Unchanged, f.added())
-			r.log.Info("already in the registry with the same bytes", "file", f.name, "ext", f.entryName(), "sha256", f.sum)
-		case f.dup != nil:
-			// The same package given twice: added once.
-		default:
-			e, err := r.store(ctx, f)
-			if err != nil {
-				return rep, err
-			}
-			entries = append(entries, e)
-			rep.Added = append(rep.Added, f.added())
-			r.log.Info("stored", "file", f.name, "ext", f.entryName(), "bytes", f.size, "sha256", f.sum)
-		}
+	entries, err := r.apply(ctx, files, rep)
+	if err != nil {
+		return rep, err
 	}
 	if len(entries) == 0 {
 		if prev != nil {
@@ -214,6 +195,35 @@ func Add(ctx context.Context, opts AddOptions) (*AddReport, error) {
 	}
 	rep.Catalog, err = r.publish(ctx, prev, prevDigest, entries)
 	return rep, err
+}
+
+// apply quarantines the refused files and stores the others that are
+// new, recording each in rep, and returns the entries stored.
+func (r *addRun) apply(ctx context.Context, files []*addFile, rep *AddReport) ([]index.Entry, error) {
+	var entries []index.Entry
+	for _, f := range files {
+		switch {
+		case f.refused != nil:
+			if err := r.quarantine(ctx, f); err != nil {
+				return entries, err
+			}
+			rep.Refused = append(rep.Refused, *f.refused)
+		case f.unchanged:
+			rep.Unchanged = append(rep.Unchanged, f.added())
+			r.log.Info("already in the registry with the same bytes", "file", f.name, "ext", f.entryName(), "sha256", f.sum)
+		case f.dup != nil:
+			// The same package given twice: added once.
+		default:
+			e, err := r.store(ctx, f)
+			if err != nil {
+				return entries, err
+			}
+			entries = append(entries, e)
+			rep.Added = append(rep.Added, f.added())
+			r.log.Info("stored", "file", f.name, "ext", f.entryName(), "bytes", f.size, "sha256", f.sum)
+		}
+	}
+	return entries, nil
 }
 
 // addRun is one Add's settings.

@@ -50,14 +50,14 @@ type addFile struct {
 // not a regular file) and for I/O.
 func (r *addRun) check(ctx context.Context, i int, name string) (*addFile, error) {
 	f := &addFile{name: name}
-	max := r.opts.MaxVsixBytes
-	if max <= 0 && r.opts.Policy != nil {
-		max = r.opts.Policy.MaxVsixBytes
+	limit := r.opts.MaxVsixBytes
+	if limit <= 0 && r.opts.Policy != nil {
+		limit = r.opts.Policy.MaxVsixBytes
 	}
-	if max <= 0 {
-		max = policies.DefaultMaxVsixBytes
+	if limit <= 0 {
+		limit = policies.DefaultMaxVsixBytes
 	}
-	in, fi, err := safefile.Open(name, max)
+	in, fi, err := safefile.Open(name, limit)
 	if errors.Is(err, safefile.ErrTooLarge) {
 		f.refuse(AddRuleUnreadable, "%v", err)
 		return f, nil
@@ -74,7 +74,7 @@ func (r *addRun) check(ctx context.Context, i int, name string) (*addFile, error
 	h := sha256.New()
 	// Never more than the cap (+1 to see a file that grew since it was
 	// opened).
-	n, err := copybuf.Copy(io.MultiWriter(out, h), &ctxReader{ctx, io.LimitReader(in, max+1)})
+	n, err := copybuf.Copy(io.MultiWriter(out, h), &ctxReader{ctx, io.LimitReader(in, limit+1)})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -86,7 +86,7 @@ func (r *addRun) check(ctx context.Context, i int, name string) (*addFile, error
 	}
 	f.sum, f.size = hex.EncodeToString(h.Sum(nil)), n
 
-	a, err := vsix.Open(f.copy, vsix.Options{MaxArchiveBytes: max})
+	a, err := vsix.Open(f.copy, vsix.Options{MaxArchiveBytes: limit})
 	if err != nil {
 		var pe *vsix.ProblemsError
 		if errors.As(err, &pe) {
