@@ -74,6 +74,7 @@ func TestAdd(t *testing.T) {
 	missingDep := writeVsix(t, src, "missing-dep.vsix", vsixtest.Minimal(extFiles("in-house", "lonely", "1.0.0", `, "extensionDependencies": ["nobody.nothing"]`)))
 	depOnRegistry := writeVsix(t, src, "dep-on-registry.vsix", vsixtest.Minimal(extFiles("in-house", "themed", "1.0.0", `, "extensionDependencies": ["airvsx-demo.night-theme"]`)))
 	mismatch := writeVsix(t, src, "mismatch.vsix", vsixtest.ManifestMismatch())
+	device := writeVsix(t, src, "device.vsix", vsixtest.Named("in-house", "con", "1.0.0"))
 	notZip := filepath.Join(src, "not-a-zip.vsix")
 	filetest.WriteFile(t, notZip, []byte("this is not a zip archive\n"))
 	var slip string
@@ -113,6 +114,7 @@ func TestAdd(t *testing.T) {
 		{name: "zip slip", files: []string{slip}, refused: map[string]string{slip: mirror.AddRuleUnsafe}, reason: "unsafe package"},
 		{name: "not a zip", files: []string{notZip}, refused: map[string]string{notZip: mirror.AddRuleUnsafe}},
 		{name: "identity mismatch", files: []string{mismatch}, refused: map[string]string{mismatch: mirror.AddRulePackage}, reason: "1.0.1"},
+		{name: "a name no registry can hold", files: []string{device}, refused: map[string]string{device: mirror.AddRulePackage}, reason: "unstorable-name"},
 		{name: "oversized", files: []string{good}, max: 100, refused: map[string]string{good: mirror.AddRuleUnreadable}, reason: "too large"},
 		{name: "other bytes than the registry's", files: []string{conflict}, refused: map[string]string{conflict: mirror.AddRuleConflict}, reason: "airvsx-demo.night-theme@2.1.0 with other bytes (sha256:"},
 		{name: "policy refusal", files: []string{good}, pol: excludes, refused: map[string]string{good: mirror.AddRulePolicy}, reason: "excluded by in-house.tool"},
