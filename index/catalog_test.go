@@ -49,8 +49,17 @@ func testCatalog() *Catalog {
 			testEntry("golang.go", "0.9.0", Universal),
 			testEntry("Golang.Go", "0.41.0-pre", Universal),
 			testEntry("a.b", "10.0.0", DarwinArm64),
+			localEntry("in-house.tool", "1.0.0"),
 		},
 	}
+}
+
+// localEntry is an entry added by hand (airvsx add): no upstream
+// signature, who added it and when.
+func localEntry(id, version string) Entry {
+	e := testEntry(id, version, Universal)
+	e.Local = &LocalAddition{AddedBy: strings.Repeat("c", 64), AddedAt: time.Date(2026, 12, 1, 9, 30, 0, 0, time.FixedZone("y", 7200))}
+	return e
 }
 
 // TestCatalogCanonical shows that the same content gives the same bytes,
@@ -87,12 +96,15 @@ func TestCatalogCanonical(t *testing.T) {
 	for _, e := range c.Entries {
 		order = append(order, e.String())
 	}
-	wantOrder := []string{"a.b@10.0.0@darwin-arm64", "Golang.Go@0.41.0-pre", "golang.go@0.40.0@linux-x64", "golang.go@0.40.0", "golang.go@0.9.0", "redhat.java@1.30.0"}
+	wantOrder := []string{"a.b@10.0.0@darwin-arm64", "Golang.Go@0.41.0-pre", "golang.go@0.40.0@linux-x64", "golang.go@0.40.0", "golang.go@0.9.0", "in-house.tool@1.0.0", "redhat.java@1.30.0"}
 	if diff := cmp.Diff(wantOrder, order); diff != "" {
 		t.Errorf("entry order (-want +got):\n%s", diff)
 	}
 	if got := c.Entries[0].Published.Location(); got != time.UTC {
 		t.Errorf("published location = %v; want UTC", got)
+	}
+	if e := c.Find(MustParseID("in-house.tool"), "1.0.0", Universal); e == nil || e.Local.AddedAt.Location() != time.UTC {
+		t.Errorf("local addition of in-house.tool = %+v; want its addedAt in UTC", e)
 	}
 	if e := c.Find(MustParseID("GOLANG.go"), "0.40.0", LinuxX64); e == nil {
 		t.Error("Find is not case-insensitive on the ID")
@@ -150,6 +162,22 @@ func TestDecodeCatalogRejects(t *testing.T) {
         "signed": false
       }`, `"upstreamSignature": {"signed": true, "keyId": "nope"}`, 1)
 		}, `keyId "nope"`},
+		{"local without addedBy", func(s string) string {
+			return strings.Replace(s, `"addedBy": "`+strings.Repeat("c", 64)+`"`, `"addedBy": ""`, 1)
+		}, "local.addedBy"},
+		{"local addedBy not a key id", func(s string) string {
+			return strings.Replace(s, `"addedBy": "`+strings.Repeat("c", 64)+`"`, `"addedBy": "root\u001b[2J"`, 1)
+		}, "local.addedBy"},
+		{"local without addedAt", func(s string) string {
+			return strings.Replace(s, `"addedAt": "2026-12-01T07:30:00Z"`, `"addedAt": "0001-01-01T00:00:00Z"`, 1)
+		}, "local.addedAt: missing"},
+		{"local with an unknown field", func(s string) string {
+			return strings.Replace(s, `"addedAt": "2026-12-01T07:30:00Z"`, `"addedAt": "2026-12-01T07:30:00Z", "by": "x"`, 1)
+		}, "unknown field"},
+		{"local and signed upstream", func(s string) string {
+			i := strings.Index(s, `"id": "in-house.tool"`)
+			return s[:i] + strings.Replace(s[i:], `"signed": false`, `"signed": true`, 1)
+		}, "a locally added entry has no upstream signature"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,6 +25,18 @@ type Signature struct {
 	KeyID  string `json:"keyId,omitempty"` // the upstream key that signed it (a key of Catalog.UpstreamKeys)
 }
 
+// LocalAddition marks an entry that did not come from the upstream but
+// was added to the registry by hand (airvsx add): it has no upstream
+// signature; the registry's signing key, which signed the catalog it was
+// added in, is what vouches for it.
+type LocalAddition struct {
+	// AddedBy is who added it: the TUF key ID (64 lowercase hex) of the
+	// key that signed the catalog it was first listed in.
+	AddedBy string `json:"addedBy"`
+	// AddedAt is when, UTC, to the second.
+	AddedAt time.Time `json:"addedAt"`
+}
+
 // Entry is one (extension, version, target platform) in a registry, stored
 // as one OCI artifact. The manifest digest pins every byte of the artifact.
 type Entry struct {
@@ -43,6 +55,10 @@ type Entry struct {
 	VsixSize   int64  `json:"vsixSize"`
 
 	Upstream Signature `json:"upstreamSignature"`
+	// Local is set for an entry added by hand rather than mirrored
+	// (airvsx add); nil for a mirrored entry. A local entry is never
+	// signed upstream, and sync keeps it whatever the policy says.
+	Local *LocalAddition `json:"local,omitempty"`
 
 	// Summary fields for listings and the site; they come from the
 	// package's own manifest.
@@ -118,6 +134,9 @@ func (e *Entry) Validate() error {
 	if e.Published.IsZero() {
 		bad = append(bad, "published: missing")
 	}
+	if l := e.Local; l != nil {
+		bad = append(bad, l.validate(e.Upstream)...)
+	}
 	for i, d := range append(slices.Clone(e.Dependencies), e.ExtensionPack...) {
 		if err := d.Validate(); err != nil {
 			bad = append(bad, fmt.Sprintf("dependencies/extensionPack[%d]: %v", i, err))
@@ -134,9 +153,28 @@ func (e *Entry) Validate() error {
 	return nil
 }
 
+// validate returns the local addition's bad fields; up is the entry's
+// upstream signature, which a local entry cannot have.
+func (l *LocalAddition) validate(up Signature) []string {
+	var bad []string
+	if !validHex(l.AddedBy) {
+		bad = append(bad, fmt.Sprintf("local.addedBy: %q is not a key ID (64 lowercase hex)", l.AddedBy))
+	}
+	if l.AddedAt.IsZero() {
+		bad = append(bad, "local.addedAt: missing")
+	}
+	if up.Signed || up.KeyID != "" {
+		bad = append(bad, "upstreamSignature: a locally added entry has no upstream signature")
+	}
+	return bad
+}
+
 // normalize puts every set-like field into its canonical order.
 func (e *Entry) normalize() {
 	e.Published = e.Published.UTC()
+	if e.Local != nil {
+		e.Local.AddedAt = e.Local.AddedAt.UTC()
+	}
 	e.Categories = sortedUnique(e.Categories)
 	e.Tags = sortedUnique(e.Tags)
 	e.Dependencies = sortedIDs(e.Dependencies)

@@ -62,14 +62,19 @@ type Missing struct {
 	Fatal bool `json:"fatal"`
 }
 
-// Plan is what a sync will do: fetch New, keep Unchanged, and list what
-// leaves the catalog (kept until pruned).
+// Plan is what a sync will do: fetch New, keep Unchanged and Local, and
+// list what leaves the catalog (kept until pruned).
 type Plan struct {
 	New       []Item        `json:"new"`
 	Unchanged []index.Entry `json:"unchanged"`
 	Leaving   []index.Entry `json:"leaving"`
-	Skipped   []Skip        `json:"skipped"`
-	Missing   []Missing     `json:"missing"`
+	// Local are the current catalog's entries added by hand (airvsx add,
+	// index.Entry.Local) that the policy does not select from upstream:
+	// the policy does not speak for them, so they are kept, pruned or
+	// not. (One the policy selects is in Unchanged.)
+	Local   []index.Entry `json:"local,omitempty"`
+	Skipped []Skip        `json:"skipped"`
+	Missing []Missing     `json:"missing"`
 	// FetchBytes is the sum of the sizes upstream announced for New;
 	// items without an announced size count 0.
 	FetchBytes int64 `json:"fetchBytes"`
@@ -218,7 +223,11 @@ func MakePlan(ctx context.Context, api API, pol *policies.Policy, current *index
 		p.plan.Leaving = make([]index.Entry, 0, n)
 	}
 	for k, e := range p.current {
-		if !p.planned[k] {
+		switch {
+		case p.planned[k]:
+		case e.Local != nil:
+			p.plan.Local = append(p.plan.Local, *e)
+		default:
 			p.plan.Leaving = append(p.plan.Leaving, *e)
 		}
 	}
@@ -424,6 +433,7 @@ func (p *planner) sort() {
 	slices.SortFunc(p.plan.New, func(a, b Item) int { return strings.Compare(a.key(), b.key()) })
 	slices.SortFunc(p.plan.Unchanged, byEntry)
 	slices.SortFunc(p.plan.Leaving, byEntry)
+	slices.SortFunc(p.plan.Local, byEntry)
 	slices.SortFunc(p.plan.Skipped, func(a, b Skip) int {
 		return strings.Compare(index.EntryKey(a.ID, a.Version, a.Platform), index.EntryKey(b.ID, b.Version, b.Platform))
 	})

@@ -10,8 +10,8 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 )
 
-// publish signs the new catalog (what stays, what was stored, and what
-// leaves unless pruned) as the next serial, or, when it would say what
+// publish signs the new catalog (what stays, what was added by hand,
+// what was stored, and what leaves unless pruned) as the next serial, or, when it would say what
 // the current one says, leaves the registry as it is unless its metadata
 // must be signed again.
 func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry, keys []index.UpstreamKey) (*Report, error) {
@@ -32,12 +32,13 @@ func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry
 		cat.Previous = prevDigest
 		prevDigits = prev.ShardDigits
 	}
-	n := len(plan.Unchanged) + len(entries)
+	n := len(plan.Unchanged) + len(plan.Local) + len(entries)
 	if !opts.Prune {
 		n += len(plan.Leaving)
 	}
 	cat.Entries = make([]index.Entry, 0, n) // one copy of every entry, not one a growth
 	cat.Entries = append(cat.Entries, plan.Unchanged...)
+	cat.Entries = append(cat.Entries, plan.Local...) // added by hand: kept, pruned or not
 	cat.Entries = append(cat.Entries, entries...)
 	if !opts.Prune {
 		cat.Entries = append(cat.Entries, plan.Leaving...)

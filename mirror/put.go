@@ -85,26 +85,11 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 		add(artifact.RoleUpstreamSignature, strings.TrimSuffix(fileName(it), ".vsix")+".sigzip", d, n)
 	}
 	// Files extracted for the catalog and the site.
-	assets := []struct {
-		role artifact.Role
-		path string
-	}{
-		{artifact.RoleManifest, vsix.PackageJSONPath},
-		{artifact.RoleReadme, pkg.Assets.Readme},
-		{artifact.RoleChangelog, pkg.Assets.Changelog},
-		{artifact.RoleLicense, pkg.Assets.License},
-		{artifact.RoleIcon, pkg.Assets.Icon},
+	more, err := putAssets(ctx, f.store, repo, a, pkg)
+	if err != nil {
+		return index.Entry{}, "", fmt.Errorf("store %s: %w", it, err)
 	}
-	for _, as := range assets {
-		if as.path == "" {
-			continue
-		}
-		d, n, err := putArchiveFile(ctx, f.store, repo, a, as.path)
-		if err != nil {
-			return index.Entry{}, "", fmt.Errorf("store %s of %s: %w", as.path, it, err)
-		}
-		add(as.role, path.Base(as.path), d, n)
-	}
+	layers = append(layers, more...)
 
 	info := artifact.ArtifactInfo{ID: it.ID, Version: it.Version, Platform: it.Platform, PreRelease: it.PreRelease, Created: it.Published, UpstreamSHA256: files.upSum}
 	manifest, err := artifact.BuildManifest(info, layers)
@@ -117,6 +102,35 @@ func (f *fetcher) verifyAndStore(ctx context.Context, it *Item, files *itemFiles
 	}
 	e := entryFor(it, pkg, files, m.Digest, m.Size)
 	return e, "", nil
+}
+
+// putAssets stores the files of the checked archive a that the catalog
+// and the site show (package.json, and the README, changelog, licence
+// and icon the vsixmanifest names), each as a blob of repo, and returns
+// their layers.
+func putAssets(ctx context.Context, s store.Store, repo string, a *vsix.Archive, pkg *vsix.Package) ([]artifact.Layer, error) {
+	assets := []struct {
+		role artifact.Role
+		path string
+	}{
+		{artifact.RoleManifest, vsix.PackageJSONPath},
+		{artifact.RoleReadme, pkg.Assets.Readme},
+		{artifact.RoleChangelog, pkg.Assets.Changelog},
+		{artifact.RoleLicense, pkg.Assets.License},
+		{artifact.RoleIcon, pkg.Assets.Icon},
+	}
+	var layers []artifact.Layer
+	for _, as := range assets {
+		if as.path == "" {
+			continue
+		}
+		d, n, err := putArchiveFile(ctx, s, repo, a, as.path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", as.path, err)
+		}
+		layers = append(layers, artifact.Layer{Role: as.role, Title: path.Base(as.path), Digest: d, Size: n})
+	}
+	return layers, nil
 }
 
 // putVsix stores the downloaded vsix: renamed into place when it is in the
@@ -173,12 +187,19 @@ func entryFor(it *Item, pkg *vsix.Package, files *itemFiles, manifestDigest stri
 		Published:      it.Published,
 		ManifestDigest: manifestDigest, ManifestSize: manifestSize,
 		VsixSHA256: files.vsixSum, VsixSize: files.vsixSize,
-		Upstream:             index.Signature{Signed: files.sigzip != nil, KeyID: files.keyID},
-		DeclaredCapabilities: pkg.Declared,
+		Upstream: index.Signature{Signed: files.sigzip != nil, KeyID: files.keyID},
 	}
 	if files.sigzip == nil {
 		e.Upstream.KeyID = ""
 	}
+	summarize(&e, pkg)
+	return e
+}
+
+// summarize fills the entry's summary fields from the package: declared
+// and detected capabilities and what its package.json says.
+func summarize(e *index.Entry, pkg *vsix.Package) {
+	e.DeclaredCapabilities = pkg.Declared
 	for _, fd := range pkg.Detected {
 		e.DetectedCapabilities = append(e.DetectedCapabilities, index.Finding(fd))
 	}
@@ -190,7 +211,6 @@ func entryFor(it *Item, pkg *vsix.Package, files *itemFiles, manifestDigest stri
 		e.ExtensionKind = m.ExtensionKind
 		e.Dependencies, e.ExtensionPack = m.DependencyIDs(), m.PackIDs()
 	}
-	return e
 }
 
 // fileName is the vsix's file name: ns.name-version[@platform].vsix.

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/site"
 	"github.com/airvsx/airvsx/site/sitetest"
@@ -110,6 +111,12 @@ func TestBrowserLinkedDownload(t *testing.T) {
 // from the search index like the page's own cards.
 func TestBrowserHomePaging(t *testing.T) {
 	exts := sitetest.Synthetic(150, 1, 100, 5)
+	// Every third one added by hand: its card says so, with who and when.
+	for i := range exts {
+		if i%3 == 0 {
+			exts[i].Local = &index.LocalAddition{AddedBy: strings.Repeat("c", 64), AddedAt: time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)}
+		}
+	}
 	dir, key := synthetic(t, exts)
 	out := filepath.Join(t.TempDir(), "site")
 	render(t, dir, out, site.Options{Anchor: trust.Anchor{Key: key}})
@@ -126,7 +133,10 @@ func TestBrowserHomePaging(t *testing.T) {
 	if len(first) != site.FirstPage {
 		t.Fatalf("%d cards shown; want %d", len(first), site.FirstPage)
 	}
-	firstHTML := get(tb, chromedp.Evaluate[string](`document.querySelector("#cards .card").outerHTML`))
+	firstHTML := evalStrings(tb, `Array.from(document.querySelectorAll("#cards .card")).map(function (c) { return c.outerHTML; })`)
+	if n := strings.Count(strings.Join(firstHTML, ""), `<span class="badge local" title="added locally by key cccc`); n < site.FirstPage/4 {
+		t.Errorf("%d of the page's first %d cards say added locally; want about a third", n, site.FirstPage)
+	}
 	tb.run(indexReady)
 	tb.run(chromedp.Click(chromedp.ID("more"), chromedp.NodeVisible))
 	ids := evalStrings(tb, visibleIDs)
@@ -136,10 +146,13 @@ func TestBrowserHomePaging(t *testing.T) {
 	if status := get(tb, chromedp.Text(chromedp.ID("status"))); status != "150 extensions, showing the first 120" {
 		t.Errorf("status %q", status)
 	}
-	// A card built by the script is the page's own card.
-	built := get(tb, chromedp.Evaluate[string](`document.querySelector("#results .card").outerHTML`))
-	if norm(built) != norm(firstHTML) {
-		t.Errorf("the script's card differs from the page's:\n%s\n%s", built, firstHTML)
+	// A card built by the script is the page's own card, added locally
+	// or not.
+	built := evalStrings(tb, `Array.from(document.querySelectorAll("#results .card")).map(function (c) { return c.outerHTML; })`)
+	for i := range min(len(built), len(firstHTML)) {
+		if norm(built[i]) != norm(firstHTML[i]) {
+			t.Errorf("the script's card %d differs from the page's:\n%s\n%s", i, built[i], firstHTML[i])
+		}
 	}
 	// Search reaches past the first page.
 	last := exts[len(exts)-1].ID.String()

@@ -77,7 +77,8 @@ func (r *renderer) writeAssets() error {
 // order ("entries"): [id, display name, publisher, description, tags,
 // categories, platforms, capability values, published (Unix seconds),
 // latest version, icon ("" for none), pre-release (0 or 1), upstream
-// signatures ("all", "some", "none")]. The script builds the cards past
+// signatures ("all", "some", "none"), who added the latest version by
+// hand and when ("" when mirrored)]. The script builds the cards past
 // the home page's first page from it. encoding/json escapes <, > and &
 // and the line separators, so the JSON is safe inside a script.
 func searchIndex(m *model) []byte {
@@ -92,7 +93,7 @@ func searchIndex(m *model) []byte {
 			pre = 1
 		}
 		rows[i] = []any{x.ID, x.DisplayName, x.Namespace, x.Description, nonNil(x.Latest.Tags), nonNil(cats),
-			nonNil(x.Platforms), nonNil(x.CapValues), x.Latest.Published.Unix(), x.Latest.Version, x.Icon, pre, x.Signed}
+			nonNil(x.Platforms), nonNil(x.CapValues), x.Latest.Published.Unix(), x.Latest.Version, x.Icon, pre, x.Signed, x.LocalNote}
 	}
 	catPages := make(map[string]string, len(m.categories))
 	for _, c := range m.categories {

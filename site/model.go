@@ -67,12 +67,20 @@ type extView struct {
 	Kinds       []string // detected kinds, sorted, unique
 	CapValues   []string // capOption values this extension has
 	Signed      string   // "all", "some", "none": upstream signatures
-	Icon        string   // relative to the site root; set by renderExtension
-	Deps, Pack  []depView
-	Verified    bool // the catalog was verified
+	// LocalNote says who added the latest entry by hand and when
+	// (airvsx add: index.Entry.Local); "" for one mirrored from upstream.
+	LocalNote  string
+	Icon       string // relative to the site root; set by renderExtension
+	Deps, Pack []depView
+	Verified   bool // the catalog was verified
 
 	inputs string // extInputs: what its page and card are made from
 	cards  cards  // its cards, rendered at first use
+}
+
+// localNote says who added an entry by hand and when.
+func localNote(l *index.LocalAddition) string {
+	return "added locally by key " + l.AddedBy + " at " + formatTime(l.AddedAt)
 }
 
 type entryView struct {
@@ -152,6 +160,9 @@ func buildModel(tr *trusted, opts *Options, linkBase string) *model {
 			}
 		}
 		slices.SortFunc(x.Platforms, comparePlatforms)
+		if l := x.Latest.Local; l != nil {
+			x.LocalNote = localNote(l)
+		}
 		x.Signed = "some"
 		switch signed {
 		case 0:

@@ -33,7 +33,8 @@ var assetFS embed.FS
 // extension host's sandbox helper is this binary, started per host).
 var templates = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
-		"join": strings.Join,
+		"join":       strings.Join,
+		"formatTime": formatTime,
 	}).ParseFS(templateFS, "templates/*.html"))
 })
 

@@ -9,7 +9,8 @@
 // not run (bad options, a path that is not a registry, a damaged state
 // file, a cancelled context); everything wrong with the registry or the
 // package itself, its trust chain included, is a Problem in the Report.
-// Errors fail the verification (exit status 1); warnings are hints.
+// Errors fail the verification (exit status 1); warnings are hints;
+// notes state facts and fail nothing.
 //
 // verify is the report writer of "airvsx verify" (and of the checks of
 // copy and site that run it): a Problem's Fix, and a few report lines,
@@ -189,6 +190,14 @@
 // version of the role (older ones are history); airvsx copy leaves every
 // other file out. quarantine/ is not listed: it is never signed.
 //
+// # Notes
+//
+// local-entry: an entry added by hand (airvsx add, index.Entry.Local),
+// named with the key that added it and when. It has no upstream
+// signature, and none is demanded: requireUpstreamSignature does not
+// apply to it (the registry's key vouches for it); every other check,
+// the policy's other rules included, applies as to any entry.
+//
 // # Package
 //
 // Package is the single-package gate: vsix-unsafe and vsix-package (Path
@@ -225,6 +234,6 @@
 // the schema, SchemaVersion names it), SARIF 2.1.0 (one result per
 // problem, located by file relative to the base id REGISTRY and by entry
 // as a logical location) and JUnit XML (one test case per entry plus one
-// named "registry" for the problems of no single entry; warnings in
-// system-out).
+// named "registry" for the problems of no single entry; warnings and
+// notes in system-out). SARIF gives a note the level "note".
 package verify

@@ -145,8 +145,12 @@ func (r *Report) SummaryLine() string {
 	if !s.ReadData {
 		data = fmt.Sprintf("%d %s checked by size (--no-read-data)", s.Blobs, plural(s.Blobs, "blob", "blobs"))
 	}
-	return fmt.Sprintf("verify %s: %s, %s: %d %s, %d %s", verdict, what, data,
+	line := fmt.Sprintf("verify %s: %s, %s: %d %s, %d %s", verdict, what, data,
 		s.Errors, plural(s.Errors, "error", "errors"), s.Warnings, plural(s.Warnings, "warning", "warnings"))
+	if s.Notes > 0 {
+		line += fmt.Sprintf(", %d %s", s.Notes, plural(s.Notes, "note", "notes"))
+	}
+	return line
 }
 
 // WriteText writes the report for people: the summary line, what was

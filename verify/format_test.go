@@ -75,7 +75,7 @@ func TestSARIFValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, rep := range map[string]*verify.Report{"tampered": tamperedReport(t), "clean": check(t, fresh(t)), "package": pkgRep} {
+	for name, rep := range map[string]*verify.Report{"tampered": tamperedReport(t), "clean": check(t, fresh(t)), "package": pkgRep, "local": check(t, withLocal(t))} {
 		t.Run(name, func(t *testing.T) {
 			buf := written(t, rep, verify.SARIF)
 			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))

@@ -47,7 +47,9 @@ func (v *registryVerifier) policyEntry(e *index.Entry, name string) {
 	if pat, ok := excludedBy(p, e.ID); ok {
 		row.excluded = true
 		v.add(Error, RulePolicyExcluded, v.catPath, name, "the policy excludes %s (pattern %s)", e.ID, pat)
-	} else if p.RequireUpstreamSignature && !e.Upstream.Signed {
+	} else if p.RequireUpstreamSignature && !e.Upstream.Signed && e.Local == nil {
+		// An entry added by hand has no upstream to sign it: the note
+		// (RuleLocalEntry) says so instead.
 		v.add(Error, RulePolicyUnsigned, v.catPath, name, "upstream did not sign it and the policy sets requireUpstreamSignature")
 	}
 	v.x.policy = append(v.x.policy, row)

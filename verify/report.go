@@ -15,7 +15,7 @@ import (
 const SchemaVersion = "airvsx.verify/v1"
 
 // Severity says whether a problem fails the verification: index/problem's
-// Severity, encoded as "error" or "warning".
+// Severity, encoded as "error", "warning" or "note".
 type Severity = problem.Severity
 
 const (
@@ -24,6 +24,9 @@ const (
 	// Warning: a hint that deserves a look (an orphaned file or tag); it
 	// never fails the verification.
 	Warning = problem.Warning
+	// Note: a fact worth stating (an entry added by hand, with no
+	// upstream signature); it fails nothing and is not a warning.
+	Note = problem.Note
 )
 
 // Problem is one finding: a problem.Problem (its Severity, Rule, File and
@@ -121,6 +124,9 @@ type Summary struct {
 	ReadData bool  `json:"readData"`  // every blob was hashed
 	Errors   int   `json:"errors"`
 	Warnings int   `json:"warnings"`
+	// Notes counts the notes: facts that fail nothing (an entry added
+	// by hand).
+	Notes int `json:"notes,omitempty"`
 	// SignaturesVerified counts the upstream Ed25519 signatures of a
 	// registry checked over their vsix in this run; SignaturesCached those
 	// whose valid verdict came from the signature cache instead (the vsix
@@ -187,15 +193,18 @@ func (r *Report) finish(entries []EntryResult) {
 		byEntry[r.Entries[i].Entry] = &r.Entries[i]
 	}
 	s := &r.Summary
-	s.Errors, s.Warnings = 0, 0
+	s.Errors, s.Warnings, s.Notes = 0, 0, 0
 	for _, p := range r.Problems {
 		er := byEntry[p.Entry]
-		if p.Severity == Error {
+		switch p.Severity {
+		case Error:
 			s.Errors++
 			if er != nil {
 				er.Errors++
 			}
-		} else {
+		case Note:
+			s.Notes++
+		default:
 			s.Warnings++
 			if er != nil {
 				er.Warnings++
@@ -213,8 +222,11 @@ func (r *Report) finish(entries []EntryResult) {
 }
 
 func sevRank(s Severity) int {
-	if s == Error {
+	switch s {
+	case Error:
 		return 0
+	case Note:
+		return 2
 	}
 	return 1
 }

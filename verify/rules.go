@@ -82,6 +82,14 @@ const (
 	RuleStrayFile  Rule = "stray-file"  // a file in metadata/ the signed metadata does not name
 )
 
+// The notes: facts a report states, which fail nothing.
+const (
+	// RuleLocalEntry: the entry was added by hand (airvsx add), not
+	// mirrored; it has no upstream signature, and who added it and when
+	// are in the message.
+	RuleLocalEntry Rule = "local-entry"
+)
+
 // The rules of a single package (Package) beyond the vsix rules above.
 const (
 	RulePackageUnreadable Rule = "package-unreadable" // the file could not be read
@@ -103,6 +111,8 @@ const (
 )
 
 var rules = map[Rule]ruleInfo{
+	RuleLocalEntry: {"Entries added by hand (airvsx add) are named: they have no upstream signature", "nothing to fix: it was added with airvsx add and is vouched for by the key that signed the catalog; check that the key named is one of yours"},
+
 	RuleTrustAnchor:    {"The trust anchor fits the registry", "pass the root.json or key the publisher gave you out of band (--root or --key); if the publisher rotated keys, get the new root from them"},
 	RuleTrustSignature: {"Every TUF role is signed by the keys the trusted root names", "this registry is not signed by the key you trust: get it again from its publisher; never re-sign a registry you received"},
 	RuleTrustExpired:   {"No TUF role has expired (freeze attack)", fixResign},

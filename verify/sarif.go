@@ -103,6 +103,9 @@ func (r *Report) WriteSARIF(w io.Writer, toolVersion string) error {
 		if strings.HasPrefix(id, "orphan-") || id == string(RuleExtraFile) || id == string(RuleStrayFile) || id == string(RulePolicyDependencyOnly) {
 			level = "warning"
 		}
+		if id == string(RuleLocalEntry) {
+			level = "note"
+		}
 		help := info.fix
 		if r.Kind == "package" {
 			help = packageFixFor(Rule(id))

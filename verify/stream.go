@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -161,6 +162,10 @@ func (v *registryVerifier) checkShard(ctx context.Context, entries []index.Entry
 		}
 		for _, d := range e.ExtensionPack {
 			v.x.deps = append(v.x.deps, depRef{entry: name, id: d, pack: true})
+		}
+		if l := e.Local; l != nil {
+			v.add(Note, RuleLocalEntry, v.catPath, name, "added locally by key %s at %s (airvsx add): it has no upstream signature; the registry's key vouches for it",
+				l.AddedBy, l.AddedAt.Format(time.RFC3339))
 		}
 		if v.opts.Policy != nil {
 			v.policyEntry(e, name)

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -86,18 +89,38 @@ entries as a JSON array (the whole catalog otherwise).`,
 			}
 			fmt.Fprintf(g.stdout, "catalog serial %d, %s, %s, expires %s, %s\n",
 				cat.Serial, count(total, "entry", "entries"), tr.CatalogDigest, tr.Timestamp.Expires.Format("2006-01-02T15:04:05Z"), anchored)
-			tw := tabwriter.NewWriter(g.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tVERSION\tPLATFORM\tPRE\tSIGNED\tSIZE")
-			for _, e := range entries {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", e.ID, e.Version, e.Platform, yesNo(e.PreRelease), yesNo(e.Upstream.Signed), e.VsixSize)
-			}
-			return tw.Flush()
+			return printEntries(g.stdout, entries)
 		},
 	}
 	opts.registry.add(cmd)
 	opts.anchor.add(cmd, true)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the catalog as JSON")
 	return cmd
+}
+
+// printEntries prints one line an entry: ID, version, platform, whether it
+// is a pre-release, whether upstream signed it ("local" for an entry added
+// by hand) and its size; an entry added by hand also says by which key
+// and when.
+func printEntries(w io.Writer, entries []index.Entry) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := "ID\tVERSION\tPLATFORM\tPRE\tSIGNED\tSIZE"
+	if slices.ContainsFunc(entries, func(e index.Entry) bool { return e.Local != nil }) {
+		header += "\tORIGIN"
+	}
+	fmt.Fprintln(tw, header)
+	for _, e := range entries {
+		signed := yesNo(e.Upstream.Signed)
+		if e.Local != nil {
+			signed = "local"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d", e.ID, e.Version, e.Platform, yesNo(e.PreRelease), signed, e.VsixSize)
+		if l := e.Local; l != nil {
+			fmt.Fprintf(tw, "\tadded locally by key %s at %s", l.AddedBy, l.AddedAt.Format(time.RFC3339))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }
 
 // lsCatalog reads the catalog's head from the anchor when one was given,

@@ -283,6 +283,9 @@ func printSyncPlan(w io.Writer, upstream string, p *mirror.Plan, prune bool, rat
 	for _, e := range p.Leaving {
 		fmt.Fprintf(w, "  leaving    %s %s\n", e.String(), leaving)
 	}
+	for _, e := range p.Local {
+		fmt.Fprintf(w, "  local      %s (added locally; kept)\n", e.String())
+	}
 	for _, s := range p.Skipped {
 		name := s.ID.String()
 		if s.Version != "" {

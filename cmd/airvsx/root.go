@@ -54,7 +54,8 @@ func newRootCommand(g *globals) *cobra.Command {
 		Use:   "airvsx",
 		Short: "Carry VS Code extensions across an air gap, signed and verified",
 		Long: `airvsx mirrors the extensions a policy allows from Open VSX into a signed
-registry ("sync"), lists it ("ls"), verifies it offline once it has crossed
+registry ("sync"), adds .vsix files that came from elsewhere to it ("add"),
+lists it ("ls"), verifies it offline once it has crossed
 the air gap ("verify"), renders its catalog as a static HTML site that
 opens from file:// ("site"), and installs extensions from it into an
 extensions directory, verified ("install", "uninstall", "list"). "inspect"
@@ -90,6 +91,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newInspectCommand(g),
 		newKeygenCommand(g),
 		newSyncCommand(g),
+		newAddCommand(g),
 		newLsCommand(g),
 		newVerifyCommand(g),
 		newSiteCommand(g),

@@ -21,12 +21,18 @@ const (
 	// Warning means the input is usable but something deserves a look
 	// (an unknown contribution kind, an orphaned file).
 	Warning
+	// Note is not a problem but a fact worth saying (an entry added by
+	// hand, which has no upstream signature).
+	Note
 )
 
-// String returns "error" or "warning".
+// String returns "error", "warning" or "note".
 func (s Severity) String() string {
-	if s == Warning {
+	switch s {
+	case Warning:
 		return "warning"
+	case Note:
+		return "note"
 	}
 	return "error"
 }
@@ -34,15 +40,17 @@ func (s Severity) String() string {
 // MarshalText encodes the severity as its name.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText decodes "error" or "warning".
+// UnmarshalText decodes "error", "warning" or "note".
 func (s *Severity) UnmarshalText(b []byte) error {
 	switch string(b) {
 	case "error":
 		*s = Error
 	case "warning":
 		*s = Warning
+	case "note":
+		*s = Note
 	default:
-		return fmt.Errorf("severity %q: want error or warning", b)
+		return fmt.Errorf("severity %q: want error, warning or note", b)
 	}
 	return nil
 }

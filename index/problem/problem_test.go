@@ -45,6 +45,23 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+// TestSeverityText: each severity encodes as its name and decodes back.
+func TestSeverityText(t *testing.T) {
+	for _, sev := range []Severity{Error, Warning, Note} {
+		b, err := sev.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Severity
+		if err := got.UnmarshalText(b); err != nil || got != sev || string(b) != sev.String() {
+			t.Errorf("%v: MarshalText = %s, UnmarshalText = %v, %v; want the name and the severity back", sev, b, got, err)
+		}
+	}
+	if Note.String() != "note" {
+		t.Errorf("Note.String() = %q; want note", Note.String())
+	}
+}
+
 // TestFilter: Filter keeps the problems of one severity, in order, also
 // of a type that embeds a Problem.
 func TestFilter(t *testing.T) {

@@ -89,8 +89,10 @@
     return a;
   }
   function badge(cls, text, into) {
-    into.appendChild(el("span", "badge " + cls, text));
+    var span = el("span", "badge " + cls, text);
+    into.appendChild(span);
     into.appendChild(document.createTextNode(" "));
+    return span;
   }
 
   // card builds the card of entry e as the page's template does.
@@ -136,11 +138,14 @@
     });
     if (declared.length) { badge("cap", "declares " + declared.join(", "), b); }
     if (detected.length) { badge("det", "detected " + detected.join(", "), b); }
+    if (e[13]) {
+      badge("local", "added locally", b).setAttribute("title", e[13]);
+    }
     if (e[12] === "all") {
       badge("ok", "upstream-signed", b);
     } else if (e[12] === "some") {
       badge("warn", "partly upstream-signed", b);
-    } else {
+    } else if (!e[13]) {
       badge("warn", "not upstream-signed", b);
     }
     b.appendChild(el("span", data.verified ? "badge ok" : "badge bad", data.verified ? "catalog verified" : "catalog not verified"));

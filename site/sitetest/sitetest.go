@@ -46,6 +46,8 @@ type Extension struct {
 	Declared    index.CapabilitySet
 	Detected    []index.Finding
 	Repository  string
+	// Local, when set, marks the entry as added by hand (airvsx add).
+	Local *index.LocalAddition
 }
 
 // Options configure Build. The zero value works.
@@ -171,7 +173,7 @@ func put(ctx context.Context, st store.Store, x *Extension) (index.Entry, error)
 		Upstream:    index.Signature{},
 		DisplayName: x.DisplayName, Description: x.Description, Categories: x.Categories, Tags: x.Tags,
 		Engine: "^1.80.0", DeclaredCapabilities: x.Declared, DetectedCapabilities: x.Detected,
-		License: "MIT", Repository: x.Repository,
+		License: "MIT", Repository: x.Repository, Local: x.Local,
 	}, nil
 }
 
