@@ -26,6 +26,9 @@ func runApply(cmd *cobra.Command, g *globals, opts copyOptions, anchor trust.Anc
 	case opts.dryRun:
 		return usagef("copy: --dry-run with a bundle: the bundle's %s lists what it holds", transfer.BundleManifestName)
 	}
+	if err := outsideRegistry("copy", "the bundle", bundle, dstPlace); err != nil {
+		return err
+	}
 	if p, k, err := place.Parse(dstPlace); err == nil && k.Local {
 		if _, err := os.Stat(p.Path); err != nil {
 			return fmt.Errorf("copy: %s: %w; a bundle applies to the registry it was made for: copy the full registry there first", dstPlace, err)

@@ -84,6 +84,9 @@ func runBundle(cmd *cobra.Command, g *globals, opts bundleOptions) error {
 	case opts.out == "":
 		return usagef("bundle: --out DIR is required: a new or empty directory on the stick")
 	}
+	if err := outsideRegistry("bundle", "--out", opts.out, opts.registry.place); err != nil {
+		return err
+	}
 	anchor, state, err := opts.anchor.resolve("bundle")
 	if err != nil {
 		return err
