@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
@@ -23,18 +22,7 @@ func Add(ctx context.Context, dir, keyPrefix string, first int, o Options) error
 	if o.Entries <= 0 || o.Signed {
 		return fmt.Errorf("benchmark registry %s: add: want a number of unsigned entries", dir)
 	}
-	if o.Size <= 0 {
-		o.Size = 5 << 20
-	}
-	if o.Versions <= 0 {
-		o.Versions = 1
-	}
-	if o.Workers <= 0 {
-		o.Workers = max(2, runtime.GOMAXPROCS(0))
-	}
-	if o.Now.IsZero() {
-		o.Now = time.Now().UTC().Truncate(time.Second)
-	}
+	o.defaults()
 	pemKey, err := os.ReadFile(keyPrefix + ".key")
 	if err != nil {
 		return err

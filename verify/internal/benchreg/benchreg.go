@@ -78,18 +78,7 @@ func Make(ctx context.Context, dir, keyPrefix string, o Options) (*Result, error
 	if o.Entries <= 0 {
 		o.Entries = 400
 	}
-	if o.Size <= 0 {
-		o.Size = 5 << 20
-	}
-	if o.Versions <= 0 {
-		o.Versions = 1
-	}
-	if o.Workers <= 0 {
-		o.Workers = max(2, runtime.GOMAXPROCS(0))
-	}
-	if o.Now.IsZero() {
-		o.Now = time.Now().UTC().Truncate(time.Second)
-	}
+	o.defaults()
 	signer, err := writeSigner(keyPrefix)
 	if err != nil {
 		return nil, err
@@ -123,6 +112,22 @@ func Make(ctx context.Context, dir, keyPrefix string, o Options) (*Result, error
 		res.Bytes += e.VsixSize
 	}
 	return res, nil
+}
+
+// defaults fills in the zero values Options documents (Entries aside).
+func (o *Options) defaults() {
+	if o.Size <= 0 {
+		o.Size = 5 << 20
+	}
+	if o.Versions <= 0 {
+		o.Versions = 1
+	}
+	if o.Workers <= 0 {
+		o.Workers = max(2, runtime.GOMAXPROCS(0))
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now().UTC().Truncate(time.Second)
+	}
 }
 
 // build makes the registry: the marker and directories through
