@@ -156,3 +156,30 @@ func TestMake(t *testing.T) {
 		})
 	}
 }
+
+// TestAdd adds entries of new extensions to a made registry: the next
+// serial, chained to the first, holds them all and verifies.
+func TestAdd(t *testing.T) {
+	dir := t.TempDir()
+	reg, prefix := filepath.Join(dir, "reg"), filepath.Join(dir, "bench")
+	res, err := Make(t.Context(), reg, prefix, Options{Entries: 6, Size: 512, Versions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Add(t.Context(), reg, prefix, 6, Options{Entries: 2, Size: 1024}); err != nil {
+		t.Fatalf("Add: %v", err)
+	}
+	key, err := trust.LoadVerifier(res.PubKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := storetest.OpenDir(t, reg, dirstore.Options{ReadOnly: true})
+	defer st.Close()
+	rep, err := verify.Registry(t.Context(), verify.RegistryOptions{Store: st, Anchor: trust.Anchor{Key: key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Catalog.Serial != 2 || rep.Catalog.Entries != 8 {
+		t.Errorf("after Add: ok %v, serial %d, %d entries; want ok, 2, 8 (%v)", rep.OK(), rep.Catalog.Serial, rep.Catalog.Entries, rep.Problems)
+	}
+}
