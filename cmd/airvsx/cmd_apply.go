@@ -41,6 +41,15 @@ func runApply(cmd *cobra.Command, g *globals, opts copyOptions, anchor trust.Anc
 			return fmt.Errorf("copy: --sign-key: %w", err)
 		}
 		opts.net.signer = signer
+		if _, k, err := place.Parse(dstPlace); err == nil && k.CommitSigned {
+			// verify checks DST's commits against the root the bundle
+			// brings: Copy refuses a key that root does not trust before
+			// it writes anything.
+			if o.SignKey, err = signer.PublicKey(); err != nil {
+				return fmt.Errorf("copy: --sign-key %s: %w", opts.signKey, err)
+			}
+			o.SignKeyName = "--sign-key " + opts.signKey
+		}
 	} else if _, k, err := place.Parse(dstPlace); err == nil && k.CommitSigned {
 		return usagef("copy: a git DST commits the copy signed: pass --sign-key PREFIX.key")
 	}
