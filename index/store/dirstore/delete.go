@@ -188,7 +188,8 @@ func (d *dirStore) BeginPending(ctx context.Context, name string, repos []string
 	return d.writeBytes(ctx, pendingDir, name+".json", append(data, '\n'))
 }
 
-// EndPending removes pending/<name>.json and fsyncs pending/.
+// EndPending removes pending/<name>.json, and pending/ when it is left
+// empty, durably.
 func (d *dirStore) EndPending(ctx context.Context, name string) error {
 	if err := d.checkPending(ctx, name); err != nil {
 		return err
@@ -200,7 +201,13 @@ func (d *dirStore) EndPending(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("remove pending record %s: %w", name, err)
 	}
-	return d.syncDir(pendingDir)
+	if err := d.syncDir(pendingDir); err != nil {
+		return err
+	}
+	if err := d.root.Remove(pendingDir); err != nil {
+		return nil // another writer's record is there
+	}
+	return d.syncDir(".")
 }
 
 // Pending reads every record in pending/.
