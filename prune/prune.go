@@ -111,6 +111,7 @@ func Prune(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 	serial := prev.Serial
+	var untagged []Tag
 	if len(d.dropped) > 0 {
 		cat := &index.Catalog{
 			Format: index.CatalogFormat, Serial: prev.Serial + 1, Created: now().UTC().Truncate(time.Second),
@@ -132,6 +133,7 @@ func Prune(ctx context.Context, opts Options) (*Report, error) {
 			if err := s.Untag(ctx, artifact.Repo(e.ID), tag); err != nil {
 				return rep, fmt.Errorf("prune: untag %s: %w", e, err)
 			}
+			untagged = append(untagged, Tag{Repo: artifact.Repo(e.ID), Tag: tag})
 		}
 		msg := fmt.Sprintf("airvsx prune: catalog serial %d, %d entries dropped\n", cat.Serial, len(d.dropped))
 		if err := store.Commit(ctx, s, msg); err != nil {
@@ -139,6 +141,9 @@ func Prune(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	rep.GC, err = collect(ctx, co, serial, d.kept)
+	if rep.GC != nil {
+		rep.GC.Untagged = append(untagged, rep.GC.Untagged...)
+	}
 	return rep, err
 }
 
@@ -169,7 +174,7 @@ func entryBytes(ctx context.Context, s store.Store, d *decision, rep *Report) er
 		if err != nil {
 			return fmt.Errorf("%w: run airvsx verify, and repair the registry first", err)
 		}
-		blobs := map[string]int64{m.Digest: m.Size}
+		blobs := map[string]int64{m.Digest: m.Size, artifact.EmptyConfigDigest: int64(len(artifact.EmptyConfig))}
 		for _, l := range m.Layers {
 			blobs[l.Digest] = l.Size
 		}

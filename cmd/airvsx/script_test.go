@@ -80,10 +80,13 @@ func TestScript(t *testing.T) {
 			return l.Close()
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"blobbytes":   cmdBlobBytes,
 			"damage":      cmdDamage,
 			"hostile":     cmdHostile,
 			"ociregistry": cmdOCIRegistry,
+			"sameint":     cmdSameInt,
 			"status":      cmdStatus,
+			"sub":         cmdSub,
 			"upstream":    cmdUpstream,
 			"vsix":        cmdVsix,
 		},
