@@ -38,7 +38,7 @@ type CollectReport struct {
 	Unsupported string `json:"unsupported,omitempty"`
 	Serial      int64  `json:"serial"` // the catalog collected against
 	Untagged    []Tag  `json:"untagged"`
-	Blobs       int    `json:"blobs"`     // blobs deleted
+	Blobs       int    `json:"blobs"`      // blobs deleted
 	Freed       int64  `json:"freedBytes"` // their bytes
 	// Pending are the records of unfinished writers whose repositories
 	// were left as they were, and PendingBlobs and PendingBytes the
