@@ -40,6 +40,7 @@ type CollectReport struct {
 	Untagged    []Tag  `json:"untagged"`
 	Blobs       int    `json:"blobs"`      // blobs deleted
 	Freed       int64  `json:"freedBytes"` // their bytes
+	Repos       int    `json:"repos"`      // repositories removed: no entry is in them any more
 	// Pending are the records of unfinished writers whose repositories
 	// were left as they were, and PendingBlobs and PendingBytes the
 	// unreferenced blobs kept there.
@@ -202,6 +203,15 @@ func collectRepo(ctx context.Context, opts CollectOptions, bd store.BlobDeleter,
 		log.Debug("deleted", "repo", repo, "sha256", b.Digest, "bytes", n)
 		rep.Blobs++
 		rep.Freed += n
+	}
+	// A repository no entry is in any more goes, layout files and all.
+	if len(live) == 0 && len(pinned) == 0 {
+		if !opts.DryRun {
+			if err := bd.DeleteRepo(ctx, repo); err != nil {
+				return err
+			}
+		}
+		rep.Repos++
 	}
 	return nil
 }

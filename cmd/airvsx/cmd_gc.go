@@ -109,5 +109,8 @@ func printCollect(w io.Writer, rep *prune.CollectReport) {
 		fmt.Fprintf(w, "dry run: gc would untag %s, delete %s, free %s; nothing written\n", tags, blobs, freed)
 		return
 	}
+	if rep.Repos > 0 {
+		fmt.Fprintf(w, "removed %s no entry is in any more\n", count(rep.Repos, "repository", "repositories"))
+	}
 	fmt.Fprintf(w, "gc: untagged %s, deleted %s, freed %s (catalog serial %d)\n", tags, blobs, freed, rep.Serial)
 }

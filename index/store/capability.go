@@ -177,6 +177,11 @@ type BlobDeleter interface {
 	// that nothing still refers to it: no tag points at it, no catalog
 	// pins it, no writer's pending record names its repository.
 	DeleteBlob(ctx context.Context, repo, digest string) (freed int64, err error)
+	// DeleteRepo removes a repository that holds no tag and no blob any
+	// more (its layout files), durably; a repository already gone is not
+	// an error, one with a tag or a blob is refused. Killed half-way, the
+	// repository is still listed by Repos, so the next call finishes it.
+	DeleteRepo(ctx context.Context, repo string) error
 	// ExcludeReaders waits until no reader that opened the store (in
 	// any process) still has it open, calling waiting once if it has to
 	// wait, and keeps readers from holding it until release is called.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/internal/flock"
@@ -99,6 +101,60 @@ func (d *dirStore) DeleteBlob(ctx context.Context, repo, digest string) (int64, 
 		return 0, fmt.Errorf("delete blob %s in %s: %w", digest, repo, err)
 	}
 	return fi.Size(), nil
+}
+
+// DeleteRepo removes an empty repository's directory: its empty blob
+// directories, then oci-layout, then index.json (so that a repository
+// killed half-way is still listed by Repos, and the next gc finishes
+// it), each step made durable before the next, then its directory and
+// its namespace's when that is left empty.
+func (d *dirStore) DeleteRepo(ctx context.Context, repo string) error {
+	if err := store.CheckRepoArgs(ctx, repo); err != nil {
+		return fmt.Errorf("delete repository: %w", err)
+	}
+	if err := d.writable(); err != nil {
+		return fmt.Errorf("delete repository %s: %w", repo, err)
+	}
+	defer d.repos.lock(repo)()
+	dir := repoDir(repo)
+	if _, err := d.root.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	tags, err := artifact.TagsFromIndex(ctx, repo, d.readIndex)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete repository %s: %w", repo, err)
+	}
+	blobs, err := d.Blobs(ctx, repo)
+	if err != nil {
+		return fmt.Errorf("delete repository %s: %w", repo, err)
+	}
+	if len(tags) > 0 || len(blobs) > 0 {
+		return fmt.Errorf("delete repository %s: it holds %d tags and %d blobs; only an empty one is removed", repo, len(tags), len(blobs))
+	}
+	steps := []struct{ name, parent string }{
+		{dir + "/blobs/sha256", dir + "/blobs"},
+		{dir + "/blobs", dir},
+		{dir + "/" + ocispec.ImageLayoutFile, dir},
+		{dir + "/" + ocispec.ImageIndexFile, dir},
+		{dir, path.Dir(dir)},
+	}
+	for _, st := range steps {
+		err := d.root.Remove(st.name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("delete repository %s: %w (left as it is: remove what is left of %s by hand)", repo, err, dir)
+		}
+		if err := d.syncDir(st.parent); err != nil {
+			return fmt.Errorf("delete repository %s: %w", repo, err)
+		}
+	}
+	// The namespace's directory, once its last repository went.
+	if err := d.root.Remove(path.Dir(dir)); err == nil {
+		return d.syncDir(extensionsDir)
+	}
+	return nil
 }
 
 // ExcludeReaders takes the exclusive OFD lock on the marker file, which

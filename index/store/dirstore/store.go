@@ -125,6 +125,10 @@ func (s *Store) DeleteBlob(ctx context.Context, repo, digest string) (int64, err
 	return s.d.DeleteBlob(ctx, repo, digest)
 }
 
+// DeleteRepo implements store.BlobDeleter: an empty repository's
+// directory removed, durably.
+func (s *Store) DeleteRepo(ctx context.Context, repo string) error { return s.d.DeleteRepo(ctx, repo) }
+
 // ExcludeReaders implements store.BlobDeleter with an exclusive OFD lock
 // on the marker file, which read-only stores hold shared (Linux;
 // elsewhere it does not wait).

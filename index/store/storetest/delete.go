@@ -50,6 +50,21 @@ func testDeleteBlob(t *testing.T, s store.Store) {
 	if _, err := bd.DeleteBlob(ctx, "../x", db); !errors.Is(err, store.ErrInvalidName) {
 		t.Errorf("DeleteBlob(../x) = %v; want ErrInvalidName", err)
 	}
+	if err := bd.DeleteRepo(ctx, repo); err == nil {
+		t.Errorf("DeleteRepo of a repository holding a blob = nil; want an error")
+	}
+	if _, err := bd.DeleteBlob(ctx, repo, db); err != nil {
+		t.Fatal(err)
+	}
+	if err := bd.DeleteRepo(ctx, repo); err != nil {
+		t.Errorf("DeleteRepo of an empty repository: %v", err)
+	}
+	if repos, err := s.Repos(ctx); err != nil || slices.Contains(repos, repo) {
+		t.Errorf("Repos after DeleteRepo = %v, %v; want %s gone", repos, err, repo)
+	}
+	if err := bd.DeleteRepo(ctx, repo); err != nil {
+		t.Errorf("DeleteRepo of a repository already gone: %v", err)
+	}
 	release, err := bd.ExcludeReaders(ctx, nil)
 	if err != nil {
 		t.Fatalf("ExcludeReaders with no reader: %v", err)
