@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/internal/flock"
@@ -103,11 +101,12 @@ func (d *dirStore) DeleteBlob(ctx context.Context, repo, digest string) (int64, 
 	return fi.Size(), nil
 }
 
-// DeleteRepo removes an empty repository's directory: its empty blob
-// directories, then oci-layout, then index.json (so that a repository
-// killed half-way is still listed by Repos, and the next gc finishes
-// it), each step made durable before the next, then its directory and
-// its namespace's when that is left empty.
+// DeleteRepo removes an empty repository's directory in one step: it is
+// renamed to a temp name beside it (durably), so that it is gone from
+// Repos at once, and then removed; a removal killed half-way leaves a
+// ".tmp-*" directory, which the next writer sweeps (the clean mark is
+// taken first, so that writer walks extensions/). The namespace's
+// directory goes too when that was its last repository.
 func (d *dirStore) DeleteRepo(ctx context.Context, repo string) error {
 	if err := store.CheckRepoArgs(ctx, repo); err != nil {
 		return fmt.Errorf("delete repository: %w", err)
@@ -131,30 +130,29 @@ func (d *dirStore) DeleteRepo(ctx context.Context, repo string) error {
 	if len(tags) > 0 || len(blobs) > 0 {
 		return fmt.Errorf("delete repository %s: it holds %d tags and %d blobs; only an empty one is removed", repo, len(tags), len(blobs))
 	}
-	steps := []struct{ name, parent string }{
-		{dir + "/blobs/sha256", dir + "/blobs"},
-		{dir + "/blobs", dir},
-		{dir + "/" + ocispec.ImageLayoutFile, dir},
-		{dir + "/" + ocispec.ImageIndexFile, dir},
-		{dir, path.Dir(dir)},
+	if err := d.takeClean(); err != nil {
+		return fmt.Errorf("delete repository %s: %w", repo, err)
 	}
-	for _, st := range steps {
-		err := d.root.Remove(st.name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("delete repository %s: %w (left as it is: remove what is left of %s by hand)", repo, err, dir)
-		}
-		if err := d.syncDir(st.parent); err != nil {
-			return fmt.Errorf("delete repository %s: %w", repo, err)
-		}
+	ns := path.Dir(dir)
+	tmp := ns + "/" + tempPrefix + "gc-" + path.Base(dir)
+	if err := d.root.RemoveAll(tmp); err != nil {
+		return fmt.Errorf("delete repository %s: %w", repo, err)
+	}
+	if err := d.root.Rename(dir, tmp); err != nil {
+		return fmt.Errorf("delete repository %s: %w", repo, err)
+	}
+	if err := d.syncDir(ns); err != nil {
+		return fmt.Errorf("delete repository %s: %w", repo, err)
+	}
+	if err := d.root.RemoveAll(tmp); err != nil {
+		d.unclean.Store(true) // the next writer sweeps extensions/
+		return fmt.Errorf("delete repository %s: %w (the next writer removes %s)", repo, err, tmp)
 	}
 	// The namespace's directory, once its last repository went.
-	if err := d.root.Remove(path.Dir(dir)); err == nil {
+	if err := d.root.Remove(ns); err == nil {
 		return d.syncDir(extensionsDir)
 	}
-	return nil
+	return d.syncDir(ns)
 }
 
 // ExcludeReaders takes the exclusive OFD lock on the marker file, which

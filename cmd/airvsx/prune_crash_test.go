@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sigstore/sigstore/pkg/signature"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store/dirstore"
+	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/testkit/filetest"
+	"github.com/airvsx/airvsx/testkit/synthreg"
+	"github.com/airvsx/airvsx/verify"
+)
+
+// The kill tests of prune and gc: a real airvsx process SIGKILLed at 10
+// points over its run, each time on a fresh copy of the same registry.
+// After each kill the registry verifies (verify, the library: every
+// signature and every byte the catalog pins; warnings for the orphans
+// left are fine), and a re-run finishes the job: the registry then holds
+// exactly what an uninterrupted run leaves.
+
+// pruneKilled is the registry the kill tests start from: entries
+// x.ext-0000 to x.ext-(entries-1), of which the policy keeps the first
+// kept.
+const (
+	pruneKilledEntries = 160
+	pruneKilledKept    = 60
+	pruneKilledSize    = 4 << 10
+)
+
+// TestPruneKilled kills a prune at 10 points: at once, once the new
+// catalog is signed, and 8 while the blobs go.
+func TestPruneKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 10 prunes; skipped with -short")
+	}
+	work := t.TempDir()
+	key, signer := killKey(t, work)
+	base := filepath.Join(work, "base")
+	if _, err := synthreg.Build(t.Context(), base, synthreg.Options{Entries: pruneKilledEntries, Signer: signer}, synthreg.RandomEntry("x", pruneKilledSize)); err != nil {
+		t.Fatal(err)
+	}
+	pol := filepath.Join(work, "policy.yaml")
+	filetest.WriteFile(t, pol, []byte(keepFirstPolicy(pruneKilledKept)))
+	args := func(reg string) []string {
+		return []string{"prune", "--registry", reg, "--key", key + trust.KeySuffix, "--policy", pol}
+	}
+	killRunAt(t, work, base, signer, args, func(i int, reg string, start, freed int64, metaBase int) bool {
+		switch {
+		case i == 1:
+			return true
+		case i == 2:
+			return metadataFiles(t, reg) > metaBase
+		}
+		return regBlobBytes(t, reg) <= start-freed*int64(i-2)/9
+	})
+}
+
+// TestGCKilled kills a gc at 10 points while it removes what a sync
+// --prune left: 150 entries' tags and blobs no catalog refers to.
+func TestGCKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 10 gcs; skipped with -short")
+	}
+	work := t.TempDir()
+	_, signer := killKey(t, work)
+	base := filepath.Join(work, "base")
+	cat, err := synthreg.Build(t.Context(), base, synthreg.Options{Entries: pruneKilledEntries, Signer: signer}, synthreg.RandomEntry("x", pruneKilledSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What sync --prune leaves: a catalog without most entries, their
+	// tags and blobs still there.
+	st, err := dirstore.Open(base, dirstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, digest := demoCatalogDigest(t, base)
+	next := index.Catalog{Format: index.CatalogFormat, Serial: 2, Created: cat.Created.Add(time.Second), Previous: digest, Entries: cat.Entries[:pruneKilledKept]}
+	if _, err := trust.PublishCatalog(t.Context(), trust.Metadata(t.Context(), st), &next, signer, trust.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	args := func(reg string) []string { return []string{"gc", "--registry", reg} }
+	killRunAt(t, work, base, signer, args, func(i int, reg string, start, freed int64, _ int) bool {
+		return regBlobBytes(t, reg) <= start-freed*int64(i-1)/10
+	})
+}
+
+// killRunAt runs args (the command, given the registry) on a copy of base
+// to completion, then on 10 more copies, killing each when reached says
+// point i is (1 to 10; start is the registry's blob bytes before, freed
+// what the whole run frees, metaBase its metadata files before). After
+// each kill the copy verifies and a re-run leaves it as the whole run
+// did.
+func killRunAt(t *testing.T, work, base string, signer signature.Verifier, args func(reg string) []string, reached func(i int, reg string, start, freed int64, metaBase int) bool) {
+	ctx := t.Context()
+	start := regBlobBytes(t, base)
+	metaBase := metadataFiles(t, base)
+	run := func(reg string) {
+		t.Helper()
+		var out bytes.Buffer
+		cmd := airvsxCmd(ctx, t, args(reg)...)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("airvsx %s: %v\n%s", strings.Join(args(reg), " "), err, out.Bytes())
+		}
+	}
+	full := filepath.Join(work, "full")
+	filetest.CopyDir(t, base, full)
+	began := time.Now()
+	run(full)
+	want := regBlobBytes(t, full)
+	freed := start - want
+	t.Logf("an uninterrupted run takes %v and frees %d of %d bytes", time.Since(began), freed, start)
+	if freed <= 0 {
+		t.Fatalf("the run freed nothing")
+	}
+	checkVerifies(t, full, signer, false)
+
+	const points = 10
+	killed := 0
+	for i := 1; i <= points; i++ {
+		reg := filepath.Join(work, fmt.Sprintf("kill-%02d", i))
+		filetest.CopyDir(t, base, reg)
+		cmd := airvsxCmd(ctx, t, args(reg)...)
+		out, done := startCmd(t, cmd)
+	wait:
+		for {
+			if reached(i, reg, start, freed, metaBase) {
+				if signaled(sigkill(t, cmd, done)) {
+					killed++
+				}
+				break
+			}
+			select {
+			case err := <-done:
+				t.Logf("point %d: the run finished before the kill (%v)\n%s", i, err, out.Bytes())
+				break wait
+			case <-time.After(time.Millisecond):
+			}
+		}
+		left := regBlobBytes(t, reg)
+		checkVerifies(t, reg, signer, true)
+		run(reg)
+		if got := regBlobBytes(t, reg); got != want {
+			t.Errorf("point %d (killed with %d bytes left to free): after the re-run %d blob bytes; want %d, as after an uninterrupted run", i, left-want, got, want)
+		}
+		checkVerifies(t, reg, signer, false)
+		os.RemoveAll(reg)
+	}
+	if killed < points/2 {
+		t.Errorf("only %d of %d runs were killed mid-run; the points do not cover the run", killed, points)
+	}
+	t.Logf("%d of %d runs killed mid-run", killed, points)
+}
+
+// checkVerifies verifies the registry with the library: no error but
+// the one the synthetic packages give (they are no zip files); unless
+// orphansOK, no orphan warning either.
+func checkVerifies(t *testing.T, reg string, signer signature.Verifier, orphansOK bool) {
+	t.Helper()
+	st, err := dirstore.Open(reg, dirstore.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rep, err := verify.Registry(t.Context(), verify.RegistryOptions{Store: st, Target: reg, Anchor: trust.Anchor{Key: signer}})
+	if err != nil {
+		t.Fatalf("verify %s: %v", reg, err)
+	}
+	for _, p := range rep.Problems {
+		switch {
+		case p.Severity == verify.Error && p.Rule == verify.RuleVsixUnsafe:
+		case p.Severity == verify.Warning && (orphansOK || !strings.HasPrefix(string(p.Rule), "orphan-") && p.Rule != verify.RuleExtraFile):
+		default:
+			t.Errorf("verify %s: %s %s %s %s: %s", reg, p.Severity, p.Rule, p.File, p.Entry, p.Message)
+		}
+	}
+}
+
+// killKey writes an unencrypted key pair (COSIGN_PASSWORD is empty in
+// the children) and returns its prefix and signer.
+func killKey(t *testing.T, dir string) (string, signature.SignerVerifier) {
+	t.Helper()
+	prefix := filepath.Join(dir, "k")
+	keyPath, _, err := trust.WriteKeyPair(prefix, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := trust.LoadSigner(keyPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prefix, signer
+}
+
+// keepFirstPolicy keeps x.ext-0000 to x.ext-(n-1).
+func keepFirstPolicy(n int) string {
+	var b strings.Builder
+	b.WriteString("version: 1\nrequireUpstreamSignature: false\nextensions:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - id: x.ext-%04d\n", i)
+	}
+	return b.String()
+}
+
+// regBlobBytes is the bytes of the blob files of a directory registry
+// (temp files aside), which may be going while it counts.
+func regBlobBytes(t *testing.T, reg string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(filepath.Join(reg, "extensions"), func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed while walked
+		}
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && filepath.Base(filepath.Dir(p)) == "sha256" && !strings.HasPrefix(d.Name(), ".tmp-") {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// metadataFiles counts the files of a directory registry's metadata/
+// and metadata/targets/.
+func metadataFiles(t *testing.T, reg string) int {
+	t.Helper()
+	names, _ := os.ReadDir(filepath.Join(reg, "metadata"))
+	tg, _ := os.ReadDir(filepath.Join(reg, "metadata", "targets"))
+	return len(names) + len(tg)
+}
+
+// demoCatalogDigest reads a registry's catalog and its digest through
+// its own chain.
+func demoCatalogDigest(t *testing.T, reg string) (*index.Catalog, string) {
+	t.Helper()
+	st, err := dirstore.Open(reg, dirstore.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cat, tr, err := trust.ReadCatalog(t.Context(), st, trust.CatalogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, tr.CatalogDigest
+}
