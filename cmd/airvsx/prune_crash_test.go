@@ -16,6 +16,7 @@ import (
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/testkit/synthreg"
 	"github.com/airvsx/airvsx/verify"
@@ -262,4 +263,68 @@ func demoCatalogDigest(t *testing.T, reg string) (*index.Catalog, string) {
 		t.Fatal(err)
 	}
 	return cat, tr.CatalogDigest
+}
+
+// TestGCKeepsKilledCopy: a copy into a directory registry killed while
+// its blobs arrive leaves its pending record; gc then deletes none of
+// those blobs (and says why), and the copy's re-run finds every one of
+// them present.
+func TestGCKeepsKilledCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a copy; skipped with -short")
+	}
+	ctx := t.Context()
+	work := t.TempDir()
+	signer, pub := demoreg.Signer(t, work, "k")
+	base := filepath.Join(work, "base")
+	if _, err := synthreg.Build(ctx, base, synthreg.Options{Entries: 3, Signer: signer}, synthreg.RandomEntry("crash", 64<<10)); err != nil {
+		t.Fatal(err)
+	}
+	_, digest1 := demoCatalogDigest(t, base)
+	src := filepath.Join(work, "src")
+	filetest.CopyDir(t, base, src)
+	if _, err := synthreg.Build(ctx, src, synthreg.Options{Entries: 40, Signer: signer, Now: time.Now().Add(time.Second),
+		Catalog: index.Catalog{Serial: 2, Previous: digest1}}, synthreg.RandomEntry("crash", 64<<10)); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(work, "dst")
+	filetest.CopyDir(t, base, dst)
+	before := blobFiles(t, dst)
+	cmd := airvsxCmd(ctx, t, "copy", src, dst, "--key", pub, "--no-state")
+	out, done := startCmd(t, cmd)
+	for blobFiles(t, dst) < before+40 {
+		select {
+		case err := <-done:
+			t.Fatalf("the copy finished before the kill (%v)\n%s", err, out.Bytes())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if !signaled(sigkill(t, cmd, done)) {
+		t.Fatalf("the copy was not killed mid-run\n%s", out.Bytes())
+	}
+	arrived := blobFiles(t, dst)
+	var gcOut bytes.Buffer
+	gc := airvsxCmd(ctx, t, "gc", "--registry", dst)
+	gc.Stdout, gc.Stderr = &gcOut, &gcOut
+	if err := gc.Run(); err != nil {
+		t.Fatalf("gc: %v\n%s", err, gcOut.Bytes())
+	}
+	if !strings.Contains(gcOut.String(), "kept: an unfinished copy") || !strings.Contains(gcOut.String(), "deleted 0 blobs") {
+		t.Errorf("gc after a killed copy said:\n%s\nwant it to keep the copy's blobs and say so", gcOut.Bytes())
+	}
+	if got := blobFiles(t, dst); got != arrived {
+		t.Errorf("gc left %d of the %d blob files a killed copy wrote", got, arrived)
+	}
+	var copyOut bytes.Buffer
+	again := airvsxCmd(ctx, t, "copy", src, dst, "--key", pub, "--no-state", "--json")
+	again.Stdout, again.Stderr = &copyOut, &copyOut
+	if err := again.Run(); err != nil {
+		t.Fatalf("copy again: %v\n%s", err, copyOut.Bytes())
+	}
+	if !strings.Contains(copyOut.String(), fmt.Sprintf(`"present": %d,`, arrived)) {
+		t.Errorf("the re-run of the copy did not find the %d blobs present:\n%s", arrived, copyOut.Bytes())
+	}
+	if _, err := os.Stat(filepath.Join(dst, "pending")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pending/ after the copy finished: %v; want it gone", err)
+	}
 }
