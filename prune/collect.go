@@ -149,9 +149,9 @@ func collect(ctx context.Context, opts CollectOptions, serial int64, entries []i
 	return rep, nil
 }
 
-// collectRepo untags repo's tags that pinned does not name, then
-// deletes its blobs live does not hold; a repository an unfinished
-// writer is writing (pending) is only counted.
+// collectRepo deletes repo's blobs live does not hold and untags its
+// tags pinned does not name (in the order below); a repository an
+// unfinished writer is writing (pending) is only counted.
 func collectRepo(ctx context.Context, opts CollectOptions, bd store.BlobDeleter, repo string, live map[string]bool, pinned map[string]string, pending bool, rep *CollectReport, log *slog.Logger) error {
 	s := opts.Store
 	blobs, err := bd.Blobs(ctx, repo)
@@ -171,7 +171,8 @@ func collectRepo(ctx context.Context, opts CollectOptions, bd store.BlobDeleter,
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	// The tags first: a tag never points at a deleted manifest.
+	var drop []store.TagEntry
+	manifests := map[string]bool{} // those the tags that go point at
 	for _, t := range tags {
 		if want, ok := pinned[t.Tag]; ok {
 			if t.Manifest.Digest != want {
@@ -182,6 +183,34 @@ func collectRepo(ctx context.Context, opts CollectOptions, bd store.BlobDeleter,
 			}
 			continue
 		}
+		drop = append(drop, t)
+		manifests[t.Manifest.Digest] = true
+	}
+	del := func(which func(digest string) bool) error {
+		for _, b := range blobs {
+			if live[b.Digest] || !which(b.Digest) {
+				continue
+			}
+			n := b.Size
+			if !opts.DryRun {
+				if n, err = bd.DeleteBlob(ctx, repo, b.Digest); err != nil {
+					return err
+				}
+			}
+			log.Debug("deleted", "repo", repo, "sha256", b.Digest, "bytes", n)
+			rep.Blobs++
+			rep.Freed += n
+		}
+		return nil
+	}
+	// The layers and configs first, while the tags that go still lead
+	// to them (a registry lists blobs only through its tags); then the
+	// tags; then their manifests, so that no tag points at a missing
+	// manifest.
+	if err := del(func(d string) bool { return !manifests[d] }); err != nil {
+		return err
+	}
+	for _, t := range drop {
 		if !opts.DryRun {
 			if err := s.Untag(ctx, repo, t.Tag); err != nil {
 				return err
@@ -190,19 +219,8 @@ func collectRepo(ctx context.Context, opts CollectOptions, bd store.BlobDeleter,
 		log.Debug("untagged", "repo", repo, "tag", t.Tag, "manifest", t.Manifest.Digest)
 		rep.Untagged = append(rep.Untagged, Tag{Repo: repo, Tag: t.Tag})
 	}
-	for _, b := range blobs {
-		if live[b.Digest] {
-			continue
-		}
-		n := b.Size
-		if !opts.DryRun {
-			if n, err = bd.DeleteBlob(ctx, repo, b.Digest); err != nil {
-				return err
-			}
-		}
-		log.Debug("deleted", "repo", repo, "sha256", b.Digest, "bytes", n)
-		rep.Blobs++
-		rep.Freed += n
+	if err := del(func(d string) bool { return manifests[d] }); err != nil {
+		return err
 	}
 	// A repository no entry is in any more goes, layout files and all.
 	if len(live) == 0 && len(pinned) == 0 {

@@ -125,9 +125,15 @@ func Prune(ctx context.Context, opts Options) (*Report, error) {
 		}
 		serial, rep.NewSerial, rep.Digest = cat.Serial, cat.Serial, res.CatalogDigest
 		log.Info("catalog signed", "serial", cat.Serial, "entries", len(cat.Entries), "dropped", len(d.dropped), "digest", res.CatalogDigest)
-		// The dropped entries' tags, after the catalog that no longer
-		// pins them.
+		// A store that cannot delete keeps the dropped entries' blobs
+		// but not their tags, removed after the catalog that no longer
+		// pins them; one that can has them removed by the collection,
+		// in its order.
+		_, deletes := store.As[store.BlobDeleter](s)
 		for i := range d.dropped {
+			if deletes {
+				break
+			}
 			e := &d.dropped[i]
 			tag, _ := artifact.Tag(e.Platform, e.Version) // entries validated: never fails
 			if err := s.Untag(ctx, artifact.Repo(e.ID), tag); err != nil {
