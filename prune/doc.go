@@ -7,15 +7,19 @@
 // counts as selected), keeps an entry a kept one depends on even when the
 // policy drops it (and says so: the closure is never broken), signs the
 // catalog without the dropped entries as the next serial (chained to the
-// current one), untags their tags, and then collects.
+// current one), and then collects (a store that cannot delete gets the
+// dropped entries' tags removed instead).
 //
 // Collect (gc) keeps, in every repository, the blobs of every manifest the
 // current catalog pins (the manifest, its config and its layers) and
 // every blob of a repository an unfinished copy or sync is writing (its
 // pending record, store.PendingWriter); it untags every tag the catalog
-// does not pin and deletes every other blob (store.BlobDeleter). The
-// order is the crash rule: the signed catalog first, then the tags, then
-// the blobs, each deletion durable before the next, so that a collection
+// does not pin and deletes every other blob (store.BlobDeleter), then
+// the repositories no entry is in. The order is the crash rule: the
+// signed catalog first; then, in each repository, the layers and configs
+// of what goes, its tags, and its manifests last (an OCI registry finds
+// blobs only through the tags, and no tag may point at a missing
+// manifest), each deletion durable before the next, so that a collection
 // killed at any point leaves a registry whose catalog's every byte is
 // present and which verifies; the next run finishes the job. Before it
 // untags or deletes it waits for the readers that opened the registry

@@ -36,8 +36,11 @@ so: run that copy or sync again to finish it), and waits for readers (a
 verify, install, site or ls) that opened the registry before it. A gc killed
 at any point leaves a registry that verifies; run it again to finish.
 
-A directory registry is collected. A git registry keeps every blob in its
-history: gc says so and deletes nothing.
+A directory registry is collected. An OCI registry (docker://) is collected
+through its DELETE API, which it must allow (the CNCF registry:
+REGISTRY_STORAGE_DELETE_ENABLED=true); its own garbage-collect then frees its
+disk. A git registry keeps every blob in its history: gc says so and deletes
+nothing.
 
 Exit status: 0 collected (or nothing to collect), 2 usage or I/O errors.`,
 		Args: cobra.NoArgs,
