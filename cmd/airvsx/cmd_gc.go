@@ -33,7 +33,7 @@ signed metadata and needs no key: it signs nothing.
 It keeps whatever an unfinished copy or sync is writing (the record such a
 writer leaves in the registry until its catalog is signed; the report says
 so: run that copy or sync again to finish it), and waits for readers (a
-verify, install, site or ls) that opened the registry before it. A gc killed
+verify, install, site or ls) that opened a directory registry before it. A gc killed
 at any point leaves a registry that verifies; run it again to finish.
 
 A directory registry is collected. An OCI registry (docker://) is collected
