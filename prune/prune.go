@@ -87,7 +87,7 @@ func Prune(ctx context.Context, opts Options) (*Report, error) {
 		// Checked before anything changes: a key the root does not trust
 		// stops the prune naming the key it trusts.
 		if err := trust.CheckPublisher(ctx, "", trust.Metadata(ctx, s), pub); err != nil {
-			return nil, fmt.Errorf("prune: %w", err)
+			return nil, err // a *trust.KeyError names both keys
 		}
 	}
 	d := decide(opts.Policy, prev.Entries)
