@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airvsx/airvsx/index"
@@ -238,14 +241,31 @@ func collectRepo(ctx context.Context, opts CollectOptions, bd store.BlobDeleter,
 // the digests of the blobs they refer to (the manifest, its config, its
 // layers) and the tags they pin (with the manifest each pins).
 func liveSet(ctx context.Context, s store.Store, entries []index.Entry) (live map[string]map[string]bool, pinned map[string]map[string]string, err error) {
+	// The manifests are read on several workers (a registry has one per
+	// entry, each a read that waits on the disk or the network), then
+	// merged in order.
+	ms := make([]*artifact.Manifest, len(entries))
+	errs := make([]error, len(entries))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(runtime.GOMAXPROCS(0), 4), len(entries)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(entries) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				ms[i], errs[i] = artifact.EntryManifest(ctx, s, &entries[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	live, pinned = map[string]map[string]bool{}, map[string]map[string]string{}
 	for i := range entries {
-		e := &entries[i]
-		m, err := artifact.EntryManifest(ctx, s, e)
+		m, err := ms[i], errs[i]
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: what the catalog pins must be readable before anything is deleted; run airvsx verify, and repair the registry first", err)
 		}
-		repo := artifact.Repo(e.ID)
+		repo := artifact.Repo(entries[i].ID)
 		if live[repo] == nil {
 			live[repo], pinned[repo] = map[string]bool{}, map[string]string{}
 		}
