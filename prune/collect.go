@@ -208,9 +208,13 @@ func collectRepo(ctx context.Context, opts CollectOptions, bd store.BlobDeleter,
 	}
 	// The layers and configs first, while the tags that go still lead
 	// to them (a registry lists blobs only through its tags); then the
-	// tags; then their manifests, so that no tag points at a missing
-	// manifest.
+	// manifests, each with the tags that point at it (DeleteBlob), so no
+	// tag points at a missing manifest; then what tags are left (one
+	// whose manifest was missing already).
 	if err := del(func(d string) bool { return !manifests[d] }); err != nil {
+		return err
+	}
+	if err := del(func(d string) bool { return manifests[d] }); err != nil {
 		return err
 	}
 	for _, t := range drop {
@@ -221,9 +225,6 @@ func collectRepo(ctx context.Context, opts CollectOptions, bd store.BlobDeleter,
 		}
 		log.Debug("untagged", "repo", repo, "tag", t.Tag, "manifest", t.Manifest.Digest)
 		rep.Untagged = append(rep.Untagged, Tag{Repo: repo, Tag: t.Tag})
-	}
-	if err := del(func(d string) bool { return manifests[d] }); err != nil {
-		return err
 	}
 	// A repository no entry is in any more goes, layout files and all.
 	if len(live) == 0 && len(pinned) == 0 {

@@ -17,9 +17,10 @@
 // does not pin and deletes every other blob (store.BlobDeleter), then
 // the repositories no entry is in. The order is the crash rule: the
 // signed catalog first; then, in each repository, the layers and configs
-// of what goes, its tags, and its manifests last (an OCI registry finds
-// blobs only through the tags, and no tag may point at a missing
-// manifest), each deletion durable before the next, so that a collection
+// of what goes, and its manifests last, each with the tags that point at
+// it (an OCI registry finds blobs only through the tags, and no tag may
+// point at a missing manifest), each deletion durable before the next,
+// so that a collection
 // killed at any point leaves a registry whose catalog's every byte is
 // present and which verifies; the next run finishes the job. Before it
 // untags or deletes it waits for the readers that opened the registry

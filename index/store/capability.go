@@ -173,9 +173,12 @@ type BlobDeleter interface {
 	Blobs(ctx context.Context, repo string) ([]BlobInfo, error)
 	// DeleteBlob removes repo's blob digest and makes the removal
 	// durable before it returns. It returns the bytes it freed; a blob
-	// already gone is not an error and frees 0. The caller makes sure
-	// that nothing still refers to it: no tag points at it, no catalog
-	// pins it, no writer's pending record names its repository.
+	// already gone is not an error and frees 0. A manifest's tags go
+	// first (a registry drops them with the manifest), so no tag is left
+	// pointing at a missing manifest, and a removal killed half-way is
+	// found again by Blobs. The caller makes sure that nothing else still
+	// refers to it: no catalog pins it, no writer's pending record names
+	// its repository.
 	DeleteBlob(ctx context.Context, repo, digest string) (freed int64, err error)
 	// DeleteRepo removes a repository that holds no tag and no blob any
 	// more (its layout files), durably; a repository already gone is not

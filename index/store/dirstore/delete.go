@@ -74,9 +74,9 @@ func (d *dirStore) Blobs(ctx context.Context, repo string) ([]store.BlobInfo, er
 	return out, nil // ReadDir sorts by name
 }
 
-// DeleteBlob removes repo's blob file and fsyncs its directory, so the
-// removal is durable before it returns (a tag removed before it, as gc
-// does, was made durable by Untag).
+// DeleteBlob removes the tags that point at repo's blob (a manifest),
+// then its file, and fsyncs its directory, so the removal is durable
+// before it returns.
 func (d *dirStore) DeleteBlob(ctx context.Context, repo, digest string) (int64, error) {
 	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return 0, fmt.Errorf("delete blob: %w", err)
@@ -88,6 +88,19 @@ func (d *dirStore) DeleteBlob(ctx context.Context, repo, digest string) (int64, 
 	fi, err := d.root.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
+	}
+	// The tags that point at it first, each removal durable (Untag).
+	tags, err := artifact.TagsFromIndex(ctx, repo, d.readIndex)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("delete blob %s in %s: %w", digest, repo, err)
+	}
+	for _, t := range tags {
+		if t.Manifest.Digest != digest {
+			continue
+		}
+		if err := d.Untag(ctx, repo, t.Tag); err != nil {
+			return 0, fmt.Errorf("delete blob %s in %s: %w", digest, repo, err)
+		}
 	}
 	if err != nil {
 		return 0, fmt.Errorf("delete blob %s in %s: %w", digest, repo, err)

@@ -89,11 +89,13 @@ func (s *ociStore) Blobs(ctx context.Context, repo string) ([]store.BlobInfo, er
 	return out, nil
 }
 
-// DeleteBlob deletes repo's blob digest: when it is a manifest, first
-// the manifest (which removes the tags pointing at it) and its cosign
-// signature's tag, then the blob. It returns the blob's size, 0 when the
-// registry had neither. Each DELETE follows a HEAD that found what it
-// deletes (some registries answer a DELETE of what they lack with 500).
+// DeleteBlob deletes repo's blob digest: the blob, then, when it is a
+// manifest, its cosign signature's tag and the manifest itself, which
+// removes the tags pointing at it. A deletion killed half-way leaves
+// the tags, which lead gc to it again. It returns the blob's size, 0
+// when the registry had neither. Each DELETE follows a HEAD that found
+// what it deletes (some registries answer a DELETE of what they lack
+// with 500).
 func (s *ociStore) DeleteBlob(ctx context.Context, repo, digest string) (int64, error) {
 	if err := store.CheckBlobArgs(ctx, repo, digest); err != nil {
 		return 0, fmt.Errorf("delete blob: %w", err)
@@ -103,7 +105,7 @@ func (s *ociStore) DeleteBlob(ctx context.Context, repo, digest string) (int64, 
 	}
 	rpath := s.repoPath(repo)
 	var size int64
-	for _, ref := range []struct{ kind, ref string }{{"manifests", digest}, {"manifests", SignatureTag(digest)}, {"blobs", digest}} {
+	for _, ref := range []struct{ kind, ref string }{{"blobs", digest}, {"manifests", SignatureTag(digest)}, {"manifests", digest}} {
 		n, err := s.statBlob(ctx, rpath, ref.ref, ref.kind)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -114,11 +116,49 @@ func (s *ociStore) DeleteBlob(ctx context.Context, repo, digest string) (int64, 
 		if _, err := s.deleteRef(ctx, rpath, ref.kind, ref.ref); err != nil {
 			return 0, fmt.Errorf("delete blob %s in %s: %w", digest, repo, err)
 		}
-		if ref.ref == digest {
+		if ref.ref == digest && size == 0 {
 			size = n
+		}
+		if ref.kind == "manifests" && ref.ref == digest {
+			if err := s.untagLeft(ctx, repo, digest); err != nil {
+				return 0, fmt.Errorf("delete blob %s in %s: %w", digest, repo, err)
+			}
 		}
 	}
 	return size, nil
+}
+
+// untagLeft removes the tags of repo that still point at the manifest
+// digest once it is deleted: a registry that keeps them (go-containerregistry's
+// in-process one does; the CNCF registry does not) would leave them
+// dangling.
+func (s *ociStore) untagLeft(ctx context.Context, repo, digest string) error {
+	rpath := s.repoPath(repo)
+	tags, err := s.listTags(ctx, rpath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, tag := range tags {
+		if sigTag.MatchString(tag) {
+			continue
+		}
+		d, err := s.describe(ctx, rpath, tag)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		if d.Digest == digest {
+			if err := s.Untag(ctx, repo, tag); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // DeleteRepo deletes what an emptied repository still holds: the
