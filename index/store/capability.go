@@ -163,13 +163,16 @@ type History interface {
 }
 
 // BlobDeleter is implemented by stores that can say which blobs a
-// repository holds and delete them (a directory): what gc needs to free
-// the bytes no catalog refers to. A store whose history keeps every byte
-// (git) does not implement it. A store opened read-only refuses its
-// deletes with ErrReadOnly (store.Checked hides it from As).
+// repository holds and delete them (a directory, an OCI registry): what
+// gc needs to free the bytes no catalog refers to. A store whose history
+// keeps every byte (git) does not implement it. A store opened read-only
+// refuses its deletes with ErrReadOnly (store.Checked hides it from As).
 type BlobDeleter interface {
-	// Blobs lists the blobs repo holds, sorted by digest; an error
-	// wrapping fs.ErrNotExist when repo does not exist.
+	// Blobs lists the blobs of repo the store can find, sorted by
+	// digest: at least every manifest a tag points at, its config and
+	// its layers (all a registry's API can list); a directory lists
+	// every blob file. An error wrapping fs.ErrNotExist when repo does
+	// not exist.
 	Blobs(ctx context.Context, repo string) ([]BlobInfo, error)
 	// DeleteBlob removes repo's blob digest and makes the removal
 	// durable before it returns. It returns the bytes it freed; a blob
@@ -182,8 +185,10 @@ type BlobDeleter interface {
 	DeleteBlob(ctx context.Context, repo, digest string) (freed int64, err error)
 	// DeleteRepo removes a repository that holds no tag and no blob any
 	// more (its layout files), durably; a repository already gone is not
-	// an error, one with a tag or a blob is refused. Killed half-way, the
-	// repository is still listed by Repos, so the next call finishes it.
+	// an error, one with a tag or a blob is refused. Killed half-way, it
+	// leaves nothing a reader takes for a repository (a directory: a
+	// temp directory the next writer sweeps). A registry may go on
+	// listing the emptied repository's name (Repos).
 	DeleteRepo(ctx context.Context, repo string) error
 	// ExcludeReaders waits until no reader that opened the store (in
 	// any process) still has it open, calling waiting once if it has to
