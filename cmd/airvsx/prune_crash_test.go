@@ -111,7 +111,7 @@ func testGCKilled(t *testing.T, kind string) {
 			// DELETE unlinks one (the registry's garbage-collect would
 			// then free its bytes).
 			measure: func(p string) int64 {
-				return int64(layerLinks(t, filepath.Join(repos, prefix(p)), "airvsx-metadata", "airvsx-quarantine"))
+				return int64(layerLinks(t, filepath.Join(repos, prefix(p)), "airvsx-metadata", "airvsx-quarantine", "airvsx-pending"))
 			},
 			open:           openTestRegistry,
 			flags:          []string{"--insecure"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"time"
 )
 
@@ -219,6 +220,19 @@ type PendingWriter interface {
 	EndPending(ctx context.Context, name string) error
 	// Pending returns every record, by writer name.
 	Pending(ctx context.Context) ([]PendingRecord, error)
+}
+
+// writerName is what a writer's name in a pending record may be.
+var writerName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+
+// CheckWriterName checks the name of a writer's pending record
+// (PendingWriter): 1 to 32 of a-z, 0-9 and "-", starting with a letter.
+// The error wraps ErrInvalidName.
+func CheckWriterName(name string) error {
+	if !writerName.MatchString(name) {
+		return fmt.Errorf("pending record %q: not a writer's name (1-32 of a-z 0-9 -, a letter first): %w", name, ErrInvalidName)
+	}
+	return nil
 }
 
 // PendingRecord is what an unfinished writer left (PendingWriter).

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -32,9 +31,6 @@ const maxPending = 64 << 20
 
 // readerPoll is how often ExcludeReaders tries the lock again.
 const readerPoll = 100 * time.Millisecond
-
-// pendingName is a writer's name in pending/.
-var pendingName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
 
 // Blobs lists repo's blob files (extensions/<repo>/blobs/sha256/<hex>),
 // sorted by digest; temp files and names that are no sha256 are left
@@ -322,8 +318,8 @@ func (d *dirStore) checkPending(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !pendingName.MatchString(name) {
-		return fmt.Errorf("pending record %q: not a writer's name: %w", name, store.ErrInvalidName)
+	if err := store.CheckWriterName(name); err != nil {
+		return err
 	}
 	if err := d.writable(); err != nil {
 		return fmt.Errorf("pending record %s: %w", name, err)

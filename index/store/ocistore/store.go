@@ -469,3 +469,17 @@ func (s *Store) DeleteRepo(ctx context.Context, repo string) error { return s.o.
 func (s *Store) ExcludeReaders(ctx context.Context, waiting func()) (func() error, error) {
 	return s.o.ExcludeReaders(ctx, waiting)
 }
+
+var _ store.PendingWriter = (*Store)(nil)
+
+// BeginPending implements store.PendingWriter: a manifest tagged with
+// the writer's name in PREFIX/airvsx-pending.
+func (s *Store) BeginPending(ctx context.Context, name string, repos []string) error {
+	return s.o.BeginPending(ctx, name, repos)
+}
+
+// EndPending implements store.PendingWriter.
+func (s *Store) EndPending(ctx context.Context, name string) error { return s.o.EndPending(ctx, name) }
+
+// Pending implements store.PendingWriter.
+func (s *Store) Pending(ctx context.Context) ([]store.PendingRecord, error) { return s.o.Pending(ctx) }
