@@ -14,6 +14,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/tempdir"
 	"github.com/airvsx/airvsx/mirror/openvsx"
@@ -209,8 +210,19 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 		}
 		return r.rep, err
 	}
-	return r.publish(ctx, plan, entries, f.keys.used())
+	rep, err := r.publish(ctx, plan, entries, f.keys.used())
+	if err != nil {
+		return rep, err
+	}
+	if err := store.EndPending(ctx, opts.Store, pendingName); err != nil {
+		return rep, err
+	}
+	return rep, nil
 }
+
+// pendingName names a sync's record in a registry that keeps them
+// (store.PendingWriter).
+const pendingName = "sync"
 
 // syncRun is one Sync's settings and what it found of the registry as it
 // was.
@@ -319,6 +331,13 @@ func (r *syncRun) fetchAll(ctx context.Context, f *fetcher) (*Plan, []index.Entr
 	}
 	if opts.OnPlan != nil {
 		opts.OnPlan(plan)
+	}
+	// Before the first blob: the record that keeps gc from deleting what
+	// this sync stores until its catalog is signed (and a killed sync's
+	// downloads, which the next run reuses).
+	if err := store.BeginPending(ctx, opts.Store, pendingName, plan.repos()); err != nil {
+		cancel(err)
+		return plan, nil, err
 	}
 	for _, it := range plan.New {
 		fetch(it)
@@ -430,4 +449,17 @@ func waitKey(ctx context.Context, keyOK <-chan struct{}) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
+}
+
+// repos are the repositories the plan's new items are stored in, sorted
+// (an ID no repository can be named after is quarantined, never stored).
+func (p *Plan) repos() []string {
+	repos := make([]string, 0, len(p.New))
+	for _, it := range p.New {
+		if r := artifact.Repo(it.ID); store.CheckRepo(r) == nil {
+			repos = append(repos, r)
+		}
+	}
+	slices.Sort(repos)
+	return slices.Compact(repos)
 }

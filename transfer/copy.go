@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -291,6 +292,12 @@ func (c *copier) run(ctx context.Context) error {
 	if c.opts.DryRun {
 		return nil
 	}
+	// Before the first blob: the record that keeps gc from deleting what
+	// this copy writes until its catalog is in place (and a killed copy's
+	// blobs until the next run finishes it).
+	if err := store.BeginPending(ctx, c.dst, pendingName, c.plan.repos()); err != nil {
+		return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+	}
 	if err := c.copyBlobs(ctx); err != nil {
 		return err
 	}
@@ -312,6 +319,9 @@ func (c *copier) run(ctx context.Context) error {
 			return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
 		}
 	}
+	if err := store.EndPending(ctx, c.dst, pendingName); err != nil {
+		return fmt.Errorf("copy to %s: %w", c.opts.Dest, err)
+	}
 	// The destination now holds the chain that verified: record it, as
 	// verify does. Not before: the state is what an install or verify of
 	// the destination compares with, and a copy that stopped earlier
@@ -320,6 +330,24 @@ func (c *copier) run(ctx context.Context) error {
 		return fmt.Errorf("copy: %w", err)
 	}
 	return nil
+}
+
+// pendingName names a copy's record in a destination that keeps them
+// (store.PendingWriter).
+const pendingName = "copy"
+
+// repos are the repositories the plan writes blobs or manifests into,
+// sorted.
+func (p *plan) repos() []string {
+	var repos []string
+	for _, b := range p.blobs {
+		repos = append(repos, b.repo)
+	}
+	for _, m := range p.manifests {
+		repos = append(repos, m.repo)
+	}
+	slices.Sort(repos)
+	return slices.Compact(repos)
 }
 
 // progress reports p when the caller asked for progress.

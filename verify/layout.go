@@ -200,7 +200,7 @@ func (v *registryVerifier) walkTop(fsys fs.FS) {
 	for _, d := range top {
 		switch n := d.Name(); {
 		case n == artifact.MarkerFile && d.Type().IsRegular():
-		case (n == "metadata" || n == "extensions" || n == "quarantine") && d.IsDir():
+		case (n == "metadata" || n == "extensions" || n == "quarantine" || n == "pending") && d.IsDir():
 		default:
 			v.add(Warning, RuleExtraFile, n, "", "%s has no place in the registry layout", describe(d))
 		}

@@ -107,7 +107,7 @@ const (
 	fixResign   = "on the connected side, run airvsx sync again (it signs a fresh catalog) and carry the registry across again"
 	fixMetadata = "copy the registry's metadata/ directory again from the publisher; never edit it by hand"
 	fixPolicy   = "remove the entry (narrow the policy and run airvsx sync --prune on the connected side), or change the policy if it should be allowed"
-	fixOrphan   = "nothing is wrong: no signed entry uses it; it is left by --prune or an interrupted sync, and installers never read it; remove it to save space"
+	fixOrphan   = "nothing is wrong: no signed entry uses it; it is left by --prune or an interrupted sync, and installers never read it; airvsx gc removes it (after a copy or sync that was interrupted has been run again)"
 )
 
 var rules = map[Rule]ruleInfo{

@@ -81,7 +81,7 @@ within half of the policy's catalog.expires, or with --renew.`,
 	opts.net.add(cmd, false)
 	f.StringVar(&opts.key, "key", "", "the signing key, PREFIX.key from airvsx keygen or a cosign.key (required unless --dry-run)")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the plan and write nothing")
-	f.BoolVar(&opts.prune, "prune", false, "drop from the catalog what the policy no longer wants")
+	f.BoolVar(&opts.prune, "prune", false, "drop from the catalog what the policy no longer wants (its blobs stay: airvsx gc frees them, or use airvsx prune)")
 	f.BoolVar(&opts.renew, "renew", false, "sign a new catalog serial even when nothing is new, to renew the metadata's expiry early")
 	f.BoolVar(&opts.json, "json", false, "print the run's report (plan, results, egress log) as JSON")
 	f.StringVar(&opts.report, "report", "", "also write the JSON report to this file")

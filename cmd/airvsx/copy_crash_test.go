@@ -208,7 +208,7 @@ func testCopyKilled(t *testing.T, kind string) {
 				return "docker://" + r.Host + "/" + name
 			},
 			blobs: func(dst string) int {
-				return layerLinks(t, filepath.Join(repos, prefix(dst)), "airvsx-metadata", "airvsx-quarantine")
+				return layerLinks(t, filepath.Join(repos, prefix(dst)), "airvsx-metadata", "airvsx-quarantine", "airvsx-pending")
 			},
 			metadata: func(dst string) int { return layerLinks(t, filepath.Join(repos, prefix(dst), "airvsx-metadata")) },
 			remove:   func(string) {},      // the registry's storage goes with the test

@@ -79,6 +79,7 @@ var offlineReaders = []string{
 	"github.com/airvsx/airvsx/policies",
 	"github.com/airvsx/airvsx/hostlaunch",
 	"github.com/airvsx/airvsx/transfer",
+	"github.com/airvsx/airvsx/prune",
 }
 
 // netPackages are the standard packages through which Go code opens

@@ -61,7 +61,8 @@ opens from file:// ("site"), and installs extensions from it into an
 extensions directory, verified ("install", "uninstall", "list"). "inspect"
 and "verify FILE.vsix" check a single untrusted .vsix; "copy" copies a
 registry from one place to another, verifying it on the way; "keygen" writes the
-key a registry is signed with. "run" starts installed extensions in a
+key a registry is signed with; "prune" removes the entries a policy no
+longer selects and "gc" deletes the blobs nothing refers to. "run" starts installed extensions in a
 Node.js extension host and executes one of their commands, inside a kernel
 sandbox that denies network, process spawn and files beyond the workspace
 unless an extension's grant allows them; "host" serves the same hosts to an
@@ -102,6 +103,8 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newHostCommand(g),
 		newCopyCommand(g),
 		newBundleCommand(g),
+		newPruneCommand(g),
+		newGCCommand(g),
 	)
 	return root
 }

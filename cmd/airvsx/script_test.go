@@ -80,10 +80,13 @@ func TestScript(t *testing.T) {
 			return l.Close()
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"blobbytes":   cmdBlobBytes,
 			"damage":      cmdDamage,
 			"hostile":     cmdHostile,
 			"ociregistry": cmdOCIRegistry,
+			"sameint":     cmdSameInt,
 			"status":      cmdStatus,
+			"sub":         cmdSub,
 			"upstream":    cmdUpstream,
 			"vsix":        cmdVsix,
 		},
@@ -125,28 +128,37 @@ func TestScript(t *testing.T) {
 // rest of the script and sets OCIREG to its HOST:PORT (plain HTTP). With
 // "auth" it wants credentials (user "mirror", a random password), and
 // OCIREG_DOCKER_CONFIG names a docker configuration directory holding
-// them, as docker login leaves it (for DOCKER_CONFIG):
+// them, as docker login leaves it (for DOCKER_CONFIG); with "nodelete"
+// it refuses deletes (its default configuration) and sets OCIREG instead
+// of OCIREG_NODELETE:
 //
-//	ociregistry start [auth]
+//	ociregistry start [auth|nodelete]
 func cmdOCIRegistry(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 || len(args) > 2 || args[0] != "start" || len(args) == 2 && args[1] != "auth" {
-		ts.Fatalf("usage: ociregistry start [auth]")
+	if neg || len(args) < 1 || len(args) > 2 || args[0] != "start" || len(args) == 2 && args[1] != "auth" && args[1] != "nodelete" {
+		ts.Fatalf("usage: ociregistry start [auth|nodelete]")
 	}
 	dir := ts.MkAbs("ociregistry-files")
+	env := "OCIREG"
+	if len(args) == 2 && args[1] == "nodelete" {
+		dir, env = ts.MkAbs("ociregistry-nodelete-files"), "OCIREG_NODELETE"
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		ts.Fatalf("%v", err)
 	}
 	var opts ocitest.Options
 	password := rand.Text()
-	if len(args) == 2 {
+	switch {
+	case len(args) == 2 && args[1] == "auth":
 		opts.Users = map[string]string{"mirror": password}
+	case len(args) == 2:
+		opts.NoDelete = true
 	}
 	r, err := ocitest.Start(dir, opts)
 	if err != nil {
 		ts.Fatalf("%v", err)
 	}
 	ts.Defer(r.Stop)
-	ts.Setenv("OCIREG", r.Host)
+	ts.Setenv(env, r.Host)
 	if opts.Users != nil {
 		cfg, err := ocitest.DockerConfig(ts.MkAbs("ociregistry-login"), r.Host, "mirror", password)
 		if err != nil {

@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"crypto"
+	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
+	"time"
 )
 
 // The optional capabilities a store may offer besides Store. A caller
@@ -21,7 +24,9 @@ type Unwrapper interface {
 }
 
 // As returns s, or the first store s wraps (through Unwrapper), that
-// implements T, and whether there is one.
+// implements T, and whether there is one. A wrapper may hide what it
+// wraps offers (a read-only Checked hides the capabilities that only
+// write, BlobDeleter and PendingWriter).
 func As[T any](s Store) (T, bool) {
 	for s != nil {
 		if t, ok := s.(T); ok {
@@ -29,6 +34,9 @@ func As[T any](s Store) (T, bool) {
 		}
 		u, ok := s.(Unwrapper)
 		if !ok {
+			break
+		}
+		if h, ok := s.(hider); ok && h.hides((*T)(nil)) {
 			break
 		}
 		s = u.Unwrap()
@@ -153,4 +161,106 @@ type History interface {
 	// Descends reports whether the revision is old or descends from it
 	// (false when old is not in the store's history at all).
 	Descends(ctx context.Context, old string) (bool, error)
+}
+
+// BlobDeleter is implemented by stores that can say which blobs a
+// repository holds and delete them (a directory, an OCI registry): what
+// gc needs to free the bytes no catalog refers to. A store whose history
+// keeps every byte (git) does not implement it. A store opened read-only
+// refuses its deletes with ErrReadOnly (store.Checked hides it from As).
+type BlobDeleter interface {
+	// Blobs lists the blobs of repo the store can find, sorted by
+	// digest: at least every manifest a tag points at, its config and
+	// its layers (all a registry's API can list); a directory lists
+	// every blob file. An error wrapping fs.ErrNotExist when repo does
+	// not exist.
+	Blobs(ctx context.Context, repo string) ([]BlobInfo, error)
+	// DeleteBlob removes repo's blob digest and makes the removal
+	// durable before it returns. It returns the bytes it freed; a blob
+	// already gone is not an error and frees 0. A manifest's tags go
+	// first (a registry drops them with the manifest), so no tag is left
+	// pointing at a missing manifest, and a removal killed half-way is
+	// found again by Blobs. The caller makes sure that nothing else still
+	// refers to it: no catalog pins it, no writer's pending record names
+	// its repository.
+	DeleteBlob(ctx context.Context, repo, digest string) (freed int64, err error)
+	// DeleteRepo removes a repository that holds no tag and no blob any
+	// more (its layout files), durably; a repository already gone is not
+	// an error, one with a tag or a blob is refused. Killed half-way, it
+	// leaves nothing a reader takes for a repository (a directory: a
+	// temp directory the next writer sweeps). A registry may go on
+	// listing the emptied repository's name (Repos).
+	DeleteRepo(ctx context.Context, repo string) error
+	// ExcludeReaders waits until no reader that opened the store (in
+	// any process) still has it open, calling waiting once if it has to
+	// wait, and keeps readers from holding it until release is called.
+	// A reader that opens meanwhile reads the catalog current then, whose
+	// blobs gc keeps. It honours ctx while it waits.
+	ExcludeReaders(ctx context.Context, waiting func()) (release func() error, err error)
+}
+
+// BlobInfo is one blob a repository holds (BlobDeleter.Blobs).
+type BlobInfo struct {
+	Digest string // sha256:<hex>
+	Size   int64
+}
+
+// PendingWriter is implemented by stores that delete blobs
+// (BlobDeleter): a writer (copy, sync) records which repositories it is
+// about to write blobs into before its first blob, and removes the
+// record once its catalog is committed, so that gc keeps the blobs an
+// unfinished writer put there and its next run relies on. A record
+// survives a kill; the next run of the same writer takes it over.
+type PendingWriter interface {
+	// BeginPending records durably that the writer name (a metadata-name
+	// element: "copy", "sync") is writing blobs into repos; a record of
+	// that name already there is kept and repos are added to it.
+	BeginPending(ctx context.Context, name string, repos []string) error
+	// EndPending removes the record name, durably; none is not an error.
+	EndPending(ctx context.Context, name string) error
+	// Pending returns every record, by writer name.
+	Pending(ctx context.Context) ([]PendingRecord, error)
+}
+
+// writerName is what a writer's name in a pending record may be.
+var writerName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
+
+// CheckWriterName checks the name of a writer's pending record
+// (PendingWriter): 1 to 32 of a-z, 0-9 and "-", starting with a letter.
+// The error wraps ErrInvalidName.
+func CheckWriterName(name string) error {
+	if !writerName.MatchString(name) {
+		return fmt.Errorf("pending record %q: not a writer's name (1-32 of a-z 0-9 -, a letter first): %w", name, ErrInvalidName)
+	}
+	return nil
+}
+
+// PendingRecord is what an unfinished writer left (PendingWriter).
+type PendingRecord struct {
+	Name    string    `json:"name"`    // the writer: "copy", "sync"
+	Started time.Time `json:"started"` // when the first run began
+	Repos   []string  `json:"repos"`   // sorted
+}
+
+// BeginPending records in s, when it keeps pending records
+// (PendingWriter), that the writer name is writing blobs into repos; on
+// any other store it does nothing.
+func BeginPending(ctx context.Context, s Store, name string, repos []string) error {
+	if p, ok := As[PendingWriter](s); ok && len(repos) > 0 {
+		if err := p.BeginPending(ctx, name, repos); err != nil {
+			return fmt.Errorf("record the %s in progress: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// EndPending removes the record of the writer name from s, when it
+// keeps pending records; on any other store it does nothing.
+func EndPending(ctx context.Context, s Store, name string) error {
+	if p, ok := As[PendingWriter](s); ok {
+		if err := p.EndPending(ctx, name); err != nil {
+			return fmt.Errorf("remove the record of the finished %s: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -136,3 +136,23 @@ func (c *checked) Quarantine(ctx context.Context, name, reason string, files map
 }
 
 func (c *checked) Close() error { return c.s.Close() }
+
+// hider is implemented by a wrapper that keeps As from finding some of
+// the capabilities of the store it wraps (capability is a *T).
+type hider interface {
+	hides(capability any) bool
+}
+
+// hides keeps a read-only store's writing capabilities from As: a
+// caller that asks a read-only store for BlobDeleter or PendingWriter
+// gets none, where Unwrap would reach the store's own.
+func (c *checked) hides(capability any) bool {
+	if !c.readOnly {
+		return false
+	}
+	switch capability.(type) {
+	case *BlobDeleter, *PendingWriter:
+		return true
+	}
+	return false
+}

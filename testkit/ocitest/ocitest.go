@@ -69,6 +69,10 @@ type Options struct {
 	// htpasswd authentication): one of these user names with its
 	// password. Default nil: no authentication.
 	Users map[string]string
+	// NoDelete starts it with deletes disabled (storage.delete.enabled:
+	// false), as the CNCF registry is configured by default: a DELETE is
+	// answered 405 UNSUPPORTED. Default false: deletes are allowed.
+	NoDelete bool
 }
 
 // Registry is a running registry.
@@ -98,8 +102,8 @@ func Start(dir string, opts Options) (*Registry, error) {
 	l.Close()
 	r := &Registry{Host: host, Storage: filepath.Join(dir, "storage"), Log: filepath.Join(dir, "registry.log")}
 	config := fmt.Sprintf("version: 0.1\nlog:\n  level: error\n  accesslog:\n    disabled: true\n"+
-		"storage:\n  filesystem:\n    rootdirectory: %s\n  delete:\n    enabled: true\n  maintenance:\n    uploadpurging:\n      enabled: false\n"+
-		"http:\n  addr: %s\n", r.Storage, host)
+		"storage:\n  filesystem:\n    rootdirectory: %s\n  delete:\n    enabled: %t\n  maintenance:\n    uploadpurging:\n      enabled: false\n"+
+		"http:\n  addr: %s\n", r.Storage, !opts.NoDelete, host)
 	scheme, client := "http", &http.Client{Timeout: 2 * time.Second}
 	if opts.CertFile != "" {
 		config += fmt.Sprintf("  tls:\n    certificate: %s\n    key: %s\n", opts.CertFile, opts.KeyFile)

@@ -63,6 +63,9 @@ type dirStore struct {
 	path string
 	root *os.Root
 	lock *os.File // writers: the marker file, locked
+	// readLock is, for readers, the marker file, holding the shared lock
+	// a gc waits on (lockReaders); nil when it could not be taken.
+	readLock *os.File
 	// dirLock is, for writers, the registry's directory, locked before
 	// its marker is read or written.
 	dirLock *os.File
@@ -200,6 +203,7 @@ func (d *dirStore) open() error {
 		}
 	}
 	if d.opts.ReadOnly {
+		d.lockReaders()
 		d.top, err = topDir(d.root)
 		return err
 	}
@@ -333,7 +337,11 @@ func (d *dirStore) Discard() (bool, error) {
 		return false, fmt.Errorf("discard registry %s: %w", d.path, err)
 	}
 	d.discarded = true
-	for _, name := range []string{metadataDir, extensionsDir, quarantineDir, artifact.MarkerFile} {
+	// The record of the writer whose first run failed: it stored nothing.
+	if err := d.root.RemoveAll(pendingDir); err != nil {
+		return false, fmt.Errorf("discard registry %s: %w", d.path, err)
+	}
+	for _, name := range []string{metadataDir, extensionsDir, quarantineDir, pendingDir, artifact.MarkerFile} {
 		if err := d.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return false, fmt.Errorf("discard registry %s: %w", d.path, err)
 		}
@@ -349,9 +357,10 @@ func (d *dirStore) Discard() (bool, error) {
 
 // skeleton reports whether the registry holds nothing but what Open
 // made: the marker and the empty metadata/, extensions/ and quarantine/
-// (temp files aside).
+// (temp files aside), and perhaps the record of the writer that found
+// it so (pending/).
 func (d *dirStore) skeleton() bool {
-	want := map[string]bool{artifact.MarkerFile: true, metadataDir: true, extensionsDir: true, quarantineDir: true}
+	want := map[string]bool{artifact.MarkerFile: true, metadataDir: true, extensionsDir: true, quarantineDir: true, pendingDir: true}
 	entries, err := fs.ReadDir(newRootFS(d.root), ".")
 	if err != nil {
 		return false
@@ -394,6 +403,10 @@ func (d *dirStore) Close() error {
 	if d.dirLock != nil {
 		errs = append(errs, d.dirLock.Close())
 		d.dirLock = nil
+	}
+	if d.readLock != nil {
+		errs = append(errs, d.readLock.Close()) // closing releases the OFD lock
+		d.readLock = nil
 	}
 	d.dirs.close()
 	if d.top != nil {

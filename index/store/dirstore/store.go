@@ -17,6 +17,7 @@ import (
 //	    index.json                       an OCI image index, one manifest per tag (ref.name), sorted by tag
 //	    blobs/sha256/<hex>               blobs, manifests included
 //	<root>/quarantine/<name>[.N]/        rejected files, REASON and reason.json
+//	<root>/pending/<writer>.json          what an unfinished copy or sync is writing (gc keeps it)
 //
 // Every write goes to a temp file (".tmp-*") in the target's directory, is
 // hashed while copied, fsynced, checked, renamed into place, and the
@@ -51,6 +52,8 @@ var (
 	_ store.LayoutFS       = (*Store)(nil)
 	_ store.Discarder      = (*Store)(nil)
 	_ store.Stager         = (*Store)(nil)
+	_ store.BlobDeleter    = (*Store)(nil)
+	_ store.PendingWriter  = (*Store)(nil)
 )
 
 // Open opens the registry in the directory at path (or creates one, with
@@ -110,3 +113,36 @@ func (s *Store) Discard() (bool, error) { return s.d.Discard() }
 // NewStaging implements store.Stager: a staging directory inside the
 // registry, on its file system. Remove it when done.
 func (s *Store) NewStaging() (store.Staging, error) { return s.d.NewStaging() }
+
+// Blobs implements store.BlobDeleter: repo's blob files, sorted.
+func (s *Store) Blobs(ctx context.Context, repo string) ([]store.BlobInfo, error) {
+	return s.d.Blobs(ctx, repo)
+}
+
+// DeleteBlob implements store.BlobDeleter: the blob's file removed,
+// durably.
+func (s *Store) DeleteBlob(ctx context.Context, repo, digest string) (int64, error) {
+	return s.d.DeleteBlob(ctx, repo, digest)
+}
+
+// DeleteRepo implements store.BlobDeleter: an empty repository's
+// directory removed, durably.
+func (s *Store) DeleteRepo(ctx context.Context, repo string) error { return s.d.DeleteRepo(ctx, repo) }
+
+// ExcludeReaders implements store.BlobDeleter with an exclusive OFD lock
+// on the marker file, which read-only stores hold shared (Linux;
+// elsewhere it does not wait).
+func (s *Store) ExcludeReaders(ctx context.Context, waiting func()) (func() error, error) {
+	return s.d.ExcludeReaders(ctx, waiting)
+}
+
+// BeginPending implements store.PendingWriter: pending/<name>.json.
+func (s *Store) BeginPending(ctx context.Context, name string, repos []string) error {
+	return s.d.BeginPending(ctx, name, repos)
+}
+
+// EndPending implements store.PendingWriter.
+func (s *Store) EndPending(ctx context.Context, name string) error { return s.d.EndPending(ctx, name) }
+
+// Pending implements store.PendingWriter.
+func (s *Store) Pending(ctx context.Context) ([]store.PendingRecord, error) { return s.d.Pending(ctx) }

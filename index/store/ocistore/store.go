@@ -445,3 +445,41 @@ func (s *ociStore) mountSource(rpath, digest string) string {
 	}
 	return ""
 }
+
+var _ store.BlobDeleter = (*Store)(nil)
+
+// Blobs implements store.BlobDeleter: the blobs repo's tagged manifests
+// refer to, which is all the registry's API can find.
+func (s *Store) Blobs(ctx context.Context, repo string) ([]store.BlobInfo, error) {
+	return s.o.Blobs(ctx, repo)
+}
+
+// DeleteBlob implements store.BlobDeleter through the registry's DELETE
+// (ErrDeleteDisabled when it does not allow deletes).
+func (s *Store) DeleteBlob(ctx context.Context, repo, digest string) (int64, error) {
+	return s.o.DeleteBlob(ctx, repo, digest)
+}
+
+// DeleteRepo implements store.BlobDeleter: an emptied repository's
+// marker manifest deleted.
+func (s *Store) DeleteRepo(ctx context.Context, repo string) error { return s.o.DeleteRepo(ctx, repo) }
+
+// ExcludeReaders implements store.BlobDeleter: it does not wait, a
+// registry has no reader lock.
+func (s *Store) ExcludeReaders(ctx context.Context, waiting func()) (func() error, error) {
+	return s.o.ExcludeReaders(ctx, waiting)
+}
+
+var _ store.PendingWriter = (*Store)(nil)
+
+// BeginPending implements store.PendingWriter: a manifest tagged with
+// the writer's name in PREFIX/airvsx-pending.
+func (s *Store) BeginPending(ctx context.Context, name string, repos []string) error {
+	return s.o.BeginPending(ctx, name, repos)
+}
+
+// EndPending implements store.PendingWriter.
+func (s *Store) EndPending(ctx context.Context, name string) error { return s.o.EndPending(ctx, name) }
+
+// Pending implements store.PendingWriter.
+func (s *Store) Pending(ctx context.Context) ([]store.PendingRecord, error) { return s.o.Pending(ctx) }

@@ -82,6 +82,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts Options) {
 		{"Staging", offers[store.Stager], testStaging},
 		{"LayoutFS", offers[store.LayoutFS], func(t *testing.T, s store.Store) { testLayoutFS(t, s) }},
 		{"Discard", offers[store.Discarder], func(t *testing.T, s store.Store) { testDiscard(t, s) }},
+		{"DeleteBlob", offers[store.BlobDeleter], testDeleteBlob},
+		{"Pending", offers[store.PendingWriter], testPending},
 	}
 	probe := open(t)
 	var notOffered []string
