@@ -138,6 +138,9 @@ func Apply(ctx context.Context, dir string, dst store.Store, opts Options) (*Rep
 	}
 	opts.dest = dr
 	rep, err := Copy(ctx, newOverlay(root, dir, m, dst), dst, opts)
+	if err == nil && dr.cat != nil {
+		rep.Dropped = max(dr.cat.EntryCount()-rep.Held, 0)
+	}
 	if err == nil && (rep.Serial != m.To.Serial || rep.Digest != m.To.Digest) {
 		log := opts.Logger
 		if log == nil {

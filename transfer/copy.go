@@ -148,6 +148,10 @@ type Report struct {
 	// (pinned by its verified catalog): Apply plans only the others, and
 	// CatalogBlobs and CatalogBytes count only theirs.
 	Held int `json:"held,omitempty"`
+	// Dropped is how many entries of a bundle's destination its new
+	// catalog no longer lists (a prune on the connected side): their tags
+	// and blobs stay until gc removes them.
+	Dropped int `json:"dropped,omitempty"`
 	// Repositories lists the repositories with blobs to move, sorted.
 	Repositories []RepoMove `json:"repositories"`
 	// Blobs and Bytes are what moved (or would move); Present and

@@ -75,5 +75,12 @@ func runApply(cmd *cobra.Command, g *globals, opts copyOptions, anchor trust.Anc
 		return g.printJSON(rep)
 	}
 	fmt.Fprintf(g.stdout, "applied bundle %s to %s: %s → serial %d (%s)\n", bundle, dstPlace, m.From, rep.Serial, rep.Digest)
-	return writeCopyReport(g, rep)
+	if err := writeCopyReport(g, rep); err != nil {
+		return err
+	}
+	if rep.Dropped > 0 {
+		_, err = fmt.Fprintf(g.stdout, "%s the new catalog no longer lists (pruned on the connected side): airvsx gc --registry %s frees them\n",
+			count(rep.Dropped, "entry", "entries"), dstPlace)
+	}
+	return err
 }
