@@ -24,6 +24,12 @@ type CollectOptions struct {
 	Store store.Store
 	// DryRun counts what would go and changes nothing. Default false.
 	DryRun bool
+	// ForgetPending drops the records of unfinished writers (a copy or
+	// sync killed and never to be run again) and collects what they had
+	// written like anything else no catalog refers to; each is logged as
+	// a warning and listed in CollectReport.Forgotten. Default false:
+	// their repositories are left as they are.
+	ForgetPending bool
 	// Waiting is called once when readers still have the registry open
 	// and the collection waits for them. Default nil.
 	Waiting func()
@@ -47,7 +53,10 @@ type CollectReport struct {
 	// Pending are the records of unfinished writers whose repositories
 	// were left as they were, and PendingBlobs and PendingBytes the
 	// unreferenced blobs kept there.
-	Pending      []store.PendingRecord `json:"pending,omitempty"`
+	Pending []store.PendingRecord `json:"pending,omitempty"`
+	// Forgotten are the records ForgetPending dropped (with DryRun, would
+	// drop).
+	Forgotten    []store.PendingRecord `json:"forgotten,omitempty"`
 	PendingBlobs int                   `json:"pendingBlobs"`
 	PendingBytes int64                 `json:"pendingBytes"`
 	Duration     time.Duration         `json:"duration"`
@@ -120,6 +129,17 @@ func collect(ctx context.Context, opts CollectOptions, serial int64, entries []i
 	if pw, ok := store.As[store.PendingWriter](s); ok {
 		if rep.Pending, err = pw.Pending(ctx); err != nil {
 			return rep, fmt.Errorf("gc: %w", err)
+		}
+		if opts.ForgetPending {
+			for _, r := range rep.Pending {
+				log.Warn("forgetting an unfinished writer's record: what it wrote is collected", "writer", r.Name, "started", r.Started, "repositories", len(r.Repos))
+				if !opts.DryRun {
+					if err := pw.EndPending(ctx, r.Name); err != nil {
+						return rep, fmt.Errorf("gc: %w", err)
+					}
+				}
+			}
+			rep.Forgotten, rep.Pending = rep.Pending, nil
 		}
 		for _, r := range rep.Pending {
 			for _, repo := range r.Repos {

@@ -212,6 +212,43 @@ func TestCollectKeepsPending(t *testing.T) {
 	checkVerifies(t, dir, signer)
 }
 
+// TestCollectForgetPending: a record of a writer that will never run
+// again is dropped with ForgetPending, and what it wrote collected; a
+// dry run drops nothing.
+func TestCollectForgetPending(t *testing.T) {
+	ctx := t.Context()
+	dir, signer := registry(t, 2, 1000)
+	st := open(t, dir, dirstore.Options{})
+	defer st.Close()
+	if err := st.BeginPending(ctx, "copy", []string{"x/new"}); err != nil {
+		t.Fatal(err)
+	}
+	b := []byte("a blob a copy never to be finished wrote")
+	d := index.DigestBytes(b)
+	if err := st.PutBlob(ctx, "x/new", d, int64(len(b)), store.BytesContent(b)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := prune.Collect(ctx, prune.CollectOptions{Store: st, ForgetPending: true, DryRun: true})
+	if err != nil || len(rep.Forgotten) != 1 || rep.Blobs != 1 {
+		t.Fatalf("dry run: %+v, %v; want the copy's record forgotten and its blob counted", rep, err)
+	}
+	if recs, err := st.Pending(ctx); err != nil || len(recs) != 1 {
+		t.Fatalf("after the dry run: %v, %v; want the record still there", recs, err)
+	}
+	rep, err = prune.Collect(ctx, prune.CollectOptions{Store: st, ForgetPending: true})
+	if err != nil || len(rep.Forgotten) != 1 || rep.Forgotten[0].Name != "copy" || rep.Blobs != 1 || len(rep.Pending) != 0 {
+		t.Fatalf("gc --forget-pending: %+v, %v; want the copy's record dropped and its blob deleted", rep, err)
+	}
+	if recs, err := st.Pending(ctx); err != nil || len(recs) != 0 {
+		t.Errorf("records after gc --forget-pending: %v, %v; want none", recs, err)
+	}
+	if _, err := st.StatBlob(ctx, "x/new", d); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the forgotten copy's blob: %v; want it deleted", err)
+	}
+	st.Close()
+	checkVerifies(t, dir, signer)
+}
+
 // TestCollectWaitsForReaders: a reader that has the registry open (a
 // verify that read the previous catalog) makes gc wait, saying so once;
 // gc goes on when the reader closes.

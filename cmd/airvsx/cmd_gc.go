@@ -14,6 +14,7 @@ import (
 type gcOptions struct {
 	reg    registryFlags
 	dryRun bool
+	forget bool
 	json   bool
 }
 
@@ -32,7 +33,8 @@ signed metadata and needs no key: it signs nothing.
 
 It keeps whatever an unfinished copy or sync is writing (the record such a
 writer leaves in the registry until its catalog is signed; the report says
-so: run that copy or sync again to finish it), and waits for readers (a
+so: run that copy or sync again to finish it; --forget-pending drops the
+record of one that will never be run again), and waits for readers (a
 verify, install, site or ls) that opened a directory registry before it. A gc killed
 at any point leaves a registry that verifies; run it again to finish.
 
@@ -51,6 +53,7 @@ Exit status: 0 collected (or nothing to collect), 2 usage or I/O errors.`,
 	opts.reg.add(cmd)
 	f := cmd.Flags()
 	f.BoolVarP(&opts.dryRun, "dry-run", "n", false, "print what would be deleted and the bytes, and write nothing")
+	f.BoolVar(&opts.forget, "forget-pending", false, "drop the records of unfinished copies or syncs that will never be run again, and collect what they wrote (run them again from the start later)")
 	f.BoolVar(&opts.json, "json", false, "print the report as JSON")
 	return cmd
 }
@@ -66,7 +69,7 @@ func runGC(cmd *cobra.Command, g *globals, opts gcOptions) error {
 		return err
 	}
 	defer st.Close()
-	rep, err := prune.Collect(ctx, prune.CollectOptions{Store: st, DryRun: opts.dryRun, Logger: g.logger(), Waiting: waitingForReaders(g, opts.reg.place)})
+	rep, err := prune.Collect(ctx, prune.CollectOptions{Store: st, DryRun: opts.dryRun, ForgetPending: opts.forget, Logger: g.logger(), Waiting: waitingForReaders(g, opts.reg.place)})
 	if err != nil {
 		return err
 	}
@@ -101,7 +104,11 @@ func printCollect(w io.Writer, rep *prune.CollectReport) {
 		return
 	}
 	for _, p := range rep.Pending {
-		fmt.Fprintf(w, "kept: an unfinished %s (started %s) is writing into %s; run it again to finish it, then gc\n",
+		fmt.Fprintf(w, "kept: an unfinished %s (started %s) is writing into %s; run it again to finish it, then gc (or, if it will never be run again, gc --forget-pending)\n",
+			p.Name, p.Started.Format("2006-01-02T15:04:05Z"), count(len(p.Repos), "repository", "repositories"))
+	}
+	for _, p := range rep.Forgotten {
+		fmt.Fprintf(w, "forgotten: the unfinished %s (started %s) into %s; what it wrote is collected\n",
 			p.Name, p.Started.Format("2006-01-02T15:04:05Z"), count(len(p.Repos), "repository", "repositories"))
 	}
 	if rep.PendingBlobs > 0 {
