@@ -187,6 +187,7 @@ func TestBundleSince(t *testing.T) {
 		{"newer", transfer.Since{Serial: 3}, "newer than"},
 		{"another registry", transfer.Since{Serial: 1, Registry: strings.Repeat("b", 64)}, "the state is of registry bbbb"},
 		{"fork at the head", transfer.Since{Serial: 2, Digest: good.Digest}, "a fork"},
+		{"no catalog", transfer.Since{Serial: 0}, "holds no catalog yet: carry the whole registry"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "b")

@@ -39,6 +39,10 @@ func (b *bundler) plan() error {
 	switch {
 	case s.Serial < 0:
 		return fmt.Errorf("bundle: serial %d: %w", s.Serial, ErrBundleSince)
+	case s.Serial == 0:
+		// A bundle applies to a registry; one with no catalog yet gets
+		// the whole registry, which copy carries.
+		return fmt.Errorf("bundle: the far side holds no catalog yet: carry the whole registry there first with airvsx copy %s DIR: %w", b.opts.Source, ErrBundleSince)
 	case s.Serial > cur.Serial:
 		return fmt.Errorf("bundle: the far side is at serial %d, newer than %s's serial %d: bundle from a newer copy of the registry: %w",
 			s.Serial, b.opts.Source, cur.Serial, ErrBundleSince)
@@ -76,7 +80,7 @@ func (b *bundler) fork(serial int64, ours string) error {
 
 // history walks the catalog chain back from the current head to the
 // far side's serial: the heads signed since (newest first) and the far
-// side's own (nil for serial 0). Each head read is checked against the
+// side's own. Each head read is checked against the
 // digest its successor names.
 func (b *bundler) history() ([]catalogAt, *catalogAt, error) {
 	heads := []catalogAt{{b.ch.CatalogDigest, b.ch.cat}}
@@ -84,9 +88,6 @@ func (b *bundler) history() ([]catalogAt, *catalogAt, error) {
 		h := heads[len(heads)-1]
 		prevDigest := h.cat.Previous
 		if prevDigest == "" {
-			if b.since.Serial == 0 {
-				return heads, nil, nil
-			}
 			return nil, nil, fmt.Errorf("bundle: %s's history starts at serial %d, after the far side's serial %d: %w",
 				b.opts.Source, h.cat.Serial, b.since.Serial, ErrBundleSince)
 		}
