@@ -8,7 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -226,24 +229,53 @@ func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.
 	for _, r := range d.cat.Shards {
 		pinned[r.Bin] = r
 	}
+	var changed []index.ShardRef
 	for _, ref := range head.Shards {
-		old, ok := pinned[ref.Bin]
-		if ok && old == ref {
+		if old, ok := pinned[ref.Bin]; ok && old == ref {
 			c.rep.Held += ref.Entries
 			continue
 		}
-		entries, err := ch.Shard(ctx, head, ref)
-		if err != nil {
-			return nil, err
-		}
-		head.Entries = append(head.Entries, entries...)
-		if ok {
-			had, err := d.tr.Shard(ctx, d.cat, old)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.opts.Dest, err)
+		changed = append(changed, ref)
+	}
+	// Each changed shard is read (made from its delta), checked and
+	// decoded, and so is the destination's of the same bin, on every CPU:
+	// both stores are safe for concurrent use.
+	type result struct{ entries, had []index.Entry }
+	results := make([]result, len(changed))
+	errs := make([]error, len(changed))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), len(changed)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(changed) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				ref := changed[i]
+				entries, err := ch.Shard(ctx, head, ref)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				results[i].entries = entries
+				if old, ok := pinned[ref.Bin]; ok {
+					if results[i].had, err = d.tr.Shard(ctx, d.cat, old); err != nil {
+						errs[i] = fmt.Errorf("%s: %w", c.opts.Dest, err)
+						return
+					}
+				}
 			}
-			held(had)
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, r := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
+		head.Entries = append(head.Entries, r.entries...)
+		held(r.had)
 	}
 	index.SortEntries(head.Entries)
 	return head, nil
