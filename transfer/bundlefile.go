@@ -237,7 +237,7 @@ func parseRef(s string, r *CatalogRef, zeroOK bool) error {
 	}
 	if serial == 0 {
 		if !zeroOK || d != "-" {
-			return errors.New("serial 0 goes with - (no catalog), and only in from:")
+			return errors.New("serial 0 goes with - (no catalog), and only in the from line")
 		}
 		*r = CatalogRef{}
 		return nil

@@ -141,6 +141,9 @@ func (o *overlay) shardFromDelta(ctx context.Context, name string, f BundleFile)
 	if m == nil {
 		return nil, fmt.Errorf("bundle %s: %s: not a shard", o.name, f.Path)
 	}
+	if f.Size > maxDeltaBytes {
+		return nil, fmt.Errorf("bundle %s: %s: %d bytes, more than a shard may hold (%d): %w", o.name, f.Path, f.Size, int64(maxDeltaBytes), store.ErrTooLarge)
+	}
 	raw, err := safefile.ReadIn(o.root, f.Path, f.Size)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", o.name, err)
