@@ -198,6 +198,29 @@ func (p *Policy) HasGlobs() bool {
 	return slices.ContainsFunc(p.Extensions, func(r Rule) bool { return r.ID.IsGlob() })
 }
 
+// Closure returns p widened by WithDependencies until nothing changes:
+// deps, asked of each widened policy, names the dependencies and pack
+// members of what that policy selects, and the policy is widened by those
+// not named before, at most rounds times (one more than the number of
+// extensions is always enough). Without Dependencies it returns p.
+func (p *Policy) Closure(rounds int, deps func(*Policy) []index.ID) *Policy {
+	seen := map[string]bool{}
+	for range rounds {
+		var more []index.ID
+		for _, d := range deps(p) {
+			if !seen[d.Key()] {
+				seen[d.Key()] = true
+				more = append(more, d)
+			}
+		}
+		if len(more) == 0 {
+			break
+		}
+		p = p.WithDependencies(more...)
+	}
+	return p
+}
+
 // WithDependencies returns a copy of p that also selects ids, the
 // extensionDependencies and extensionPack members of selected extensions,
 // when Dependencies is set; otherwise it returns p itself. Each id no rule

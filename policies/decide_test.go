@@ -342,3 +342,38 @@ func TestWithDependencies(t *testing.T) {
 		t.Errorf("WithDependencies with dependencies: false returned a copy; want p")
 	}
 }
+
+// TestClosure: the policy grows by the dependencies of what each widened
+// policy selects until nothing changes (a → b → c, and c → a again), and
+// stays as it is without dependencies: true.
+func TestClosure(t *testing.T) {
+	graph := map[string][]string{"pub.a": {"pub.b"}, "pub.b": {"pub.c"}, "pub.c": {"pub.a"}}
+	deps := func(p *Policy) []index.ID {
+		var ds []index.ID
+		for id, to := range graph {
+			if p.Match(cand(id, "1.0.0")).Allowed {
+				for _, d := range to {
+					ds = append(ds, index.MustParseID(d))
+				}
+			}
+		}
+		return ds
+	}
+	p := mustParse(t, "version: 1\ndependencies: true\nextensions: [{id: pub.a}]\n")
+	q := p.Closure(len(graph)+1, deps)
+	for _, id := range []string{"pub.a", "pub.b", "pub.c"} {
+		if !q.Match(cand(id, "1.0.0")).Allowed {
+			t.Errorf("the closure does not select %s", id)
+		}
+	}
+	if len(q.Extensions) != 3 {
+		t.Errorf("the closure has %d rules; want 3 (each dependency once)", len(q.Extensions))
+	}
+	if one := p.Closure(1, deps); one.Match(cand("pub.c", "1.0.0")).Allowed {
+		t.Error("one round selected pub.c, two steps away")
+	}
+	off := mustParse(t, "version: 1\nextensions: [{id: pub.a}]\n")
+	if off.Closure(4, deps) != off {
+		t.Error("Closure changed a policy without dependencies: true")
+	}
+}

@@ -52,26 +52,16 @@ func decide(pol *policies.Policy, entries []index.Entry) *decision {
 	// dependencies of what it keeps until nothing changes (as sync and
 	// verify count them).
 	var keep map[string]bool
-	seen := map[string]bool{}
-	for range len(ids) + 1 {
-		keep = selectAll(pol, entries, byID, ids)
-		var more []index.ID
+	pol = pol.Closure(len(ids)+1, func(p *policies.Policy) []index.ID {
+		keep = selectAll(p, entries, byID, ids)
+		var ds []index.ID
 		for i := range entries {
-			if !keep[entries[i].Key()] {
-				continue
-			}
-			for _, d := range deps(&entries[i]) {
-				if !seen[d.Key()] {
-					seen[d.Key()] = true
-					more = append(more, d)
-				}
+			if keep[entries[i].Key()] {
+				ds = append(ds, deps(&entries[i])...)
 			}
 		}
-		if len(more) == 0 {
-			break
-		}
-		pol = pol.WithDependencies(more...)
-	}
+		return ds
+	})
 	d := &decision{reasons: map[string]string{}}
 	for i := range entries {
 		e := &entries[i]

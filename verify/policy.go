@@ -79,27 +79,15 @@ func (v *registryVerifier) checkPolicy() {
 // p allows, until nothing changes (WithDependencies does nothing unless
 // the policy sets dependencies: true).
 func (v *registryVerifier) withClosure(p *policies.Policy) *policies.Policy {
-	pol := p
-	seen := map[string]bool{}
-	for range len(v.x.policy) + 1 {
-		var more []index.ID
+	return p.Closure(len(v.x.policy)+1, func(pol *policies.Policy) []index.ID {
+		var ds []index.ID
 		for _, r := range v.x.policy {
-			if len(r.deps) == 0 || !pol.Match(r.cand).Allowed {
-				continue
-			}
-			for _, d := range r.deps {
-				if !seen[d.Key()] {
-					seen[d.Key()] = true
-					more = append(more, d)
-				}
+			if len(r.deps) > 0 && pol.Match(r.cand).Allowed {
+				ds = append(ds, r.deps...)
 			}
 		}
-		if len(more) == 0 {
-			break
-		}
-		pol = pol.WithDependencies(more...)
-	}
-	return pol
+		return ds
+	})
 }
 
 func excludedBy(p *policies.Policy, id index.ID) (string, bool) {
