@@ -45,6 +45,28 @@ func SinceState(s trust.RegistryState) Since {
 	return Since{Serial: s.Serial, Digest: s.Digest, Trust: &t, Registry: s.Registry}
 }
 
+// SinceRegistry is the Since of a registry (a copy of the far side):
+// its catalog's serial and digest and its TUF versions, read through its
+// own chain from its first root (signatures and hashes, not expiry; the
+// head only), and its identity. A registry with no catalog yet is serial
+// 0, which Bundle refuses.
+func SinceRegistry(ctx context.Context, st store.Store) (Since, error) {
+	first, err := st.ReadMetadata(ctx, "1.root.json", trust.MaxRootBytes)
+	if err != nil {
+		return Since{}, err
+	}
+	id := index.SHA256Hex(first)
+	head, tr, err := readOwnHead(ctx, st)
+	if errors.Is(err, trust.ErrNoCatalog) {
+		return Since{Registry: id}, nil
+	}
+	if err != nil {
+		return Since{}, fmt.Errorf("its metadata does not verify: %w", err)
+	}
+	t := tr.State()
+	return Since{Serial: head.Serial, Digest: tr.CatalogDigest, Trust: &t, Registry: id}, nil
+}
+
 // BundleOptions configure Bundle. Anchor is required.
 type BundleOptions struct {
 	// Anchor, State and Now check the source as Copy checks it.

@@ -16,20 +16,22 @@ import (
 // runApply is copy BUNDLE DST: the bundle (airvsx bundle) applied to the
 // registry it was made for, which must exist.
 func runApply(cmd *cobra.Command, g *globals, opts copyOptions, anchor trust.Anchor, state *trust.StateDir, bundle, dstPlace string) error {
+	// A DST that does not parse is refused where it is opened, naming the
+	// forms that work; until then its kind implies nothing.
+	p, k, perr := place.Parse(dstPlace)
+	parsed := perr == nil
 	switch {
 	case opts.repair:
 		return usagef("copy: --repair goes with a registry SRC, not a bundle: repair DST from a full copy")
-	case opts.signKey != "":
-		if _, k, err := place.Parse(dstPlace); err == nil && !k.CommitSigned && !k.SignsEntries {
-			return usagef("copy: --sign-key goes with a git or docker:// DST")
-		}
+	case opts.signKey != "" && parsed && !k.CommitSigned && !k.SignsEntries:
+		return usagef("copy: --sign-key goes with a git or docker:// DST")
 	case opts.dryRun:
 		return usagef("copy: --dry-run with a bundle: the bundle's %s lists what it holds", transfer.BundleManifestName)
 	}
 	if err := outsideRegistry("copy", "the bundle", bundle, dstPlace); err != nil {
 		return err
 	}
-	if p, k, err := place.Parse(dstPlace); err == nil && k.Local {
+	if parsed && k.Local {
 		if _, err := os.Stat(p.Path); err != nil {
 			return fmt.Errorf("copy: %s: %w; a bundle applies to the registry it was made for: copy the full registry there first", dstPlace, err)
 		}
@@ -41,16 +43,17 @@ func runApply(cmd *cobra.Command, g *globals, opts copyOptions, anchor trust.Anc
 			return fmt.Errorf("copy: --sign-key: %w", err)
 		}
 		opts.net.signer = signer
-		if _, k, err := place.Parse(dstPlace); err == nil && k.CommitSigned {
+		if parsed && k.CommitSigned {
 			// verify checks DST's commits against the root the bundle
 			// brings: Copy refuses a key that root does not trust before
 			// it writes anything.
+			var err error
 			if o.SignKey, err = signer.PublicKey(); err != nil {
 				return fmt.Errorf("copy: --sign-key %s: %w", opts.signKey, err)
 			}
 			o.SignKeyName = "--sign-key " + opts.signKey
 		}
-	} else if _, k, err := place.Parse(dstPlace); err == nil && k.CommitSigned {
+	} else if parsed && k.CommitSigned {
 		return usagef("copy: a git DST commits the copy signed: pass --sign-key PREFIX.key")
 	}
 	dst, err := openRegistryNet(cmd.Context(), dstPlace, true, opts.net)

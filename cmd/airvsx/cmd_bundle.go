@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -139,24 +137,12 @@ func anchorArgs(a *anchorFlags) string {
 }
 
 // freeSpaceNear is the free space of the file system dir is on, or would
-// be made on.
+// be made on (its nearest existing parent's, as for a new registry).
 func freeSpaceNear(dir string) (int64, int64, error) {
-	dir = filepath.Clean(dir)
-	for {
-		if _, err := os.Stat(dir); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	_, k, err := place.Parse(dir)
+	p, k, err := place.Parse(dir)
 	if err != nil || k.FreeSpaceAt == nil {
 		return 0, 0, errors.ErrUnsupported
 	}
-	p, _, _ := place.Parse(dir)
 	return k.FreeSpaceAt(p)
 }
 
@@ -188,18 +174,9 @@ func resolveSince(ctx context.Context, s string, n registryNet) (transfer.Since,
 		return transfer.Since{}, fmt.Errorf("bundle: --since %s: not a serial, a state file or a registry: %w", s, err)
 	}
 	defer far.Close()
-	first, err := far.ReadMetadata(ctx, "1.root.json", trust.MaxRootBytes)
+	since, err := transfer.SinceRegistry(ctx, far)
 	if err != nil {
 		return transfer.Since{}, fmt.Errorf("bundle: --since %s: %w", s, err)
 	}
-	longAgo := func() time.Time { return time.Unix(1, 0) }
-	cat, tr, err := trust.ReadCatalog(ctx, far, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
-	if errors.Is(err, trust.ErrNoCatalog) {
-		return transfer.Since{Registry: index.SHA256Hex(first)}, nil
-	}
-	if err != nil {
-		return transfer.Since{}, fmt.Errorf("bundle: --since %s: its metadata does not verify: %w", s, err)
-	}
-	st := tr.State()
-	return transfer.Since{Serial: cat.Serial, Digest: tr.CatalogDigest, Trust: &st, Registry: index.SHA256Hex(first)}, nil
+	return since, nil
 }
