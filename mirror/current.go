@@ -38,8 +38,7 @@ func checkSigner(ctx context.Context, s store.Store, signer signature.Signer) er
 // expiry is not: an expired registry can be synced again). It returns nil
 // for a registry that has no catalog yet.
 func loadPrevious(ctx context.Context, s store.Store) (*index.Catalog, string, *trust.Trusted, error) {
-	longAgo := func() time.Time { return time.Unix(1, 0) }
-	cat, tr, err := trust.ReadCatalog(ctx, s, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+	cat, tr, err := trust.ReadOwnCatalog(ctx, s)
 	if errors.Is(err, trust.ErrNoCatalog) {
 		return nil, "", nil, nil
 	}

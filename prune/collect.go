@@ -91,8 +91,7 @@ func Collect(ctx context.Context, opts CollectOptions) (*CollectReport, error) {
 // current reads the registry's current catalog through its own chain
 // (expiry not checked); nil when it has none.
 func current(ctx context.Context, s store.Store) (*index.Catalog, string, error) {
-	longAgo := func() time.Time { return time.Unix(1, 0) }
-	cat, tr, err := trust.ReadCatalog(ctx, s, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+	cat, tr, err := trust.ReadOwnCatalog(ctx, s)
 	if errors.Is(err, trust.ErrNoCatalog) {
 		return nil, "", nil
 	}

@@ -171,7 +171,7 @@ func checkNextStep(ctx context.Context, m *BundleManifest, dst store.Store, opts
 		return nil, fmt.Errorf("apply %s: the bundle is for registry %s (the sha256 of its 1.root.json); %s is registry %s: another registry: %w",
 			opts.Source, m.Registry, opts.Dest, id, ErrNotNextStep)
 	}
-	cat, tr, err := readOwnHead(ctx, dst)
+	cat, tr, err := trust.OpenOwnCatalog(ctx, dst)
 	var at CatalogRef
 	switch {
 	case ctx.Err() != nil:

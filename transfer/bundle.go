@@ -56,7 +56,7 @@ func SinceRegistry(ctx context.Context, st store.Store) (Since, error) {
 		return Since{}, err
 	}
 	id := index.SHA256Hex(first)
-	head, tr, err := readOwnHead(ctx, st)
+	head, tr, err := trust.OpenOwnCatalog(ctx, st)
 	if errors.Is(err, trust.ErrNoCatalog) {
 		return Since{Registry: id}, nil
 	}

@@ -168,21 +168,7 @@ func (c *copier) readDest(ctx context.Context) (*index.Catalog, *trust.Trusted, 
 	if c.opts.dest != nil {
 		return c.opts.dest.cat, c.opts.dest.tr, c.opts.dest.err
 	}
-	return readOwn(ctx, c.dst)
-}
-
-// readOwn reads a registry's catalog through its own chain, from its
-// first root: signatures and hashes, not expiry.
-func readOwn(ctx context.Context, st store.Store) (*index.Catalog, *trust.Trusted, error) {
-	longAgo := func() time.Time { return time.Unix(1, 0) }
-	return trust.ReadCatalog(ctx, st, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
-}
-
-// readOwnHead is readOwn without the entries: the catalog's head (a
-// format-1 catalog whole).
-func readOwnHead(ctx context.Context, st store.Store) (*index.Catalog, *trust.Trusted, error) {
-	longAgo := func() time.Time { return time.Unix(1, 0) }
-	return trust.OpenCatalog(ctx, st, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+	return trust.ReadOwnCatalog(ctx, c.dst)
 }
 
 // destRead is a destination's catalog as Apply read it: its head.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
@@ -92,6 +93,23 @@ func OpenCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*inde
 	}
 	return head, tr, nil
 }
+
+// ReadOwnCatalog is ReadCatalog from the registry's own first root with
+// expiry not checked (signatures, hashes and versions are): how a writer
+// reads the registry it writes, which may have expired (sync, prune, gc,
+// copy's destination).
+func ReadOwnCatalog(ctx context.Context, s store.Store) (*index.Catalog, *Trusted, error) {
+	return ReadCatalog(ctx, s, ownCatalog)
+}
+
+// OpenOwnCatalog is ReadOwnCatalog without the entries (OpenCatalog).
+func OpenOwnCatalog(ctx context.Context, s store.Store) (*index.Catalog, *Trusted, error) {
+	return OpenCatalog(ctx, s, ownCatalog)
+}
+
+// ownCatalog reads from the registry's first root at a time before any
+// expiry.
+var ownCatalog = CatalogOptions{Load: LoadOptions{Now: func() time.Time { return time.Unix(1, 0) }}}
 
 // openCatalog verifies the chain of ReadCatalog and OpenCatalog.
 func openCatalog(ctx context.Context, s store.Store, opts CatalogOptions) (*Trusted, error) {

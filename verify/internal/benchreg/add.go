@@ -36,8 +36,7 @@ func Add(ctx context.Context, dir, keyPrefix string, first int, o Options) error
 		return err
 	}
 	defer st.Close()
-	longAgo := func() time.Time { return time.Unix(1, 0) }
-	prev, tr, err := trust.ReadCatalog(ctx, st, trust.CatalogOptions{Load: trust.LoadOptions{Now: longAgo}})
+	prev, tr, err := trust.ReadOwnCatalog(ctx, st)
 	if err != nil {
 		return fmt.Errorf("benchmark registry %s: %w", dir, err)
 	}
