@@ -54,7 +54,10 @@ type entryKey struct {
 
 func keyOf(e *index.Entry) entryKey { return entryKey{e.ID, e.Version, e.Platform} }
 
-func (k entryKey) String() string { return fmt.Sprintf("%s@%s@%s", k.ID, k.Version, k.Platform) }
+func (k entryKey) String() string { return index.EntryName(k.ID, k.Version, k.Platform) }
+
+// key is the catalog key of the entry k names (index.EntryKey).
+func (k entryKey) key() string { return index.EntryKey(k.ID, k.Version, k.Platform) }
 
 // makeDelta returns the delta from the far side's shard (base, listing
 // old) to the shard want (listing cur), checked to give want's bytes,
@@ -67,11 +70,11 @@ func makeDelta(bin string, base index.ShardRef, old, cur []index.Entry, want []b
 	}
 	had := map[string]string{} // key (lower-case ID) → the old entry's JSON
 	for i := range old {
-		had[keyOf(&old[i]).lower()] = enc(&old[i])
+		had[old[i].Key()] = enc(&old[i])
 	}
 	kept := map[string]bool{}
 	for i := range cur {
-		k := keyOf(&cur[i]).lower()
+		k := cur[i].Key()
 		if j, ok := had[k]; ok && j == enc(&cur[i]) {
 			kept[k] = true
 			continue
@@ -79,8 +82,8 @@ func makeDelta(bin string, base index.ShardRef, old, cur []index.Entry, want []b
 		d.Add = append(d.Add, cur[i])
 	}
 	for i := range old {
-		if k := keyOf(&old[i]); !kept[k.lower()] {
-			d.Remove = append(d.Remove, k)
+		if !kept[old[i].Key()] {
+			d.Remove = append(d.Remove, keyOf(&old[i]))
 		}
 	}
 	data, err := json.Marshal(&d)
@@ -96,20 +99,19 @@ func makeDelta(bin string, base index.ShardRef, old, cur []index.Entry, want []b
 	return data, nil
 }
 
-func (k entryKey) lower() string { return k.ID.Key() + "@" + k.Version + "@" + string(k.Platform) }
 
 // apply returns the shard made from the base's entries.
 func (d *shardDelta) apply(base []index.Entry) ([]byte, error) {
 	gone := map[string]bool{}
 	for _, k := range d.Remove {
-		if gone[k.lower()] {
+		if gone[k.key()] {
 			return nil, fmt.Errorf("remove: %s named twice", k)
 		}
-		gone[k.lower()] = true
+		gone[k.key()] = true
 	}
 	out := make([]index.Entry, 0, len(base)+len(d.Add))
 	for i := range base {
-		if k := keyOf(&base[i]).lower(); gone[k] {
+		if k := base[i].Key(); gone[k] {
 			delete(gone, k)
 			continue
 		}
@@ -120,14 +122,14 @@ func (d *shardDelta) apply(base []index.Entry) ([]byte, error) {
 	}
 	have := map[string]bool{}
 	for i := range out {
-		have[keyOf(&out[i]).lower()] = true
+		have[out[i].Key()] = true
 	}
 	for i := range d.Add {
 		k := keyOf(&d.Add[i])
-		if have[k.lower()] {
+		if have[k.key()] {
 			return nil, fmt.Errorf("add: %s is in the shard already", k)
 		}
-		have[k.lower()] = true
+		have[k.key()] = true
 		out = append(out, d.Add[i])
 	}
 	return index.EncodeShard(d.Bin, out)
