@@ -99,7 +99,6 @@ func makeDelta(bin string, base index.ShardRef, old, cur []index.Entry, want []b
 	return data, nil
 }
 
-
 // apply returns the shard made from the base's entries.
 func (d *shardDelta) apply(base []index.Entry) ([]byte, error) {
 	gone := map[string]bool{}
