@@ -140,7 +140,10 @@ func Apply(ctx context.Context, dir string, dst store.Store, opts Options) (*Rep
 		return nil, m, err
 	}
 	opts.dest = dr
-	rep, err := Copy(ctx, newOverlay(root, dir, m, dst), dst, opts)
+	ov := newOverlay(root, dir, m, dst)
+	opts.primeBase = ov.primeBase
+	opts.fromDest = ov.fromUnder
+	rep, err := Copy(ctx, ov, dst, opts)
 	if err == nil && dr.cat != nil {
 		rep.Dropped = max(dr.cat.EntryCount()-rep.Held, 0)
 	}
@@ -251,18 +254,26 @@ func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(changed) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				ref := changed[i]
+				// The destination's first: a delta made on it (its
+				// base) then uses these entries instead of decoding
+				// them again.
+				if old, ok := pinned[ref.Bin]; ok {
+					had, err := d.tr.Shard(ctx, d.cat, old)
+					if err != nil {
+						errs[i] = fmt.Errorf("%s: %w", c.opts.Dest, err)
+						return
+					}
+					results[i].had = had
+					if c.opts.primeBase != nil {
+						c.opts.primeBase(old.Digest, had)
+					}
+				}
 				entries, err := ch.Shard(ctx, head, ref)
 				if err != nil {
 					errs[i] = err
 					return
 				}
 				results[i].entries = entries
-				if old, ok := pinned[ref.Bin]; ok {
-					if results[i].had, err = d.tr.Shard(ctx, d.cat, old); err != nil {
-						errs[i] = fmt.Errorf("%s: %w", c.opts.Dest, err)
-						return
-					}
-				}
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package transfer_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,6 +163,51 @@ func TestBundleApply(t *testing.T) {
 		if _, ok := got[p]; !ok && p != dirstore.CleanMark {
 			t.Errorf("after the bundle the far side lacks %s", p)
 		}
+	}
+}
+
+// readCounter counts the metadata files read through it, by name.
+type readCounter struct {
+	store.Store
+	mu    sync.Mutex
+	reads map[string]int
+}
+
+func (r *readCounter) Unwrap() store.Store { return r.Store }
+
+func (r *readCounter) ReadMetadata(ctx context.Context, name string, maxSize int64) ([]byte, error) {
+	r.mu.Lock()
+	r.reads[name]++
+	r.mu.Unlock()
+	return r.Store.ReadMetadata(ctx, name, maxSize)
+}
+
+// TestApplyReadsBaseOnce: a shard delta's base, the far side's shard of
+// the same bin, is read once, for planning, and not again to make the
+// new shard from the delta; the far side's metadata the bundle does not
+// replace is not read to be compared with itself.
+func TestApplyReadsBaseOnce(t *testing.T) {
+	w := newWeek(t)
+	dir, rep := w.bundle(t, w.state(t))
+	if !strings.Contains(fileList(rep.Manifest), "deltas/targets/") {
+		t.Fatalf("no shard delta in the bundle:\n%s", fileList(rep.Manifest))
+	}
+	dst := &readCounter{Store: openDir(t, w.far(t)), reads: map[string]int{}}
+	if _, _, err := transfer.Apply(t.Context(), dir, dst, w.options()); err != nil {
+		t.Fatal(err)
+	}
+	shards := 0
+	for name, n := range dst.reads {
+		if !strings.Contains(name, ".shard-") {
+			continue
+		}
+		shards++
+		if n != 1 {
+			t.Errorf("the far side's %s was read %d times; want once", name, n)
+		}
+	}
+	if shards == 0 {
+		t.Errorf("no shard of the far side was read (reads %v): the test no longer sees the delta's base", dst.reads)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 )
@@ -113,6 +114,14 @@ type Options struct {
 	// dest, set by Apply, is the destination's catalog it read, which
 	// Copy then does not read again.
 	dest *destRead
+	// primeBase, set by Apply, is given each shard of the destination
+	// read while planning (its digest, its entries), which the bundle's
+	// deltas made on it then use.
+	primeBase func(digest string, entries []index.Entry)
+	// fromDest, set by Apply, says which metadata files the source reads
+	// from the destination itself: those are not planned (nor read to
+	// be compared with themselves).
+	fromDest func(name string) bool
 }
 
 // Progress is how far a copy has come.

@@ -12,7 +12,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/internal/safefile"
 )
@@ -33,7 +35,24 @@ type overlay struct {
 	meta  map[string]BundleFile // metadata name
 	delta map[string]BundleFile // the metadata name of the shard it makes
 	repos []string
+	// bases holds shards of under already decoded (primeBase), by
+	// digest: a delta's base found here is not read and decoded again.
+	bases sync.Map
 }
+
+// fromUnder reports whether the metadata file name is read from under
+// (the bundle neither carries it nor makes it from a delta): a copy of
+// the overlay into under finds it there already.
+func (o *overlay) fromUnder(name string) bool {
+	_, m := o.meta[name]
+	_, d := o.delta[name]
+	return !m && !d
+}
+
+// primeBase records the entries of under's shard of digest, decoded and
+// checked against the digest by the caller (the destination's verified
+// head pins it), for the deltas whose base it is.
+func (o *overlay) primeBase(digest string, entries []index.Entry) { o.bases.Store(digest, entries) }
 
 var (
 	_ store.Store     = (*overlay)(nil)

@@ -159,6 +159,27 @@ func (o *overlay) shardFromDelta(ctx context.Context, name string, f BundleFile)
 	if d.Format != deltaFormat || d.Bin != m[2] || !store.ValidDigest(d.Base) || d.BaseSize < 1 || d.BaseSize > index.MaxCatalogBytes {
 		return nil, fmt.Errorf("bundle %s: %s: format %d, bin %q, base %q of %d bytes: not a delta of bin %s", o.name, f.Path, d.Format, d.Bin, d.Base, d.BaseSize, m[2])
 	}
+	base, err := o.baseEntries(ctx, f, d)
+	if err != nil {
+		return nil, err
+	}
+	data, err := d.apply(base)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
+	}
+	if index.DigestBytes(data) != "sha256:"+m[1] {
+		return nil, fmt.Errorf("bundle %s: %s does not make the shard metadata/%s: %w", o.name, f.Path, name, store.ErrMismatch)
+	}
+	return data, nil
+}
+
+// baseEntries returns the entries of the base shard of the delta d (the
+// bundle's file f): the ones primeBase recorded, else those of the
+// shard read from under and checked against the digest and size d names.
+func (o *overlay) baseEntries(ctx context.Context, f BundleFile, d shardDelta) ([]index.Entry, error) {
+	if v, ok := o.bases.Load(d.Base); ok {
+		return v.([]index.Entry), nil
+	}
 	baseName := "targets/" + strings.TrimPrefix(d.Base, "sha256:") + ".shard-" + d.Bin + ".json"
 	baseData, err := o.under.ReadMetadata(ctx, baseName, d.BaseSize)
 	if err != nil {
@@ -171,12 +192,5 @@ func (o *overlay) shardFromDelta(ctx context.Context, name string, f BundleFile)
 	if err := strictjson.Unmarshal(baseData, &base); err != nil {
 		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, baseName, err)
 	}
-	data, err := d.apply(base.Entries)
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
-	}
-	if index.DigestBytes(data) != "sha256:"+m[1] {
-		return nil, fmt.Errorf("bundle %s: %s does not make the shard metadata/%s: %w", o.name, f.Path, name, store.ErrMismatch)
-	}
-	return data, nil
+	return base.Entries, nil
 }
