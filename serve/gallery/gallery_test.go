@@ -233,7 +233,9 @@ func TestLatest(t *testing.T) {
 		{"MS-Python.Python", index.LinuxX64, []string{"2024.3.0", "2024.2.0"}, true}, // universal fallback
 		{"rust-lang.rust-analyzer", index.DarwinArm64, []string{"0.4.2@darwin-arm64"}, true},
 		{"rust-lang.rust-analyzer", index.AlpineX64, nil, false},
-		{"rust-lang.rust-analyzer", "", nil, false},
+		{"rust-lang.rust-analyzer", "", []string{"0.4.2@darwin-arm64", "0.4.2@linux-x64", "0.4.2@win32-x64"}, true},
+		{"rust-lang.rust-analyzer", index.Universal, nil, false},
+		{"ms-vscode.live-server", "", []string{"0.5.0", "0.5.0@web"}, true},
 		{"dracula-theme.theme-dracula", index.Web, []string{"2.24.3"}, true},
 		{"no.such", "", nil, false},
 	}

@@ -68,24 +68,25 @@ func (ix *Index) Query(q *Query, base string) ([]byte, error) {
 const latestFlags = FlagIncludeFiles | FlagIncludeCategoryAndTags | FlagIncludeVersionProperties |
 	FlagIncludeInstallTargets | FlagIncludeAssetURI | FlagIncludeStatistics | FlagLatestPreAndStableOnly
 
-// Latest returns the gallery extension JSON of ns.name (any case) for
-// platform, as Open VSX's /vscode/gallery/{ns}/{name}/latest answers:
-// the newest version built for platform, or else the newest universal
-// one, and, when that is a pre-release, the newest stable one of the
-// same platform too, so that a client that wants releases only need
-// not ask again. An empty platform is universal. It reports false when
-// the catalog has no such extension or no build for platform.
+// Latest returns the gallery extension JSON of ns.name (any case), as
+// Open VSX's /vscode/gallery/{ns}/{name}/latest answers and VS Code's
+// extensionUrlTemplate expects. For a platform it lists the newest
+// version built for it, or else the newest universal one; for platform
+// "" (VS Code's URL names none, so a server passes "" when the request
+// names no targetPlatform) the newest version of every platform, so that
+// the client can pick its own. Where such a newest version is a
+// pre-release, the newest stable one of the same platform follows it,
+// so that a client that wants releases only need not ask again. It
+// reports false when the catalog has no such extension or no build for
+// platform.
 func (ix *Index) Latest(ns, name string, platform index.Platform, base string) ([]byte, bool) {
 	n, ok := ix.byKey[strings.ToLower(ns+"."+name)]
 	if !ok {
 		return nil, false
 	}
-	if platform == "" {
-		platform = index.Universal
-	}
 	x := &ix.exts[n]
 	want := platform
-	if !x.hasBuild(platform) {
+	if want != "" && !x.hasBuild(want) {
 		want = index.Universal
 	}
 	vs := x.selectVersions(latestFlags, want)
