@@ -165,3 +165,32 @@ func TestVSCodeLatest(t *testing.T) {
 		checkAsVSCode(t, ix, &e)
 	}
 }
+
+// TestResponseBound checks that Query's size bound holds, so that a
+// response is allocated once: for every recorded body and a base that
+// needs escaping.
+func TestResponseBound(t *testing.T) {
+	ix := New(testCatalog())
+	files, _ := filepath.Glob(filepath.Join("testdata", "vscode", "*.json"))
+	bodies := []string{body(0x1|0x2|0x4|0x10|0x40|0x80|0x100, 2, 100, 1)}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, string(data))
+	}
+	for _, base := range []string{testBase, "https://gallery.example.org/a\"b\\c<\u2028>"} {
+		for _, bd := range bodies {
+			q, err := ParseQuery(strings.NewReader(bd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ans := ix.answer(q)
+			got, bound := len(ix.render(nil, q, ans, base)), ix.bound(q, ans, base)
+			if got > bound {
+				t.Errorf("base %q, body %s: %d bytes, bound %d", base, bd, got, bound)
+			}
+		}
+	}
+}

@@ -50,6 +50,16 @@ type ext struct {
 	webTag    bool // it has a web build: tagged __web_extension
 	catKeys   []string
 	tagKeys   []string
+	// hdrSize and sizes bound the JSON of the extension without versions
+	// and of each build, less the base URL (measure).
+	hdrSize uint32
+	sizes   []uint32
+	// Text written into every response, worked out once: the asset
+	// path "/vscode/asset/{ns}/{name}/", each build's Published and
+	// the extension's dates, in the gallery's time format.
+	assetPath                 string
+	published                 []string
+	updatedText, releasedText string
 }
 
 // New indexes cat for the gallery. It does not change cat and keeps no
@@ -107,6 +117,12 @@ func New(cat *index.Catalog) *Index {
 				x.webTag = true
 			}
 		}
+		x.assetPath = "/vscode/asset/" + x.id.Namespace + "/" + x.id.Name + "/"
+		x.published = make([]string, len(builds))
+		for j := range builds {
+			x.published[j] = formatTime(builds[j].Published)
+		}
+		x.updatedText, x.releasedText = formatTime(x.updated), formatTime(x.released)
 		n := int32(i)
 		ix.byKey[k] = n
 		ix.byUUID[x.uuid] = n
@@ -124,6 +140,10 @@ func New(cat *index.Catalog) *Index {
 		wb.add(n, x)
 	}
 	ix.words = wb.build()
+	var scratch []byte
+	for i := range ix.exts {
+		scratch = ix.exts[i].measure(scratch)
+	}
 	ix.platCount = map[index.Platform]int{}
 	for i := range ix.exts {
 		x := &ix.exts[i]
@@ -217,3 +237,7 @@ func urlSafe(v string) bool {
 	}
 	return true
 }
+
+// formatTime writes t as the gallery does: RFC 3339 in UTC, with
+// milliseconds.
+func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -1,9 +1,6 @@
 package gallery
 
-import (
-	"time"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // appendString appends s as a JSON string: quotes, backslashes and
 // control characters escaped, invalid UTF-8 replaced by U+FFFD, and
@@ -54,24 +51,6 @@ func appendString(b []byte, s string) []byte {
 		i += size
 	}
 	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// appendKey appends "key": after a comma unless first.
-func appendKey(b []byte, first bool, key string) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	b = append(b, '"')
-	b = append(b, key...)
-	return append(b, '"', ':')
-}
-
-// appendTime appends t as a JSON string in the gallery's format
-// (RFC 3339, UTC, milliseconds).
-func appendTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
 	return append(b, '"')
 }
 

@@ -37,31 +37,103 @@ const vscodeTarget = "Microsoft.VisualStudio.Code"
 // {"results":[{"extensions":[...],"pagingToken":null,"resultMetadata":[...]}]},
 // one result per filter. base is the server's public base URL without a
 // trailing slash; asset URLs start with it. The work is that of the page
-// asked for plus, for a filter that narrows the catalog, of what matches.
+// asked for plus, for a filter that narrows the catalog, of what matches;
+// the body is allocated once, at a bound on its size that New worked out.
+// The error is always nil today; it is there for limits to come.
 func (ix *Index) Query(q *Query, base string) ([]byte, error) {
-	base = strings.TrimRight(base, "/")
-	flags := q.Flags
-	b := make([]byte, 0, 4096)
-	b = append(b, `{"results":[`...)
+	esc := escapeBase(base)
+	answers := ix.answer(q)
+	return ix.render(make([]byte, 0, ix.bound(q, answers, esc)), q, answers, esc), nil
+}
+
+// bound returns a bound on the size of the response to q.
+func (ix *Index) bound(q *Query, answers []answer, esc string) int {
+	escBase := len(esc)
+	size := 64
+	var sel []int32
+	for _, a := range answers {
+		size += 160
+		for _, n := range a.page {
+			x := &ix.exts[n]
+			size += int(x.hdrSize) + 1
+			sel = x.selectVersions(sel[:0], q.Flags, "")
+			for _, i := range sel {
+				size += int(x.sizes[i]) + urlsPerBuild*escBase
+			}
+		}
+	}
+	return size
+}
+
+// AppendQuery appends Query's response to dst and returns it: for a
+// server that keeps its own buffers.
+func (ix *Index) AppendQuery(dst []byte, q *Query, base string) []byte {
+	return ix.render(dst, q, ix.answer(q), escapeBase(base))
+}
+
+// escapeBase returns base without trailing slashes, escaped for the
+// inside of a JSON string: what the URLs begin with.
+func escapeBase(base string) string {
+	return string(appendRaw(nil, strings.TrimRight(base, "/")))
+}
+
+// answer is one filter's page and how many extensions match it.
+type answer struct {
+	page  []int32
+	total int
+}
+
+func (ix *Index) answer(q *Query) []answer {
+	out := make([]answer, len(q.Filters))
 	for i := range q.Filters {
+		out[i].page, out[i].total = ix.run(&q.Filters[i])
+	}
+	return out
+}
+
+func (ix *Index) render(b []byte, q *Query, answers []answer, esc string) []byte {
+	b = append(b, `{"results":[`...)
+	var sel []int32
+	for i, a := range answers {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		page, total := ix.run(&q.Filters[i])
 		b = append(b, `{"extensions":[`...)
-		for j, n := range page {
+		for j, n := range a.page {
 			if j > 0 {
 				b = append(b, ',')
 			}
 			x := &ix.exts[n]
-			b = x.appendJSON(b, x.selectVersions(flags, ""), flags, base)
+			sel = x.selectVersions(sel[:0], q.Flags, "")
+			b = x.appendJSON(b, sel, q.Flags, esc)
 		}
 		b = append(b, `],"pagingToken":null,"resultMetadata":[{"metadataType":"ResultCount","metadataItems":[{"name":"TotalCount","count":`...)
-		b = strconv.AppendInt(b, int64(total), 10)
+		b = strconv.AppendInt(b, int64(a.total), 10)
 		b = append(b, `}]}]}`...)
 	}
-	b = append(b, "]}"...)
-	return b, nil
+	return append(b, "]}"...)
+}
+
+// urlsPerBuild is how many times a version's JSON holds the base URL at
+// most: assetUri, fallbackAssetUri and eight files.
+const urlsPerBuild = 10
+
+// allFlags asks for every part of an extension: what New measures.
+const allFlags = FlagIncludeFiles | FlagIncludeCategoryAndTags | FlagIncludeVersionProperties |
+	FlagIncludeInstallTargets | FlagIncludeAssetURI | FlagIncludeStatistics
+
+// measure records the size of x's JSON without versions and of each
+// build's version JSON, with every flag and an empty base: with the
+// base's length per URL added, a bound on any response's size.
+func (x *ext) measure(scratch []byte) []byte {
+	scratch = x.appendJSON(scratch[:0], nil, allFlags, "")
+	x.hdrSize = uint32(len(scratch))
+	x.sizes = make([]uint32, len(x.builds))
+	for i := range x.builds {
+		scratch = x.appendVersion(scratch[:0], i, allFlags, "")
+		x.sizes[i] = uint32(len(scratch)) + 1 // and a comma
+	}
+	return scratch
 }
 
 // latestFlags are what Latest includes: as VS Code's search asks (950).
@@ -89,11 +161,11 @@ func (ix *Index) Latest(ns, name string, platform index.Platform, base string) (
 	if want != "" && !x.hasBuild(want) {
 		want = index.Universal
 	}
-	vs := x.selectVersions(latestFlags, want)
+	vs := x.selectVersions(nil, latestFlags, want)
 	if len(vs) == 0 {
 		return nil, false
 	}
-	return x.appendJSON(make([]byte, 0, 2048), vs, latestFlags, strings.TrimRight(base, "/")), true
+	return x.appendJSON(make([]byte, 0, 2048), vs, latestFlags, escapeBase(base)), true
 }
 
 func (x *ext) hasBuild(p index.Platform) bool {
@@ -105,9 +177,10 @@ func (x *ext) hasBuild(p index.Platform) bool {
 	return false
 }
 
-// selectVersions returns the builds flags ask for, newest first (the
-// order of x.builds), restricted to platform unless it is "".
-func (x *ext) selectVersions(flags Flags, platform index.Platform) []*index.Entry {
+// selectVersions appends to dst the indexes in x.builds of the builds
+// flags ask for, newest first (the order of x.builds), restricted to
+// platform unless it is "".
+func (x *ext) selectVersions(dst []int32, flags Flags, platform index.Platform) []int32 {
 	all := flags&FlagIncludeVersions != 0
 	latest := flags&FlagLatestVersionOnly != 0
 	preAndStable := flags&FlagLatestPreAndStableOnly != 0
@@ -120,7 +193,7 @@ func (x *ext) selectVersions(flags Flags, platform index.Platform) []*index.Entr
 		}
 		latest = true
 	}
-	out := make([]*index.Entry, 0, len(x.platforms)*2)
+	out := dst
 	// state by platform: 1 newest seen (stable), 2 newest seen
 	// (pre-release), 3 its stable seen too.
 	var state [16]uint8
@@ -130,7 +203,7 @@ func (x *ext) selectVersions(flags Flags, platform index.Platform) []*index.Entr
 			continue
 		}
 		if all {
-			out = append(out, e)
+			out = append(out, int32(i))
 			continue
 		}
 		k := x.platformSlot(e.Platform)
@@ -140,10 +213,10 @@ func (x *ext) selectVersions(flags Flags, platform index.Platform) []*index.Entr
 			if e.PreRelease {
 				state[k] = 2
 			}
-			out = append(out, e)
+			out = append(out, int32(i))
 		case state[k] == 2 && preAndStable && !e.PreRelease:
 			state[k] = 3
-			out = append(out, e)
+			out = append(out, int32(i))
 		}
 	}
 	return out
@@ -160,7 +233,8 @@ func (x *ext) platformSlot(p index.Platform) int {
 }
 
 // appendJSON appends x as one gallery extension with the versions vs.
-func (x *ext) appendJSON(b []byte, vs []*index.Entry, flags Flags, base string) []byte {
+// esc is the base URL, escaped (escapeBase).
+func (x *ext) appendJSON(b []byte, vs []int32, flags Flags, esc string) []byte {
 	l := x.latest
 	b = append(b, `{"publisher":{"publisherId":"`...)
 	b = append(b, x.pubUUID...)
@@ -178,20 +252,21 @@ func (x *ext) appendJSON(b []byte, vs []*index.Entry, flags Flags, base string) 
 	} else {
 		b = appendString(b, x.id.Name)
 	}
-	b = append(b, `,"flags":"validated, public","lastUpdated":`...)
-	b = appendTime(b, x.updated)
-	b = append(b, `,"publishedDate":`...)
-	b = appendTime(b, x.released)
-	b = append(b, `,"releaseDate":`...)
-	b = appendTime(b, x.released)
+	b = append(b, `,"flags":"validated, public","lastUpdated":"`...)
+	b = append(b, x.updatedText...)
+	b = append(b, `","publishedDate":"`...)
+	b = append(b, x.releasedText...)
+	b = append(b, `","releaseDate":"`...)
+	b = append(b, x.releasedText...)
+	b = append(b, '"')
 	b = append(b, `,"shortDescription":`...)
 	b = appendString(b, l.Description)
 	b = append(b, `,"versions":[`...)
-	for i, e := range vs {
+	for i, n := range vs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = x.appendVersion(b, e, flags, base)
+		b = x.appendVersion(b, int(n), flags, esc)
 	}
 	b = append(b, ']')
 	if flags&FlagIncludeCategoryAndTags != 0 {
@@ -210,7 +285,8 @@ func (x *ext) appendJSON(b []byte, vs []*index.Entry, flags Flags, base string) 
 }
 
 // appendVersion appends one build as a gallery version.
-func (x *ext) appendVersion(b []byte, e *index.Entry, flags Flags, base string) []byte {
+func (x *ext) appendVersion(b []byte, n int, flags Flags, esc string) []byte {
+	e := &x.builds[n]
 	specific := e.Platform != index.Universal && e.Platform != ""
 	b = append(b, `{"version":`...)
 	b = appendString(b, e.Version)
@@ -218,12 +294,13 @@ func (x *ext) appendVersion(b []byte, e *index.Entry, flags Flags, base string) 
 		b = append(b, `,"targetPlatform":`...)
 		b = appendString(b, string(e.Platform))
 	}
-	b = append(b, `,"flags":"validated","lastUpdated":`...)
-	b = appendTime(b, e.Published)
+	b = append(b, `,"flags":"validated","lastUpdated":"`...)
+	b = append(b, x.published[n]...)
+	b = append(b, '"')
 	if flags&(FlagIncludeFiles|FlagIncludeAssetURI) != 0 {
 		mark := len(b)
 		b = append(b, `,"assetUri":`...)
-		b = appendAssetURI(b, base, x.id, e.Version)
+		b = x.appendAssetURI(b, esc, e.Version)
 		uri := b[mark+len(`,"assetUri":`):]
 		b = append(b, `,"fallbackAssetUri":`...)
 		b = append(b, uri...)
@@ -234,11 +311,11 @@ func (x *ext) appendVersion(b []byte, e *index.Entry, flags Flags, base string) 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendFile(b, base, x.id, e, t)
+			b = x.appendFile(b, esc, e, t)
 		}
 		if e.Upstream.Signed {
 			b = append(b, ',')
-			b = appendFile(b, base, x.id, e, AssetSignature)
+			b = x.appendFile(b, esc, e, AssetSignature)
 		}
 		b = append(b, ']')
 	}
@@ -278,14 +355,10 @@ func (x *ext) appendVersion(b []byte, e *index.Entry, flags Flags, base string) 
 // appendAssetURI appends "{base}/vscode/asset/{ns}/{name}/{version}" as
 // a JSON string. IDs and versions are made of characters a URL path
 // takes as they are (index.ValidName, SemVer); New checks.
-func appendAssetURI(b []byte, base string, id index.ID, version string) []byte {
+func (x *ext) appendAssetURI(b []byte, esc string, version string) []byte {
 	b = append(b, '"')
-	b = appendRaw(b, base)
-	b = append(b, "/vscode/asset/"...)
-	b = append(b, id.Namespace...)
-	b = append(b, '/')
-	b = append(b, id.Name...)
-	b = append(b, '/')
+	b = append(b, esc...)
+	b = append(b, x.assetPath...)
 	b = append(b, version...)
 	return append(b, '"')
 }
@@ -300,11 +373,11 @@ func appendRaw(b []byte, s string) []byte {
 
 // appendFile appends one files[] element: the asset's URL, with
 // ?targetPlatform= for a platform-specific build.
-func appendFile(b []byte, base string, id index.ID, e *index.Entry, assetType string) []byte {
+func (x *ext) appendFile(b []byte, esc string, e *index.Entry, assetType string) []byte {
 	b = append(b, `{"assetType":"`...)
 	b = append(b, assetType...)
 	b = append(b, `","source":`...)
-	b = appendAssetURI(b, base, id, e.Version)
+	b = x.appendAssetURI(b, esc, e.Version)
 	b = b[:len(b)-1] // reopen the string
 	b = append(b, '/')
 	b = append(b, assetType...)
