@@ -13,8 +13,9 @@
 // within fixed bounds (MaxQueryBytes, MaxFilters, MaxCriteria,
 // MaxPageSize, MaxPageNumber, MaxSearchText, MaxAssetTypes): anything
 // outside them is an error that says what was wrong, never a clamp.
-// Index.Query writes the whole response body; Index.Latest one
-// extension as Open VSX's /vscode/gallery/{ns}/{name}/latest does.
+// Index.Query writes the whole response body, refusing one of several
+// extensions larger than MaxResponseBytes; Index.Latest one extension
+// as Open VSX's /vscode/gallery/{ns}/{name}/latest does.
 //
 // # Filters
 //

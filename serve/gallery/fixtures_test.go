@@ -187,7 +187,9 @@ func TestResponseBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			ans := ix.answer(q)
-			got, bound := len(ix.render(nil, q, ans, base)), ix.bound(q, ans, base)
+			esc := escapeBase(base)
+			bound, _ := ix.bound(q, ans, esc)
+			got := len(ix.render(nil, q, ans, esc))
 			if got > bound {
 				t.Errorf("base %q, body %s: %d bytes, bound %d", base, bd, got, bound)
 			}

@@ -1,6 +1,7 @@
 package gallery
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -39,20 +40,41 @@ const vscodeTarget = "Microsoft.VisualStudio.Code"
 // trailing slash; asset URLs start with it. The work is that of the page
 // asked for plus, for a filter that narrows the catalog, of what matches;
 // the body is allocated once, at a bound on its size that New worked out.
-// The error is always nil today; it is there for limits to come.
+// A response of several extensions that would be larger than
+// MaxResponseBytes is refused with an error wrapping ErrBadQuery and
+// ErrTooLarge: a page of a thousand extensions with every version of
+// each could otherwise run to tens of megabytes. One extension is always
+// answered whole, however many builds it has: VS Code asks for every
+// version of one extension to find a compatible one.
 func (ix *Index) Query(q *Query, base string) ([]byte, error) {
 	esc := escapeBase(base)
 	answers := ix.answer(q)
-	return ix.render(make([]byte, 0, ix.bound(q, answers, esc)), q, answers, esc), nil
+	size, many := ix.bound(q, answers, esc)
+	if size > MaxResponseBytes && many {
+		return nil, tooLarge(size)
+	}
+	return ix.render(make([]byte, 0, size), q, answers, esc), nil
 }
 
-// bound returns a bound on the size of the response to q.
-func (ix *Index) bound(q *Query, answers []answer, esc string) int {
+func tooLarge(size int) error {
+	return fmt.Errorf("%w: %w: the answer would be up to %d bytes, more than %d; ask for fewer extensions a page, or for the latest versions only (flag 0x200)",
+		ErrBadQuery, ErrTooLarge, size, MaxResponseBytes)
+}
+
+// MaxResponseBytes bounds a Query response that lists more than one
+// extension.
+const MaxResponseBytes = 16 << 20
+
+// bound returns a bound on the size of the response to q and whether it
+// lists more than one extension.
+func (ix *Index) bound(q *Query, answers []answer, esc string) (size int, many bool) {
+	exts := 0
 	escBase := len(esc)
-	size := 64
+	size = 64
 	var sel []int32
 	for _, a := range answers {
 		size += 160
+		exts += len(a.page)
 		for _, n := range a.page {
 			x := &ix.exts[n]
 			size += int(x.hdrSize) + 1
@@ -62,13 +84,18 @@ func (ix *Index) bound(q *Query, answers []answer, esc string) int {
 			}
 		}
 	}
-	return size
+	return size, exts > 1
 }
 
-// AppendQuery appends Query's response to dst and returns it: for a
-// server that keeps its own buffers.
-func (ix *Index) AppendQuery(dst []byte, q *Query, base string) []byte {
-	return ix.render(dst, q, ix.answer(q), escapeBase(base))
+// AppendQuery appends Query's response to dst and returns it, for a
+// server that keeps its own buffers; it refuses what Query refuses.
+func (ix *Index) AppendQuery(dst []byte, q *Query, base string) ([]byte, error) {
+	esc := escapeBase(base)
+	answers := ix.answer(q)
+	if size, many := ix.bound(q, answers, esc); size > MaxResponseBytes && many {
+		return dst, tooLarge(size)
+	}
+	return ix.render(dst, q, answers, esc), nil
 }
 
 // escapeBase returns base without trailing slashes, escaped for the
