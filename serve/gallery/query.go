@@ -165,12 +165,45 @@ func ParseQuery(r io.Reader) (*Query, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
-		return nil, badf("the body is not an extensionquery JSON object: %v", err)
+		return nil, badf("the body is not an extensionquery JSON object: %s", jsonProblem(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, badf("the body holds more than one JSON value; send exactly one object")
 	}
 	return raw.check()
+}
+
+// jsonProblem says what a decoding error means in the request's own
+// terms, without the names of this package's types.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		want := "a number"
+		switch te.Type.Kind().String() {
+		case "string":
+			want = "a string"
+		case "slice":
+			want = "an array"
+		case "struct":
+			want = "an object"
+		case "int", "int64":
+			want = "a whole number"
+		}
+		field := te.Field
+		if field == "" {
+			field = "the body"
+		}
+		return fmt.Sprintf("%s is a JSON %s; it must be %s", field, te.Value, want)
+	case errors.As(err, &se):
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	case errors.Is(err, io.EOF):
+		return "the body is empty"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the body ends in the middle of the JSON value"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
 func badf(format string, args ...any) error {
@@ -198,7 +231,7 @@ func (raw *rawQuery) check() (*Query, error) {
 	for i, rf := range raw.Filters {
 		f, err := rf.check()
 		if err != nil {
-			return nil, fmt.Errorf("%w (filters[%d])", err, i)
+			return nil, fmt.Errorf("%w: filters[%d].%w", ErrBadQuery, i, err)
 		}
 		q.Filters = append(q.Filters, f)
 	}
@@ -208,29 +241,29 @@ func (raw *rawQuery) check() (*Query, error) {
 func (rf *rawFilter) check() (Filter, error) {
 	f := Filter{PageNumber: 1, PageSize: DefaultPageSize}
 	if len(rf.Criteria) > MaxCriteria {
-		return f, badf("%d criteria; at most %d: ask for fewer extensions at a time", len(rf.Criteria), MaxCriteria)
+		return f, fmt.Errorf("%d criteria; at most %d: ask for fewer extensions at a time", len(rf.Criteria), MaxCriteria)
 	}
 	if p := rf.PageNumber; p != nil && *p != 0 {
 		if *p < 0 || *p > MaxPageNumber {
-			return f, badf("pageNumber %d is not between 1 and %d", *p, MaxPageNumber)
+			return f, fmt.Errorf("pageNumber %d is not between 1 and %d", *p, MaxPageNumber)
 		}
 		f.PageNumber = *p
 	}
 	if p := rf.PageSize; p != nil && *p != 0 {
 		if *p < 0 || *p > MaxPageSize {
-			return f, badf("pageSize %d is not between 1 and %d", *p, MaxPageSize)
+			return f, fmt.Errorf("pageSize %d is not between 1 and %d", *p, MaxPageSize)
 		}
 		f.PageSize = *p
 	}
 	if s := rf.SortBy; s != nil {
 		if *s < 0 || *s > 100 {
-			return f, badf("sortBy %d is not a sort order (0 relevance, 1 last updated, 2 title, 3 publisher, 4 installs, ...)", *s)
+			return f, fmt.Errorf("sortBy %d is not a sort order (0 relevance, 1 last updated, 2 title, 3 publisher, 4 installs, ...)", *s)
 		}
 		f.SortBy = SortBy(*s)
 	}
 	if s := rf.SortOrder; s != nil {
 		if *s < 0 || *s > 2 {
-			return f, badf("sortOrder %d is not 0 (default), 1 (ascending) or 2 (descending)", *s)
+			return f, fmt.Errorf("sortOrder %d is not 0 (default), 1 (ascending) or 2 (descending)", *s)
 		}
 		f.SortOrder = SortOrder(*s)
 	}
@@ -238,7 +271,7 @@ func (rf *rawFilter) check() (Filter, error) {
 	for i, rc := range rf.Criteria {
 		c, err := rc.check()
 		if err != nil {
-			return f, fmt.Errorf("%w (criteria[%d])", err, i)
+			return f, fmt.Errorf("criteria[%d]: %w", i, err)
 		}
 		f.Criteria = append(f.Criteria, c)
 	}
@@ -247,30 +280,30 @@ func (rf *rawFilter) check() (Filter, error) {
 
 func (rc *rawCriterion) check() (Criterion, error) {
 	if rc.FilterType == nil {
-		return Criterion{}, badf("a criterion has no filterType")
+		return Criterion{}, fmt.Errorf("a criterion has no filterType")
 	}
 	c := Criterion{Type: FilterType(*rc.FilterType)}
 	if rc.Value != nil {
 		c.Value = *rc.Value
 	}
 	if c.Type < 0 || c.Type > 100 {
-		return c, badf("filterType %d is not a filter type (1 tag, 4 extension ID, 5 category, 7 extension name, 8 target, 10 search text, 12 exclude flags)", c.Type)
+		return c, fmt.Errorf("filterType %d is not a filter type (1 tag, 4 extension ID, 5 category, 7 extension name, 8 target, 10 search text, 12 exclude flags)", c.Type)
 	}
 	switch c.Type {
 	case FilterSearchText:
 		if len(c.Value) > MaxSearchText {
-			return c, badf("the search text is %d bytes long; at most %d", len(c.Value), MaxSearchText)
+			return c, fmt.Errorf("the search text is %d bytes long; at most %d", len(c.Value), MaxSearchText)
 		}
 		if n := len(strings.Fields(c.Value)); n > MaxSearchWords {
-			return c, badf("the search text has %d words; at most %d", n, MaxSearchWords)
+			return c, fmt.Errorf("the search text has %d words; at most %d", n, MaxSearchWords)
 		}
 	case FilterExcludeWithFlags:
 		if _, err := strconv.ParseUint(c.Value, 10, 32); err != nil {
-			return c, badf("ExcludeWithFlags value %q is not a number of flags (VS Code sends \"4096\")", c.Value)
+			return c, fmt.Errorf("ExcludeWithFlags value %q is not a number of flags (VS Code sends \"4096\")", c.Value)
 		}
 	default:
 		if len(c.Value) > 512 {
-			return c, badf("a criterion value of filterType %d is %d bytes long; at most 512", c.Type, len(c.Value))
+			return c, fmt.Errorf("a criterion value of filterType %d is %d bytes long; at most 512", c.Type, len(c.Value))
 		}
 	}
 	return c, nil

@@ -35,9 +35,10 @@ func TestParseQueryRefuses(t *testing.T) {
 	tests := []struct {
 		name, body, want string
 	}{
-		{"empty", ``, "not an extensionquery JSON object"},
+		{"empty", ``, "the body is empty"},
+		{"cut", `{"filters":[`, "ends in the middle"},
 		{"not JSON", `filters=1`, "not an extensionquery JSON object"},
-		{"array", `[]`, "not an extensionquery JSON object"},
+		{"array", `[]`, "the body is a JSON array; it must be an object"},
 		{"unknown field", `{"filters":[{"criteria":[]}],"foo":1}`, `unknown field "foo"`},
 		{"unknown filter field", `{"filters":[{"criteria":[],"pagesize2":1}]}`, `unknown field "pagesize2"`},
 		{"trailing value", `{"filters":[{"criteria":[]}]} {}`, "more than one JSON value"},
@@ -47,8 +48,9 @@ func TestParseQueryRefuses(t *testing.T) {
 		{"negative page size", `{"filters":[{"criteria":[],"pageSize":-1}]}`, "pageSize -1"},
 		{"huge page number", `{"filters":[{"criteria":[],"pageNumber":9007199254740991}]}`, "pageNumber"},
 		{"page number overflowing int", `{"filters":[{"criteria":[],"pageNumber":1e30}]}`, "not an extensionquery JSON object"},
-		{"fractional page size", `{"filters":[{"criteria":[],"pageSize":1.5}]}`, "not an extensionquery JSON object"},
-		{"string page size", `{"filters":[{"criteria":[],"pageSize":"50"}]}`, "not an extensionquery JSON object"},
+		{"fractional page size", `{"filters":[{"criteria":[],"pageSize":1.5}]}`, "filters.pageSize is a JSON number 1.5; it must be a whole number"},
+		{"string page size", `{"filters":[{"criteria":[],"pageSize":"50"}]}`, "filters.pageSize is a JSON string; it must be a whole number"},
+		{"number value", `{"filters":[{"criteria":[{"filterType":7,"value":5}]}]}`, "filters.criteria.value is a JSON number; it must be a string"},
 		{"bad sort order", `{"filters":[{"criteria":[],"sortOrder":7}]}`, "sortOrder 7"},
 		{"bad sort by", `{"filters":[{"criteria":[],"sortBy":-3}]}`, "sortBy -3"},
 		{"negative flags", `{"filters":[{"criteria":[]}],"flags":-1}`, "flags -1"},
