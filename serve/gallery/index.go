@@ -60,6 +60,9 @@ type ext struct {
 	assetPath                 string
 	published                 []string
 	updatedText, releasedText string
+	// head and catTags are x's JSON up to its versions, and its
+	// categories and tags, rendered once (measure).
+	head, catTags string
 }
 
 // New indexes cat for the gallery. It does not change cat and keeps no

@@ -149,10 +149,13 @@ const urlsPerBuild = 10
 const allFlags = FlagIncludeFiles | FlagIncludeCategoryAndTags | FlagIncludeVersionProperties |
 	FlagIncludeInstallTargets | FlagIncludeAssetURI | FlagIncludeStatistics
 
-// measure records the size of x's JSON without versions and of each
+// measure renders the parts of x's JSON that are the same in every
+// response (head, catTags) and records the size of x's JSON without versions and of each
 // build's version JSON, with every flag and an empty base: with the
 // base's length per URL added, a bound on any response's size.
 func (x *ext) measure(scratch []byte) []byte {
+	x.head = string(x.appendHead(scratch[:0]))
+	x.catTags = string(x.appendCatTags(scratch[:0]))
 	scratch = x.appendJSON(scratch[:0], nil, allFlags, "")
 	x.hdrSize = uint32(len(scratch))
 	x.sizes = make([]uint32, len(x.builds))
@@ -262,6 +265,29 @@ func (x *ext) platformSlot(p index.Platform) int {
 // appendJSON appends x as one gallery extension with the versions vs.
 // esc is the base URL, escaped (escapeBase).
 func (x *ext) appendJSON(b []byte, vs []int32, flags Flags, esc string) []byte {
+	b = append(b, x.head...)
+	for i, n := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = x.appendVersion(b, int(n), flags, esc)
+	}
+	b = append(b, ']')
+	if flags&FlagIncludeCategoryAndTags != 0 {
+		b = append(b, x.catTags...)
+	}
+	if flags&FlagIncludeStatistics != 0 {
+		b = append(b, `,"statistics":[]`...)
+	}
+	if flags&FlagIncludeInstallTargets != 0 {
+		b = append(b, `,"installationTargets":[{"target":"Microsoft.VisualStudio.Code","targetVersion":""}]`...)
+	}
+	return append(b, `,"deploymentType":0}`...)
+}
+
+// appendHead appends the start of x's JSON, which no flag or base
+// changes: up to the opening of its versions array.
+func (x *ext) appendHead(b []byte) []byte {
 	l := x.latest
 	b = append(b, `{"publisher":{"publisherId":"`...)
 	b = append(b, x.pubUUID...)
@@ -285,30 +311,17 @@ func (x *ext) appendJSON(b []byte, vs []int32, flags Flags, esc string) []byte {
 	b = append(b, x.releasedText...)
 	b = append(b, `","releaseDate":"`...)
 	b = append(b, x.releasedText...)
-	b = append(b, '"')
-	b = append(b, `,"shortDescription":`...)
+	b = append(b, `","shortDescription":`...)
 	b = appendString(b, l.Description)
-	b = append(b, `,"versions":[`...)
-	for i, n := range vs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = x.appendVersion(b, int(n), flags, esc)
-	}
-	b = append(b, ']')
-	if flags&FlagIncludeCategoryAndTags != 0 {
-		b = append(b, `,"categories":`...)
-		b = appendStrings(b, l.Categories)
-		b = append(b, `,"tags":`...)
-		b = appendStrings(b, x.tags())
-	}
-	if flags&FlagIncludeStatistics != 0 {
-		b = append(b, `,"statistics":[]`...)
-	}
-	if flags&FlagIncludeInstallTargets != 0 {
-		b = append(b, `,"installationTargets":[{"target":"Microsoft.VisualStudio.Code","targetVersion":""}]`...)
-	}
-	return append(b, `,"deploymentType":0}`...)
+	return append(b, `,"versions":[`...)
+}
+
+// appendCatTags appends x's categories and tags (flag 0x4).
+func (x *ext) appendCatTags(b []byte) []byte {
+	b = append(b, `,"categories":`...)
+	b = appendStrings(b, x.latest.Categories)
+	b = append(b, `,"tags":`...)
+	return appendStrings(b, x.tags())
 }
 
 // appendVersion appends one build as a gallery version.
