@@ -36,7 +36,9 @@ func newFixture(t *testing.T, opts serve.Options) *fixture {
 	reg := demoreg.Get(t)
 	dir := filepath.Join(t.TempDir(), "registry")
 	filetest.CopyDir(t, reg.Dir1, dir)
-	opts.Open = func(context.Context) (store.Store, error) { return dirstore.Open(dir, dirstore.Options{ReadOnly: true}) }
+	opts.Open = func(context.Context) (store.Store, error) {
+		return dirstore.Open(dir, dirstore.Options{ReadOnly: true})
+	}
 	opts.Anchor = trust.Anchor{Key: reg.Signer}
 	opts.Now = func() time.Time { return demoreg.VerifyNow }
 	if opts.Poll == 0 {

@@ -61,11 +61,14 @@ type Options struct {
 // Server answers the editors' requests from the verified snapshot it
 // holds.
 type Server struct {
-	opts      Options
-	log       *slog.Logger
-	cur       atomic.Pointer[snapshot]
-	reloadMu  sync.Mutex
-	refused   struct{ timestamp []byte; err error }
+	opts     Options
+	log      *slog.Logger
+	cur      atomic.Pointer[snapshot]
+	reloadMu sync.Mutex
+	refused  struct {
+		timestamp []byte
+		err       error
+	}
 	manifests *manifestCache
 	verified  *verifiedFiles
 	handler   http.Handler

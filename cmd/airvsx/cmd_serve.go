@@ -107,8 +107,8 @@ func runServe(ctx context.Context, g *globals, opts serveOptions) error {
 		access = f
 	}
 	so := serve.Options{
-		Open:    func(ctx context.Context) (store.Store, error) { return opts.registry.open(ctx) },
-		Anchor:  anchor, State: state, BaseURL: opts.baseURL, Poll: opts.poll,
+		Open:   func(ctx context.Context) (store.Store, error) { return opts.registry.open(ctx) },
+		Anchor: anchor, State: state, BaseURL: opts.baseURL, Poll: opts.poll,
 		Gallery: galleryEngine, Logger: g.logger(), AccessLog: access,
 	}
 	if opts.poll == 0 {
