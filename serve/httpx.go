@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +41,12 @@ type ServeOptions struct {
 	// Ready, when set, is called with the address listened on (the port
 	// chosen when Addr's is 0) once the listener is open.
 	Ready func(addr string)
+	// ReadHeaderTimeout bounds how long a client may take to send a
+	// request's header. Default 5s.
+	ReadHeaderTimeout time.Duration
+	// Logger receives the server's own errors (a failed TLS handshake,
+	// say) at debug level. Default nil: discarded.
+	Logger *slog.Logger
 	// ShutdownTimeout bounds the graceful shutdown once ctx ends: the
 	// requests in flight get that long to finish. Default 10s.
 	ShutdownTimeout time.Duration
@@ -52,6 +60,9 @@ func Serve(ctx context.Context, h http.Handler, opts ServeOptions) error {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:8080"
 	}
+	if opts.ReadHeaderTimeout == 0 {
+		opts.ReadHeaderTimeout = 5 * time.Second
+	}
 	if opts.ShutdownTimeout == 0 {
 		opts.ShutdownTimeout = 10 * time.Second
 	}
@@ -60,13 +71,13 @@ func Serve(ctx context.Context, h http.Handler, opts ServeOptions) error {
 	}
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
+		ReadHeaderTimeout: opts.ReadHeaderTimeout,
 		ReadTimeout:       30 * time.Second,
 		// A package of 200 MB at 1 MB/s: the bound for one answer.
 		WriteTimeout:   10 * time.Minute,
 		IdleTimeout:    2 * time.Minute,
 		MaxHeaderBytes: maxHeaderBytes,
-		ErrorLog:       nil,
+		ErrorLog:       slog.NewLogLogger(logHandler(opts.Logger), slog.LevelDebug),
 		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	if opts.CertFile != "" {
@@ -106,6 +117,14 @@ func Serve(ctx context.Context, h http.Handler, opts ServeOptions) error {
 	return nil
 }
 
+// logHandler is l's handler, or one that discards.
+func logHandler(l *slog.Logger) slog.Handler {
+	if l == nil {
+		return slog.DiscardHandler
+	}
+	return l.Handler()
+}
+
 // wrap adds what every request goes through: the request log, a bound
 // on the URL, headers that keep browsers from sniffing, and recovery.
 func (s *Server) wrap(h http.Handler) http.Handler {
@@ -122,8 +141,44 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 			httpError(lw, http.StatusRequestURITooLong, "the URL is longer than %d bytes", maxURLBytes)
 			return
 		}
+		if !cleanPath(r.URL.EscapedPath()) {
+			httpError(lw, http.StatusBadRequest, "the path has a dot segment, a backslash or a control character")
+			return
+		}
 		h.ServeHTTP(lw, r)
 	})
+}
+
+// cleanPath reports whether an escaped request path, decoded as often
+// as it takes to stop changing, has no "." or ".." segment, backslash,
+// NUL or control character: such a path is refused before any route
+// sees it, in every encoding.
+func cleanPath(escaped string) bool {
+	p := escaped
+	for range 4 {
+		u, err := url.PathUnescape(p)
+		if err != nil {
+			return false
+		}
+		if u == p {
+			break
+		}
+		p = u
+	}
+	if strings.ContainsAny(p, "\\\x00") {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			if seg[i] < 0x20 || seg[i] == 0x7f {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // logRequest writes r's line in the Combined Log Format.

@@ -141,7 +141,7 @@ func runServe(ctx context.Context, g *globals, opts serveOptions) error {
 	if opts.cert != "" {
 		scheme = "https"
 	}
-	err = serve.Serve(ctx, srv.Handler(), serve.ServeOptions{Addr: opts.addr, CertFile: opts.cert, KeyFile: opts.certKey,
+	err = serve.Serve(ctx, srv.Handler(), serve.ServeOptions{Addr: opts.addr, CertFile: opts.cert, KeyFile: opts.certKey, Logger: g.logger(),
 		Ready: func(addr string) {
 			fmt.Fprintf(g.stdout, "serving catalog serial %d (%s) on %s://%s\n", serial, digest, scheme, addr)
 		}})
