@@ -104,7 +104,9 @@ func TestHotSwap(t *testing.T) {
 // TestRefusedAtStart: a registry that does not verify is not served.
 func TestRefusedAtStart(t *testing.T) {
 	f := newFixture(t, serve.Options{})
-	open := func(context.Context) (store.Store, error) { return dirstore.Open(f.dir, dirstore.Options{ReadOnly: true}) }
+	open := func(context.Context) (store.Store, error) {
+		return dirstore.Open(f.dir, dirstore.Options{ReadOnly: true})
+	}
 	if _, err := serve.New(t.Context(), serve.Options{Open: open, Anchor: trust.Anchor{Key: f.reg.Other}, Poll: -1}); err == nil {
 		t.Fatal("New served a registry signed by another key")
 	}
