@@ -48,12 +48,17 @@ func newFixture(t *testing.T, opts serve.Options) *fixture {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	return &fixture{dir: dir, srv: srv, ts: newTestServer(t, srv), reg: reg}
+}
+
+// newTestServer serves srv on loopback until the test ends.
+func newTestServer(t *testing.T, srv *serve.Server) *httptest.Server {
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		ts.Close()
 		srv.Close()
 	})
-	return &fixture{dir: dir, srv: srv, ts: ts, reg: reg}
+	return ts
 }
 
 // get fetches path from the fixture's server (no gzip asked for).
