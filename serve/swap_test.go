@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/dirstore"
@@ -115,5 +116,21 @@ func TestRefusedAtStart(t *testing.T) {
 		t.Fatal("New served a registry whose timestamp was tampered with")
 	} else {
 		t.Logf("refused: %v", err)
+	}
+}
+
+// TestWatch: Watch notices a new catalog on its own and serves it.
+func TestWatch(t *testing.T) {
+	f := newFixture(t, serve.Options{Poll: 20 * time.Millisecond})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go f.srv.Watch(ctx)
+	replaceRegistry(t, f.reg.Dir, f.dir)
+	deadline := time.Now().Add(10 * time.Second)
+	for serial(t, f) != "2" {
+		if time.Now().After(deadline) {
+			t.Fatal("Watch did not swap to serial 2 within 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

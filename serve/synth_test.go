@@ -61,7 +61,9 @@ func multiFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	srv, err := serve.New(t.Context(), serve.Options{
-		Open:   func(context.Context) (store.Store, error) { return dirstore.Open(dir, dirstore.Options{ReadOnly: true}) },
+		Open: func(context.Context) (store.Store, error) {
+			return dirstore.Open(dir, dirstore.Options{ReadOnly: true})
+		},
 		Anchor: trust.Anchor{Key: signer}, Poll: -1,
 	})
 	if err != nil {
