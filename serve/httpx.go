@@ -290,6 +290,22 @@ func writeJSONBytes(w http.ResponseWriter, r *http.Request, code int, b []byte) 
 	w.Write(buf.Bytes())
 }
 
+// writeAnswer answers 200 with a cached JSON answer, gzipped when the
+// client takes gzip and it is worth it.
+func writeAnswer(w http.ResponseWriter, r *http.Request, a *answer) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Add("Vary", "Accept-Encoding")
+	b := a.json
+	if len(b) >= gzipMin && acceptsGzip(r) {
+		b = a.gzipped()
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+}
+
 // acceptsGzip reports whether r's Accept-Encoding takes gzip.
 func acceptsGzip(r *http.Request) bool {
 	for _, v := range r.Header.Values("Accept-Encoding") {

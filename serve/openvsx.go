@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -69,6 +70,11 @@ func (s *Server) openVSX(w http.ResponseWriter, r *http.Request) {
 // extensionJSON answers one build of an extension as Open VSX's
 // extension JSON.
 func (s *Server) extensionJSON(w http.ResponseWriter, r *http.Request, sn *snapshot, es []index.Entry, version string, platform index.Platform) {
+	if a := sn.answers.get(s.base(r) + "\x00" + r.URL.EscapedPath()); a != nil {
+		w.Header().Set("Cache-Control", "public, max-age=60")
+		writeAnswer(w, r, a)
+		return
+	}
 	e := pick(es, version, platform)
 	if e == nil {
 		jsonError(w, r, http.StatusNotFound, "Extension not found: %s (version %q, platform %q)", es[0].ID, version, platform)
@@ -80,8 +86,13 @@ func (s *Server) extensionJSON(w http.ResponseWriter, r *http.Request, sn *snaps
 		jsonError(w, r, http.StatusBadGateway, "the manifest of %s cannot be read from the registry", e)
 		return
 	}
+	b, err := json.Marshal(s.extJSON(sn, r, es, e, m, platform))
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, "encode the answer: %v", err)
+		return
+	}
 	w.Header().Set("Cache-Control", "public, max-age=60")
-	writeJSON(w, r, s.extJSON(sn, r, es, e, m, platform))
+	writeAnswer(w, r, sn.answers.put(s.base(r)+"\x00"+r.URL.EscapedPath(), b))
 }
 
 // extJSON is Open VSX's ExtensionJson for e, its files those stored.

@@ -27,6 +27,8 @@ type snapshot struct {
 	exts map[string][]index.Entry
 	// order is every extension's entries, in the catalog's order (by ID).
 	order [][]index.Entry
+	// answers caches the extension JSON answered from this snapshot.
+	answers answerCache
 	// gallery answers the VS Code gallery's queries; nil without one.
 	gallery Gallery
 	// site is the directory the static catalog was rendered into; ""
