@@ -110,3 +110,33 @@ func vsixBytes(t *testing.T, dir string, e *index.Entry) []byte {
 	}
 	return b
 }
+
+// entryManifest reads e's manifest straight from the registry in dir.
+func entryManifest(t *testing.T, dir string, e *index.Entry) *artifact.Manifest {
+	t.Helper()
+	st, err := dirstore.Open(dir, dirstore.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m, err := artifact.EntryManifest(t.Context(), st, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// layerBytes reads layer l of e straight from the registry in dir.
+func layerBytes(t *testing.T, dir string, e *index.Entry, l artifact.Layer) []byte {
+	t.Helper()
+	st, err := dirstore.Open(dir, dirstore.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	b, err := store.ReadBlob(t.Context(), st, artifact.Repo(e.ID), l.Digest, l.Size, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
