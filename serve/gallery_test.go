@@ -152,4 +152,3 @@ func TestSite(t *testing.T) {
 		t.Errorf("the search index lacks night-theme")
 	}
 }
-

@@ -84,9 +84,16 @@ func (s *Server) openVSXSearch(w http.ResponseWriter, r *http.Request, sn *snaps
 	base := s.base(r)
 	total := 0
 	out := []searchEntry{}
-	for _, es := range sn.order {
+	for i, es := range sn.order {
 		e := pick(es, "latest", platform)
-		if e == nil || !matches(e, words, category) {
+		if e == nil {
+			continue
+		}
+		hay := sn.hay[i]
+		if platform != "" {
+			hay = haystack(e)
+		}
+		if !matches(e, hay, words, category) {
 			continue
 		}
 		total++
@@ -110,8 +117,14 @@ func (s *Server) openVSXSearch(w http.ResponseWriter, r *http.Request, sn *snaps
 	}{offset, total, out})
 }
 
-// matches reports whether e holds every word and is in category.
-func matches(e *index.Entry, words []string, category string) bool {
+// haystack is the lower-cased text search looks in for e.
+func haystack(e *index.Entry) string {
+	return strings.ToLower(e.ID.String() + " " + e.DisplayName + " " + e.Description + " " + strings.Join(e.Tags, " "))
+}
+
+// matches reports whether hay (e's haystack) holds every word and e is
+// in category.
+func matches(e *index.Entry, hay string, words []string, category string) bool {
 	if category != "" {
 		in := false
 		for _, c := range e.Categories {
@@ -127,7 +140,6 @@ func matches(e *index.Entry, words []string, category string) bool {
 	if len(words) == 0 {
 		return true
 	}
-	hay := strings.ToLower(e.ID.String() + " " + e.DisplayName + " " + e.Description + " " + strings.Join(e.Tags, " "))
 	for _, w := range words {
 		if !strings.Contains(hay, w) {
 			return false

@@ -27,6 +27,9 @@ type snapshot struct {
 	exts map[string][]index.Entry
 	// order is every extension's entries, in the catalog's order (by ID).
 	order [][]index.Entry
+	// hay is, for each of order, the lower-cased text search looks in
+	// (ID, display name, description, tags of its latest entry).
+	hay []string
 	// answers caches the extension JSON answered from this snapshot.
 	answers answerCache
 	// gallery answers the VS Code gallery's queries; nil without one.
@@ -116,6 +119,7 @@ func newSnapshot(st store.Store, cat *index.Catalog, digest string, ts []byte) *
 		}
 		snap.exts[es[i].ID.Key()] = es[i:j:j]
 		snap.order = append(snap.order, es[i:j:j])
+		snap.hay = append(snap.hay, haystack(pick(es[i:j:j], "latest", "")))
 		i = j
 	}
 	snap.refs.Store(1)
