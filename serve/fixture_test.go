@@ -140,3 +140,18 @@ func layerBytes(t *testing.T, dir string, e *index.Entry, l artifact.Layer) []by
 	}
 	return b
 }
+
+// newFixtureClock serves f's registry again with the clock now.
+func newFixtureClock(t *testing.T, f *fixture, now func() time.Time) *fixture {
+	t.Helper()
+	srv, err := serve.New(t.Context(), serve.Options{
+		Open: func(context.Context) (store.Store, error) {
+			return dirstore.Open(f.dir, dirstore.Options{ReadOnly: true})
+		},
+		Anchor: trust.Anchor{Key: f.reg.Signer}, Now: now, Poll: -1,
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return &fixture{dir: f.dir, srv: srv, ts: newTestServer(t, srv), reg: f.reg}
+}

@@ -145,6 +145,12 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 			httpError(lw, http.StatusBadRequest, "the path has a dot segment, a backslash or a control character")
 			return
 		}
+		if r.URL.Path != "/healthz" {
+			if exp, ok := s.expired(); ok {
+				httpError(lw, http.StatusServiceUnavailable, "the registry's signed metadata expired at %s: nothing is served until a renewed registry (a sync, or a copy of a newer one) is in place", exp.Format(time.RFC3339))
+				return
+			}
+		}
 		h.ServeHTTP(lw, r)
 	})
 }

@@ -20,8 +20,9 @@ import (
 type snapshot struct {
 	st        store.Store
 	cat       *index.Catalog
-	digest    string // sha256:<hex> of the catalog bytes
-	timestamp []byte // the timestamp.json it was verified from
+	digest    string    // sha256:<hex> of the catalog bytes
+	timestamp []byte    // the timestamp.json it was verified from
+	expires   time.Time // the earliest expiry of its metadata chain
 	// exts maps an ID's key (lower case) to its entries in cat.Entries,
 	// newest version first (the catalog's order).
 	exts map[string][]index.Entry
@@ -101,6 +102,7 @@ func (s *Server) load(ctx context.Context, prev *snapshot) (snap *snapshot, err 
 		return nil, fmt.Errorf("record the verified registry in the state directory: %w", err)
 	}
 	snap = newSnapshot(st, cat, c.CatalogDigest, ts)
+	snap.expires = c.Expires()
 	if s.opts.Gallery != nil {
 		snap.gallery = s.opts.Gallery(cat)
 	}

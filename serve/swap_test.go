@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/airvsx/airvsx/index/store/dirstore"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/serve"
+	"github.com/airvsx/airvsx/testkit/demoreg"
 	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
@@ -132,5 +134,27 @@ func TestWatch(t *testing.T) {
 			t.Fatal("Watch did not swap to serial 2 within 10s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestExpired: once the metadata of the catalog served expires, nothing
+// is served (503, saying what to do) until a renewed registry verifies.
+func TestExpired(t *testing.T) {
+	var now atomic.Pointer[time.Time]
+	n := demoreg.VerifyNow
+	now.Store(&n)
+	f := newFixture(t, serve.Options{})
+	f2 := newFixtureClock(t, f, func() time.Time { return *now.Load() })
+	if resp, _ := f2.get(t, "/api/airvsx-demo/night-theme"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("before expiry: %s", resp.Status)
+	}
+	later := demoreg.VerifyNow.Add(400 * 24 * time.Hour)
+	now.Store(&later)
+	resp, body := f2.get(t, "/api/airvsx-demo/night-theme")
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "expired") {
+		t.Fatalf("after expiry: %s %s; want 503", resp.Status, body)
+	}
+	if resp, _ := f2.get(t, "/healthz"); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("healthz after expiry: %s; want 503", resp.Status)
 	}
 }
