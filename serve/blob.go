@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -162,19 +163,74 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, sn *snapshot,
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	if _, ok := store.As[store.BlobFiler](sn.st); !ok && r.Header.Get("Range") == "" {
+		s.streamBlob(w, r, sn, e, l, name)
+		return
+	}
 	f, err := s.openVerified(r.Context(), sn, artifact.Repo(e.ID), l.Digest, l.Size)
 	if err != nil {
 		s.blobError(w, e, l, err)
 		return
 	}
 	defer f.Close()
+	blobHeaders(h, l, name)
+	http.ServeContent(w, r, "", time.Time{}, io.NewSectionReader(f, 0, l.Size))
+}
+
+// blobHeaders sets the headers of a blob's answer.
+func blobHeaders(h http.Header, l artifact.Layer, name string) {
 	h.Set("Content-Type", contentType(l))
 	// An SVG icon or an HTML README opened as a page runs nothing.
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 	if name != "" {
 		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
 	}
-	http.ServeContent(w, r, "", time.Time{}, io.NewSectionReader(f, 0, l.Size))
+}
+
+// streamBlob sends a blob of a store without files (an OCI registry, a
+// git repository) as it is read, without spooling it: through the
+// verifying reader, with its Content-Length. When the bytes turn out not
+// to be the digest's at the end, the connection is cut before the last
+// of them is sent, so no client ever holds a complete wrong file (it
+// sees a body shorter than its length), and the damage is logged.
+func (s *Server) streamBlob(w http.ResponseWriter, r *http.Request, sn *snapshot, e *index.Entry, l artifact.Layer, name string) {
+	rc, err := sn.st.OpenBlob(r.Context(), artifact.Repo(e.ID), l.Digest, l.Size)
+	if err != nil {
+		s.blobError(w, e, l, err)
+		return
+	}
+	defer rc.Close()
+	h := w.Header()
+	blobHeaders(h, l, name)
+	h.Set("Content-Length", strconv.FormatInt(l.Size, 10))
+	h.Set("Accept-Ranges", "none")
+	if r.Method == http.MethodHead {
+		return
+	}
+	// Hold back the last byte until the reader has said the content is
+	// the digest's (its io.EOF).
+	buf := make([]byte, 64<<10)
+	var held []byte
+	for {
+		n, rerr := rc.Read(buf)
+		if n > 0 {
+			chunk := append(held, buf[:n]...)
+			held = append(held[:0:0], chunk[len(chunk)-1])
+			if _, werr := w.Write(chunk[:len(chunk)-1]); werr != nil {
+				return
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			if !errors.Is(rerr, context.Canceled) {
+				s.log.Error("a stored file is damaged or unreadable; the answer was cut off (run airvsx verify)", "ext", e.String(), "role", l.Role, "sha256", l.Digest, "err", rerr)
+			}
+			panic(http.ErrAbortHandler)
+		}
+	}
+	w.Write(held)
 }
 
 // blobError answers a blob that cannot be served: missing or damaged
