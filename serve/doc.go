@@ -22,8 +22,9 @@
 // the layers) and is checked against its digest before its first byte is
 // sent: a directory store's file is hashed once and then served with
 // Range and conditional requests (the ETag is the digest) from the file
-// (sendfile); other stores' blobs are spooled through the verifying
-// reader first. A file is remembered as verified by its identity (device,
+// (sendfile); other stores' blobs are streamed through the verifying
+// reader, the last byte held back until the digest checks (a damaged
+// blob is cut off), and spooled and checked first for a Range. A file is remembered as verified by its identity (device,
 // inode, size, modification time), so a replaced file is hashed again.
 // No route takes a path from the request to the file system: names are
 // parsed into an ID, a version, a platform and a role, and looked up.
