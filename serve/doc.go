@@ -19,13 +19,15 @@
 //
 // Bytes. Every blob a route serves is named by the verified catalog (the
 // entry's manifest, read and checked against the catalog's digest, names
-// the layers) and is checked against its digest before its first byte is
-// sent: a directory store's file is hashed once and then served with
-// Range and conditional requests (the ETag is the digest) from the file
-// (sendfile); other stores' blobs are streamed through the verifying
-// reader, the last byte held back until the digest checks (a damaged
-// blob is cut off), and spooled and checked first for a Range. A file is remembered as verified by its identity (device,
-// inode, size, modification time), so a replaced file is hashed again.
+// the layers) and is checked against its digest. A directory store's
+// file is hashed before its first byte is sent, then remembered as good
+// by its identity (device, inode, size, modification time; a replaced
+// file is hashed again) and served with Range and conditional requests
+// (the ETag is the digest) from the file (sendfile). Other stores' blobs
+// are streamed through the verifying reader, the last byte held back
+// until the digest checks (a damaged blob is cut off), and spooled and
+// checked first for a Range. Once the catalog's signed metadata expires
+// nothing is served until a renewed registry verifies.
 // No route takes a path from the request to the file system: names are
 // parsed into an ID, a version, a platform and a role, and looked up.
 //

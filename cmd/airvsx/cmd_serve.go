@@ -47,7 +47,10 @@ verify is not served. Every --poll serve looks for a new catalog (a sync
 or a copy into the place) and serves it only once it verifies and does
 not go back; until then, and when it fails, the catalog verified before
 keeps being served. Each file is checked against the digest the catalog
-pins before its first byte is sent.
+pins: a directory's before its first byte is sent, another place's while
+it is sent (cut off before its last byte if it does not match). Once the
+served catalog's signed metadata expires nothing is served (503) until a
+renewed registry verifies.
 
 Several serve processes over one place (an OCI registry, say) behind a
 load balancer scale out: none keeps state another needs.
