@@ -51,7 +51,12 @@ func (s *Server) manifest(ctx context.Context, sn *snapshot, e *index.Entry) (*a
 		}
 		return m, nil
 	}
-	m, err := artifact.EntryManifest(ctx, sn.st, e)
+	st, done, err := s.use(ctx, sn)
+	if err != nil {
+		return nil, err
+	}
+	m, err = artifact.EntryManifest(ctx, st, e)
+	done()
 	if err != nil {
 		return nil, err
 	}
@@ -116,11 +121,16 @@ func (v *verifiedFiles) forget(digest string) {
 // openVerified opens the blob digest of repo, size bytes, as a file whose
 // content was checked against the digest. The caller closes it.
 func (s *Server) openVerified(ctx context.Context, sn *snapshot, repo, digest string, size int64) (*os.File, error) {
-	bf, ok := store.As[store.BlobFiler](sn.st)
+	st, done, err := s.use(ctx, sn)
+	if err != nil {
+		return nil, err
+	}
+	defer done() // the file outlives the store
+	bf, ok := store.As[store.BlobFiler](st)
 	if !ok {
 		// Spooled through the verifying reader into a temporary file
 		// that is already removed.
-		return store.OpenBlobAt(ctx, sn.st, repo, digest, size, nil, "")
+		return store.OpenBlobAt(ctx, st, repo, digest, size, nil, "")
 	}
 	f, err := bf.OpenBlobFile(ctx, repo, digest)
 	if err != nil {
@@ -163,7 +173,7 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, sn *snapshot,
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	if _, ok := store.As[store.BlobFiler](sn.st); !ok && r.Header.Get("Range") == "" {
+	if !sn.files && r.Header.Get("Range") == "" {
 		s.streamBlob(w, r, sn, e, l, name)
 		return
 	}
@@ -194,7 +204,13 @@ func blobHeaders(h http.Header, l artifact.Layer, name string) {
 // of them is sent, so no client ever holds a complete wrong file (it
 // sees a body shorter than its length), and the damage is logged.
 func (s *Server) streamBlob(w http.ResponseWriter, r *http.Request, sn *snapshot, e *index.Entry, l artifact.Layer, name string) {
-	rc, err := sn.st.OpenBlob(r.Context(), artifact.Repo(e.ID), l.Digest, l.Size)
+	st, done, err := s.use(r.Context(), sn)
+	if err != nil {
+		s.blobError(w, e, l, err)
+		return
+	}
+	defer done()
+	rc, err := st.OpenBlob(r.Context(), artifact.Repo(e.ID), l.Digest, l.Size)
 	if err != nil {
 		s.blobError(w, e, l, err)
 		return

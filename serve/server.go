@@ -25,6 +25,14 @@ type Options struct {
 	// calls it once, Watch on every poll (a git or OCI place is read as
 	// it is then).
 	Open func(ctx context.Context) (store.Store, error)
+	// OpenPerRequest opens the registry for each request that reads its
+	// bytes (and for each render of the static catalog) instead of
+	// keeping the store of the snapshot open: a directory registry's
+	// readers hold a lock that airvsx gc waits for, and a server that
+	// never closes its store would hold gc up for ever. Default false:
+	// the snapshot's store stays open (an OCI registry's connections, a
+	// git repository).
+	OpenPerRequest bool
 	// Anchor is what the operator trusts: a pinned root or the signer's
 	// key, as verify takes it.
 	Anchor trust.Anchor

@@ -29,7 +29,13 @@ func (s *Server) startSite(ctx context.Context, sn *snapshot, wait bool) {
 		defer sn.release()
 		defer s.renders.Done()
 		os.RemoveAll(dir)
-		res, err := site.Render(ctx, sn.st, site.Options{Out: dir, BaseURL: s.opts.BaseURL, Anchor: s.opts.Anchor, State: s.opts.State,
+		st, done, err := s.use(ctx, sn)
+		if err != nil {
+			s.log.Error("open the registry to render the static catalog; the APIs are served without it", "err", err)
+			return
+		}
+		defer done()
+		res, err := site.Render(ctx, st, site.Options{Out: dir, BaseURL: s.opts.BaseURL, Anchor: s.opts.Anchor, State: s.opts.State,
 			Now: s.opts.Now, Downloads: site.DownloadsNone, Workers: 1})
 		switch {
 		case err != nil:

@@ -18,7 +18,11 @@ import (
 // snapshot is one verified catalog and the store it was read from,
 // immutable once built: every request is answered from one snapshot.
 type snapshot struct {
-	st        store.Store
+	// st is the store the snapshot was verified from, kept open to serve
+	// its bytes; nil with Options.OpenPerRequest (Server.use).
+	st store.Store
+	// files says the store keeps each blob in a file (store.BlobFiler).
+	files     bool
 	cat       *index.Catalog
 	digest    string    // sha256:<hex> of the catalog bytes
 	timestamp []byte    // the timestamp.json it was verified from
@@ -103,6 +107,11 @@ func (s *Server) load(ctx context.Context, prev *snapshot) (snap *snapshot, err 
 	}
 	snap = newSnapshot(st, cat, c.CatalogDigest, ts)
 	snap.expires = c.Expires()
+	_, snap.files = store.As[store.BlobFiler](st)
+	if s.opts.OpenPerRequest {
+		st.Close()
+		snap.st = nil
+	}
 	if s.opts.Gallery != nil {
 		snap.gallery = s.opts.Gallery(cat)
 	}
@@ -128,11 +137,27 @@ func newSnapshot(st store.Store, cat *index.Catalog, digest string, ts []byte) *
 	return snap
 }
 
+// use returns the store to read sn's bytes from and the function that
+// releases it: the snapshot's own, or with Options.OpenPerRequest one
+// opened for the caller.
+func (s *Server) use(ctx context.Context, sn *snapshot) (store.Store, func(), error) {
+	if sn.st != nil {
+		return sn.st, func() {}, nil
+	}
+	st, err := s.opts.Open(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the registry: %w", err)
+	}
+	return st, func() { st.Close() }, nil
+}
+
 // release drops a reference; the last one closes the store.
 func (sn *snapshot) release() {
 	if sn.refs.Add(-1) == 0 {
 		sn.closeMu.Do(func() {
-			sn.st.Close()
+			if sn.st != nil {
+				sn.st.Close()
+			}
 			if sn.onClose != nil {
 				sn.onClose()
 			}

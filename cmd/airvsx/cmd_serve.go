@@ -12,6 +12,7 @@ import (
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/store/place"
 	"github.com/airvsx/airvsx/serve"
 )
 
@@ -118,6 +119,11 @@ func runServe(ctx context.Context, g *globals, opts serveOptions) error {
 	}
 	if opts.poll == 0 {
 		so.Poll = -1
+	}
+	// A directory's readers hold the lock gc waits for: serve holds it
+	// only while a request reads the registry.
+	if _, k, err := place.Parse(opts.registry.place); err == nil && k.Name == store.PlaceDir {
+		so.OpenPerRequest = true
 	}
 	if !opts.noSite {
 		dir, err := os.MkdirTemp("", "airvsx-serve-site-")
