@@ -124,6 +124,7 @@ func (d *dirStore) DeleteRepo(ctx context.Context, repo string) error {
 		return fmt.Errorf("delete repository %s: %w", repo, err)
 	}
 	defer d.repos.lock(repo)()
+	d.layouts.Delete(repo)
 	dir := repoDir(repo)
 	if _, err := d.root.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil

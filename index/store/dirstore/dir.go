@@ -75,6 +75,10 @@ type dirStore struct {
 	// repos serializes the read-modify-write of each repository's
 	// index.json and the making of its layout.
 	repos repoLocks
+	// layouts holds the repositories (string keys) this store made or
+	// found a layout in (ensureLayout), so that each blob put in one
+	// does not look again; DeleteRepo and ReplaceLayout forget theirs.
+	layouts sync.Map
 	// clean says the registry has its cleanFile, wroteRepos that a temp
 	// file was made under extensions/ (takeClean, under cleanMu); unclean
 	// is set when one may be left there (writeTemp): Close then leaves no

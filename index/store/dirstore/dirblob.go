@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -39,18 +40,41 @@ func (d *dirStore) StatBlob(ctx context.Context, repo, digest string) (int64, er
 // write is not retried, so c is read once and never rewound.
 func (d *dirStore) PutBlob(ctx context.Context, repo, digest string, size int64, c store.Content) error {
 	p := blobPath(repo, digest)
-	if fi, err := d.root.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == size {
-		return nil
-	}
-	dir := path.Dir(p)
-	if err := d.root.MkdirAll(dir, 0o755); err != nil {
+	at, closeDir, err := d.blobDir(path.Dir(p))
+	if err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
-	err := d.writeBlobFile(ctx, dir, path.Base(p), io.LimitReader(c, size+1), d.checkBlob(ctx, repo, digest, size))
+	defer closeDir()
+	name := path.Base(p)
+	if fi, err := at.root.Lstat(at.join(name)); err == nil && fi.Mode().IsRegular() && fi.Size() == size {
+		return nil
+	}
+	err = d.writeBlobFile(ctx, at, name, io.LimitReader(c, size+1), d.checkBlob(ctx, repo, digest, size))
 	if err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}
 	return nil
+}
+
+// blobDir returns dir, a blob directory, made when missing and opened as
+// a root of its own for the writes of one blob: the blob's Lstat, temp
+// file and rename then each resolve one name instead of every component
+// of the path (for a copy of many blobs, most of the system calls it
+// made). It is open only while that blob is written, so no later write
+// goes through a directory moved or removed meanwhile; the function
+// returned closes it.
+func (d *dirStore) blobDir(dir string) (dirAt, func(), error) {
+	sub, err := d.root.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := d.root.MkdirAll(dir, 0o755); err != nil {
+			return dirAt{}, nil, err
+		}
+		sub, err = d.root.OpenRoot(dir)
+	}
+	if err != nil {
+		return dirAt{}, nil, err
+	}
+	return dirAt{root: sub, rel: ".", dir: dir}, func() { sub.Close() }, nil
 }
 
 // checkBlob returns the check of a blob's new file: size bytes whose

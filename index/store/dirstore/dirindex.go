@@ -23,9 +23,13 @@ const ociLayout = `{"imageLayoutVersion":"1.0.0"}`
 // oci-layout, then an empty index.json (whose presence makes the
 // repository exist).
 func (d *dirStore) ensureLayout(ctx context.Context, repo string) error {
+	if _, ok := d.layouts.Load(repo); ok {
+		return nil
+	}
 	defer d.repos.lock(repo)()
 	dir := repoDir(repo)
 	if _, err := d.root.Lstat(dir + "/" + ocispec.ImageIndexFile); err == nil {
+		d.layouts.Store(repo, struct{}{})
 		return nil
 	}
 	if err := d.root.MkdirAll(dir, 0o755); err != nil {
@@ -34,7 +38,11 @@ func (d *dirStore) ensureLayout(ctx context.Context, repo string) error {
 	if err := d.writeBytes(ctx, dir, ocispec.ImageLayoutFile, []byte(ociLayout)); err != nil {
 		return err
 	}
-	return d.writeIndex(ctx, repo, nil)
+	if err := d.writeIndex(ctx, repo, nil); err != nil {
+		return err
+	}
+	d.layouts.Store(repo, struct{}{})
+	return nil
 }
 
 // readIndex reads repo's index.json; fs.ErrNotExist when the repository
@@ -98,6 +106,7 @@ func (d *dirStore) ReplaceLayout(ctx context.Context, repo, reason string) (stri
 		return "", fmt.Errorf("replace layout of %s: %w", repo, err)
 	}
 	defer d.repos.lock(repo)()
+	d.layouts.Delete(repo)
 	damage := d.checkLayout(repo)
 	if damage == nil {
 		return "", fmt.Errorf("replace layout of %s: it is intact; nothing to replace", repo)

@@ -32,21 +32,39 @@ func (d *dirStore) writeBytes(ctx context.Context, dir, name string, data []byte
 // "sha256:<hex>"), renamed into place, the directory fsynced. On any error
 // the temp file is removed and dir/name is untouched.
 func (d *dirStore) writeFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
-	if err := d.writeTemp(ctx, dir, name, r, check, true); err != nil {
+	if err := d.writeTemp(ctx, d.dirAt(dir), name, r, check, true); err != nil {
 		return err
 	}
 	return d.syncDir(dir)
 }
 
-// writeBlobFile is writeFile for a blob: the file and its directory are
-// made durable later, by syncDirty, before anything can name the blob.
-func (d *dirStore) writeBlobFile(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error) error {
-	if err := d.writeTemp(ctx, dir, name, r, check, false); err != nil {
+// writeBlobFile is writeFile for a blob, in the directory at (opened
+// once for the blob: see blobDir): the file and its directory are made
+// durable later, by syncDirty, before anything can name the blob.
+func (d *dirStore) writeBlobFile(ctx context.Context, at dirAt, name string, r io.Reader, check func(n int64, sum string) error) error {
+	if err := d.writeTemp(ctx, at, name, r, check, false); err != nil {
 		return err
 	}
-	d.markDirty(dir, name)
+	d.markDirty(at.dir, name)
 	return nil
 }
+
+// dirAt is a directory of the registry to write in: dir, its slash path
+// from the registry's directory, reached as rel inside root (the
+// registry's own root and dir itself, or the directory opened as a root
+// of its own and ".", which resolves each name in it with one system
+// call instead of one a path component).
+type dirAt struct {
+	root *os.Root
+	rel  string
+	dir  string
+}
+
+// dirAt returns dir reached from the registry's root.
+func (d *dirStore) dirAt(dir string) dirAt { return dirAt{root: d.root, rel: dir, dir: dir} }
+
+// join returns name in the directory, as a path inside at.root.
+func (at dirAt) join(name string) string { return path.Join(at.rel, name) }
 
 // markDirty records that dir has a rename not yet fsynced, and that the
 // files named (none, or blob files renamed into dir) have content not
@@ -155,13 +173,13 @@ func (d *dirStore) syncFile(name string) error {
 
 // writeTemp is writeFile without the fsync of dir, and with fsync false
 // without the fsync of the file.
-func (d *dirStore) writeTemp(ctx context.Context, dir, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) error {
-	if strings.HasPrefix(dir, extensionsDir+"/") {
+func (d *dirStore) writeTemp(ctx context.Context, at dirAt, name string, r io.Reader, check func(n int64, sum string) error, fsync bool) error {
+	if strings.HasPrefix(at.dir, extensionsDir+"/") {
 		if err := d.takeClean(); err != nil {
 			return err
 		}
 	}
-	t, err := atomicfile.In(d.root).Create(dir, tempPrefix+"*", 0o644)
+	t, err := atomicfile.In(at.root).Create(at.rel, tempPrefix+"*", 0o644)
 	if err != nil {
 		return err
 	}
@@ -170,7 +188,7 @@ func (d *dirStore) writeTemp(ctx context.Context, dir, name string, r io.Reader,
 		t.Cleanup()
 		if !renamed {
 			// Removed, or left for the next writer's full sweep.
-			if _, err := d.root.Lstat(t.Name()); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := at.root.Lstat(t.Name()); !errors.Is(err, fs.ErrNotExist) {
 				d.unclean.Store(true)
 			}
 		}
@@ -196,11 +214,11 @@ func (d *dirStore) writeTemp(ctx context.Context, dir, name string, r io.Reader,
 		startWriteback(t.File())
 	}
 	if testHookBeforeRename != nil {
-		if err := testHookBeforeRename(path.Join(dir, name)); err != nil {
+		if err := testHookBeforeRename(path.Join(at.dir, name)); err != nil {
 			return err
 		}
 	}
-	if err := t.Rename(path.Join(dir, name)); err != nil {
+	if err := t.Rename(at.join(name)); err != nil {
 		return err
 	}
 	renamed = true
