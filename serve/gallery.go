@@ -112,11 +112,11 @@ func (s *Server) galleryQuery(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotImplemented, "this server has no gallery query engine")
 		return
 	}
-	b, err := sn.gallery.Query(http.MaxBytesReader(w, r.Body, maxQueryBody), s.base(r))
+	b, err := sn.gallery.Query(http.MaxBytesReader(w, r.Body, maxGalleryQuery), s.base(r))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		jsonError(w, r, http.StatusRequestEntityTooLarge, "the query is larger than %d bytes", maxQueryBody)
+		jsonError(w, r, http.StatusRequestEntityTooLarge, "the query is larger than %d bytes: ask for fewer extensions at a time", mbe.Limit)
 		return
 	case errors.Is(err, ErrBadQuery):
 		jsonError(w, r, http.StatusBadRequest, "%v", err)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/place"
 	"github.com/airvsx/airvsx/serve"
@@ -80,11 +79,6 @@ it gracefully.`,
 	return cmd
 }
 
-// galleryEngine builds the VS Code gallery's query engine for each
-// verified catalog; nil until serve/gallery is wired in, and then the
-// gallery's query routes answer 501.
-var galleryEngine func(cat *index.Catalog) serve.Gallery
-
 func runServe(ctx context.Context, g *globals, opts serveOptions) error {
 	if opts.registry.place == "" {
 		return usagef("serve: --registry is required")
@@ -115,7 +109,7 @@ func runServe(ctx context.Context, g *globals, opts serveOptions) error {
 	so := serve.Options{
 		Open:   func(ctx context.Context) (store.Store, error) { return opts.registry.open(ctx) },
 		Anchor: anchor, State: state, BaseURL: opts.baseURL, Poll: opts.poll,
-		Gallery: galleryEngine, Logger: g.logger(), AccessLog: access,
+		Gallery: serve.NewGallery, Logger: g.logger(), AccessLog: access,
 	}
 	if opts.poll == 0 {
 		so.Poll = -1
