@@ -7,8 +7,8 @@
 # the Go module proxy) at SERVE_C concurrent clients (default 50):
 #
 #   extension JSON  GET /api/bench/ext-NNNN (a different extension per run)
-#   gallery query   POST /vscode/gallery/extensionquery (a search, as
-#                   VS Code sends it; 501 while no query engine is wired)
+#   gallery query   POST /vscode/gallery/extensionquery as VS Code sends
+#                   it: a search (a page of 50) and one ID
 #   5 MiB vsix      GET …/vspackage of the 5 MiB package
 #
 # Figures: requests/s and p99 of each, serve's start (verify) time and
@@ -79,7 +79,11 @@ run "version JSON" -n "$REQS" "$base/api/bench/ext-0044/1.0.3"
 cat >"$work/query.json" <<'JSON'
 {"filters":[{"criteria":[{"filterType":8,"value":"Microsoft.VisualStudio.Code"},{"filterType":10,"value":"ext-01"},{"filterType":12,"value":"4096"}],"pageNumber":1,"pageSize":50,"sortBy":0,"sortOrder":0}],"assetTypes":[],"flags":950}
 JSON
-run "gallery query" -n "$REQS" -m POST -T "application/json" -D "$work/query.json" "$base/vscode/gallery/extensionquery"
+run "gallery query (search, a page of 50)" -n "$((REQS / 5))" -m POST -T "application/json" -D "$work/query.json" "$base/vscode/gallery/extensionquery"
+cat >"$work/one.json" <<'JSON'
+{"filters":[{"criteria":[{"filterType":7,"value":"bench.ext-0042"},{"filterType":8,"value":"Microsoft.VisualStudio.Code"},{"filterType":12,"value":"4096"}],"pageNumber":1,"pageSize":1,"sortBy":0,"sortOrder":0}],"assetTypes":[],"flags":950}
+JSON
+run "gallery query (one ID)" -n "$REQS" -m POST -T "application/json" -D "$work/one.json" "$base/vscode/gallery/extensionquery"
 run "Open VSX search" -n "$((REQS / 10))" "$base/api/-/search?query=ext-01&size=50"
 run "5 MiB vsix" -n "$DL" "$base/vscode/gallery/publishers/bench/vsextensions/$big/1.0.0/vspackage"
 echo "serve peak RSS: $(awk '/VmHWM/ { printf "%.0f MB", $2 / 1024 }' /proc/$pid/status)"
