@@ -38,6 +38,11 @@ var dialers = []string{
 	"github.com/airvsx/airvsx/hostlaunch/internal/cmd/hostprobe",
 }
 
+// listeners may listen: serve, the one server of airvsx (airvsx serve),
+// which answers editors and dials nothing (it is an offline reader too:
+// it takes a store.Store, and only cmd/airvsx imports it).
+var listeners = []string{"github.com/airvsx/airvsx/serve"}
+
 // upstreamClient is the package that talks to an upstream Open VSX
 // registry; syncEngine reaches the network only through it.
 const (
@@ -80,6 +85,7 @@ var offlineReaders = []string{
 	"github.com/airvsx/airvsx/hostlaunch",
 	"github.com/airvsx/airvsx/transfer",
 	"github.com/airvsx/airvsx/prune",
+	"github.com/airvsx/airvsx/serve",
 }
 
 // netPackages are the standard packages through which Go code opens
@@ -131,10 +137,10 @@ func TestOnlyMirrorDials(t *testing.T) {
 	checked := 0
 	var checkedPkgs []string
 	for _, p := range pkgs {
-		if slices.Contains(p.Imports, "net") && !slices.Contains(dialers, p.ImportPath) {
-			t.Errorf("%s imports net: only %v may", p.ImportPath, dialers)
+		if slices.Contains(p.Imports, "net") && !slices.Contains(dialers, p.ImportPath) && !slices.Contains(listeners, p.ImportPath) {
+			t.Errorf("%s imports net: only %v and the listeners %v may", p.ImportPath, dialers, listeners)
 		}
-		if slices.Contains(dialers, p.ImportPath) {
+		if slices.Contains(dialers, p.ImportPath) || slices.Contains(listeners, p.ImportPath) {
 			continue
 		}
 		checked++
@@ -228,6 +234,34 @@ func TestReadersStayOffline(t *testing.T) {
 		t.Fatalf("checked %d reader packages; the check would prove nothing", checked)
 	}
 	t.Logf("%d reader packages checked", checked)
+}
+
+// TestOnlyServeListens proves from the import graph that the listeners
+// (serve) are imported by cmd/airvsx alone, so no other command or
+// library can start a server, and that serve's query engine
+// (serve/gallery) imports no network package: it is a pure library.
+func TestOnlyServeListens(t *testing.T) {
+	found := 0
+	for _, p := range listPackages(t) {
+		if slices.Contains(listeners, p.ImportPath) {
+			found++
+		}
+		for _, l := range listeners {
+			if slices.Contains(p.Imports, l) && p.ImportPath != "github.com/airvsx/airvsx/cmd/airvsx" {
+				t.Errorf("%s imports the listener %s: only cmd/airvsx may", p.ImportPath, l)
+			}
+			if strings.HasPrefix(p.ImportPath, l+"/") {
+				for _, n := range netPackages {
+					if slices.Contains(p.Deps, n) {
+						t.Errorf("%s depends on %s: a library under %s answers what the listener hands it and touches no network", p.ImportPath, n, l)
+					}
+				}
+			}
+		}
+	}
+	if found != len(listeners) {
+		t.Fatalf("found %d of the listeners %v; the check would prove nothing", found, listeners)
+	}
 }
 
 // via names a direct import of p that leads to target, for the message.

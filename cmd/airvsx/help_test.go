@@ -9,7 +9,7 @@ import (
 
 // unbuilt are commands airvsx does not have yet. No help text may offer
 // them: a new user would type them and get "unknown command".
-var unbuilt = []string{"exec", "serve"}
+var unbuilt = []string{"exec"}
 
 // helpTexts returns the --help output of the root command and of every
 // subcommand, by command path.

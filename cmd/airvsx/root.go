@@ -57,7 +57,8 @@ func newRootCommand(g *globals) *cobra.Command {
 registry ("sync"), adds .vsix files that came from elsewhere to it ("add"),
 lists it ("ls"), verifies it offline once it has crossed
 the air gap ("verify"), renders its catalog as a static HTML site that
-opens from file:// ("site"), and installs extensions from it into an
+opens from file:// ("site"), serves it to the editors of the network as
+an Open VSX and VS Code gallery ("serve"), and installs extensions from it into an
 extensions directory, verified ("install", "uninstall", "list"). "inspect"
 and "verify FILE.vsix" check a single untrusted .vsix; "copy" copies a
 registry from one place to another, verifying it on the way; "keygen" writes the
@@ -70,7 +71,7 @@ editor or a daemon over JSON-RPC (documents, language features, questions).
 
 Only "sync" opens network connections, and only to the upstream it is given,
 except that every command given a docker:// registry connects to that
-registry's host.
+registry's host; only "serve" listens.
 
 Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		SilenceUsage:  true,
@@ -96,6 +97,7 @@ Exit status: 0 success, 1 the check or operation failed, 2 usage or I/O error.`,
 		newLsCommand(g),
 		newVerifyCommand(g),
 		newSiteCommand(g),
+		newServeCommand(g),
 		newInstallCommand(g),
 		newUninstallCommand(g),
 		newListCommand(g),

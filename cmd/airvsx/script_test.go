@@ -82,6 +82,9 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"blobbytes":   cmdBlobBytes,
 			"damage":      cmdDamage,
+			"freeport":    cmdFreePort,
+			"httpget":     cmdHTTPGet,
+			"sha256":      cmdSHA256,
 			"hostile":     cmdHostile,
 			"ociregistry": cmdOCIRegistry,
 			"sameint":     cmdSameInt,
