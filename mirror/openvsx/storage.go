@@ -41,7 +41,7 @@ func (s *storageOrigins) has(origin string) bool {
 // the upstream, or a storage origin the upstream redirected to.
 func (c *Client) mayDial(u *url.URL) bool {
 	o := originOf(u)
-	return o == c.origin || c.storage.has(o)
+	return o == c.origin || c.storage.has(o) || (c.controlOrigin != "" && o == c.controlOrigin)
 }
 
 // Locate asks the upstream where the file at rawURL (an API file URL, on
