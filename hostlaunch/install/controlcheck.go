@@ -1,0 +1,139 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
+
+	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/problem"
+	"github.com/airvsx/airvsx/index/trust"
+	"github.com/airvsx/airvsx/policies"
+)
+
+// ControlOverride is an extension installed although a control list names
+// it, because the policy's control.allow overrides the list for it.
+type ControlOverride struct {
+	ID      string `json:"id"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+}
+
+// ControlStateOf reads the control lists the verified catalog head pins
+// (through chain) into a ControlState for the registry place and anchor,
+// ready for an extensions directory to enforce. A head that pins none
+// gives a state with no lists.
+func ControlStateOf(ctx context.Context, chain *trust.Trusted, head *index.Catalog, digest, place string, anchor trust.Anchor) (*ControlState, error) {
+	files, err := chain.Control(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	st := &ControlState{Registry: place, Serial: head.Serial, CatalogDigest: digest, Lists: []ControlList{}, RootJSON: anchor.Root}
+	if !filepath.IsAbs(place) && !isURLPlace(place) {
+		if abs, err := filepath.Abs(place); err == nil {
+			st.Registry = abs
+		}
+	}
+	if anchor.Key != nil {
+		pub, err := anchor.Key.PublicKey()
+		if err != nil {
+			return nil, err
+		}
+		pem, err := cryptoutils.MarshalPublicKeyToPEM(pub)
+		if err != nil {
+			return nil, err
+		}
+		st.KeyPEM = string(pem)
+	}
+	for _, f := range files {
+		st.Lists = append(st.Lists, ControlList{Ref: f.Ref, Data: f.Data})
+	}
+	if _, err := st.Set(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// isURLPlace reports whether place is not a plain directory (git:,
+// docker://): it is recorded as given.
+func isURLPlace(place string) bool {
+	return len(place) > 4 && (place[:4] == "git:" || (len(place) > 9 && place[:9] == "docker://"))
+}
+
+// loadControl reads the verified catalog's control lists and decides
+// which lists the install enforces: the registry's, unless they are older
+// than those the directory enforces (refused: a rollback), or the
+// directory's when the registry carries none.
+func (in *installer) loadControl(ctx context.Context, anchorCatDigest string) error {
+	next, err := ControlStateOf(ctx, in.chain, in.cat, anchorCatDigest, in.reg.Place, in.reg.Anchor)
+	if err != nil {
+		return &RefusedError{What: "install", Problems: []problem.Problem{refusal("registry %s: control list: %v", in.reg.Place, err)}}
+	}
+	cur, err := readControl(in.d.path, in.d.key)
+	if err != nil {
+		in.opts.Logger.Warn("the extensions directory's control lists are not used", "err", err)
+		cur = nil
+	}
+	switch {
+	case len(next.Lists) > 0:
+		if err := cur.CheckNewer(next); err != nil {
+			return &RefusedError{What: "install", Problems: []problem.Problem{refusal("registry %s: %v", in.reg.Place, err)}}
+		}
+		in.newControl = next
+		in.enforce = next
+	case cur != nil:
+		in.enforce = cur
+	}
+	if in.enforce != nil {
+		if in.controlSet, err = in.enforce.Set(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkControl refuses id when a control list names it malicious, or
+// deprecated with install disallowed, unless the policy's control.allow
+// overrides the list for it (logged, and recorded in the result); a
+// deprecation that allows the install is a warning naming the
+// replacement.
+func (in *installer) checkControl(id index.ID, what string) error {
+	v := in.controlSet.Verdict(id)
+	if !v.Listed() {
+		return nil
+	}
+	var pol policies.Control
+	if in.opts.Policy != nil {
+		pol = in.opts.Policy.Control
+	}
+	if a, ok := pol.Allowed(id.String()); ok {
+		in.opts.Logger.Warn("control list overridden by the policy", "ext", id.String(), "verdict", v.String(), "reason", a.Reason)
+		in.overrides = append(in.overrides, ControlOverride{ID: id.String(), Verdict: v.String(), Reason: a.Reason})
+		return nil
+	}
+	if !v.Refuses() {
+		in.opts.Logger.Warn("deprecated", "ext", id.String(), "verdict", v.String())
+		return nil
+	}
+	rule := problem.Rule("control-malicious")
+	if !v.Malicious {
+		rule = "control-deprecated"
+	}
+	return &RefusedError{What: what, Problems: []problem.Problem{{Severity: problem.Error, Rule: rule,
+		Message: fmt.Sprintf("%s (to install it all the same, add to the policy's control: allow: - {id: %s, reason: WHY} and pass --policy)", v, id)}}}
+}
+
+// saveControl makes the lists read from the registry those the directory
+// enforces.
+func (in *installer) saveControl() error {
+	if in.newControl == nil {
+		return nil
+	}
+	cur, err := readControl(in.d.path, in.d.key)
+	if err == nil && cur != nil && cur.CatalogDigest == in.newControl.CatalogDigest {
+		return nil
+	}
+	return in.d.writeControl(*in.newControl)
+}
