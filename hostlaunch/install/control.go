@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/control"
@@ -44,7 +46,35 @@ type ControlState struct {
 	CatalogDigest string `json:"catalogDigest"`
 	// Lists are the lists, byte for byte, each with its signed ref.
 	Lists []ControlList `json:"lists"`
-	Seal  string        `json:"seal,omitempty"`
+	// Allow are the extensions installed under the policy's
+	// control.allow, each with the list's verdict and the policy's
+	// reason: run starts them all the same, and list shows them.
+	Allow []ControlOverride `json:"allow,omitempty"`
+	Seal  string            `json:"seal,omitempty"`
+}
+
+// Allowed returns the override recorded for id, if any.
+func (c *ControlState) Allowed(id index.ID) (ControlOverride, bool) {
+	if c != nil {
+		for _, a := range c.Allow {
+			if strings.EqualFold(a.ID, id.String()) {
+				return a, true
+			}
+		}
+	}
+	return ControlOverride{}, false
+}
+
+// withAllow returns c with the overrides add recorded (one per ID, the
+// newest kept).
+func (c ControlState) withAllow(add []ControlOverride) ControlState {
+	out := slices.Clone(c.Allow)
+	for _, a := range add {
+		out = slices.DeleteFunc(out, func(b ControlOverride) bool { return strings.EqualFold(a.ID, b.ID) })
+		out = append(out, a)
+	}
+	c.Allow = out
+	return c
 }
 
 // ControlList is one list of a ControlState.
@@ -184,6 +214,9 @@ func UpdateControl(ctx context.Context, dir string, next ControlState, opts DirO
 		// A damaged or unsealed file is replaced by the verified lists.
 		opts.Logger.Warn("replacing the control lists file", "err", err)
 		cur = nil
+	}
+	if cur != nil {
+		next.Allow = cur.Allow // the overrides stay until an install changes them
 	}
 	if cur != nil && cur.CatalogDigest == next.CatalogDigest && bytes.Equal(mustJSON(cur.Refs()), mustJSON(next.Refs())) {
 		return false, nil

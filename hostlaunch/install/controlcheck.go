@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -125,15 +126,27 @@ func (in *installer) checkControl(id index.ID, what string) error {
 		Message: fmt.Sprintf("%s (to install it all the same, add to the policy's control: allow: - {id: %s, reason: WHY} and pass --policy)", v, id)}}}
 }
 
-// saveControl makes the lists read from the registry those the directory
-// enforces.
+// saveControl makes the lists the install enforces, and the overrides it
+// installed under, those the directory enforces.
 func (in *installer) saveControl() error {
-	if in.newControl == nil {
+	st := in.newControl
+	if st == nil {
+		st = in.enforce
+	}
+	if st == nil {
 		return nil
 	}
 	cur, err := readControl(in.d.path, in.d.key)
-	if err == nil && cur != nil && cur.CatalogDigest == in.newControl.CatalogDigest {
+	if err != nil {
+		cur = nil
+	}
+	next := *st
+	if cur != nil {
+		next.Allow = cur.Allow
+	}
+	next = next.withAllow(in.overrides)
+	if cur != nil && cur.CatalogDigest == next.CatalogDigest && bytes.Equal(mustJSON(cur.Allow), mustJSON(next.Allow)) {
 		return nil
 	}
-	return in.d.writeControl(*in.newControl)
+	return in.d.writeControl(next)
 }

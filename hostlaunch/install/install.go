@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/control"
 	"github.com/airvsx/airvsx/index/problem"
@@ -445,4 +444,3 @@ func FromFile(ctx context.Context, file string, opts Options) (*Result, error) {
 	in.planned = append(in.planned, p)
 	return in.commit()
 }
-
