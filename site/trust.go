@@ -78,13 +78,5 @@ func controlSet(ctx context.Context, chain *trust.Trusted, cat *index.Catalog) (
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
-	var srcs []control.Source
-	for _, f := range files {
-		src, err := control.NewSource(f.Ref.Origin, f.Data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", trust.ControlPath(f.Ref), err)
-		}
-		srcs = append(srcs, src)
-	}
-	return control.NewSet(srcs...), nil
+	return control.Load(files...)
 }

@@ -89,18 +89,15 @@ func (c *ControlState) Set() (*control.Set, error) {
 	if c == nil {
 		return control.NewSet(), nil
 	}
-	var srcs []control.Source
-	for _, l := range c.Lists {
-		if index.DigestBytes(l.Data) != l.Ref.Digest {
-			return nil, fmt.Errorf("%s: the list %s is not the bytes its catalog pinned", ControlFile, l.Ref.Origin)
-		}
-		src, err := control.NewSource(l.Ref.Origin, l.Data)
-		if err != nil {
-			return nil, err
-		}
-		srcs = append(srcs, src)
+	pinned := make([]control.Pinned, len(c.Lists))
+	for i, l := range c.Lists {
+		pinned[i] = control.Pinned{Ref: l.Ref, Data: l.Data}
 	}
-	return control.NewSet(srcs...), nil
+	set, err := control.Load(pinned...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ControlFile, err)
+	}
+	return set, nil
 }
 
 // Refs returns the lists' refs.

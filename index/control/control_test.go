@@ -151,3 +151,19 @@ func TestStaleAndOlder(t *testing.T) {
 		t.Error("an older list is not")
 	}
 }
+
+func TestLoad(t *testing.T) {
+	data := fixture(t)
+	ref := index.ControlRef{Origin: index.ControlUpstream, Digest: index.DigestBytes(data), Size: int64(len(data))}
+	set, err := control.Load(control.Pinned{Ref: ref, Data: data})
+	if err != nil || !set.Verdict(index.MustParseID("evilcorp.x")).Malicious {
+		t.Fatalf("Load = %v", err)
+	}
+	if b, _ := set.Bytes(); string(b) != string(data) {
+		t.Error("Bytes is not the list's own bytes")
+	}
+	ref.Digest = index.DigestBytes([]byte("other"))
+	if _, err := control.Load(control.Pinned{Ref: ref, Data: data}); err == nil {
+		t.Error("a list that is not its ref's bytes loads")
+	}
+}

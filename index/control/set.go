@@ -211,3 +211,29 @@ func Older(prev, next []index.ControlRef) (was, now index.ControlRef, ok bool) {
 	}
 	return was, now, false
 }
+
+// Pinned is a list as a catalog's head pins it: its ref and its bytes
+// (what trust.Trusted.Control returns).
+type Pinned struct {
+	Ref  index.ControlRef
+	Data []byte
+}
+
+// Load parses pinned lists, each checked against its ref's sha256, into
+// a Set, in order. It is what a reader of a verified catalog (verify,
+// site, serve) calls: Verdict then judges an extension, and Bytes is the
+// list to hand out at a gallery's controlUrl.
+func Load(lists ...Pinned) (*Set, error) {
+	srcs := make([]Source, 0, len(lists))
+	for _, p := range lists {
+		if index.DigestBytes(p.Data) != p.Ref.Digest {
+			return nil, fmt.Errorf("control list %s: its bytes are not the %s its catalog pins", p.Ref.Origin, p.Ref.Digest)
+		}
+		src, err := NewSource(p.Ref.Origin, p.Data)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, src)
+	}
+	return NewSet(srcs...), nil
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/control"
 )
 
 // A catalog's head pins the extension control lists the registry carries
@@ -28,11 +29,9 @@ func controlName(digest string) string {
 // "metadata/targets/<hex>.control.json".
 func ControlPath(ref index.ControlRef) string { return displayName(controlName(ref.Digest)) }
 
-// ControlFile is one control list read through a verified head.
-type ControlFile struct {
-	Ref  index.ControlRef
-	Data []byte
-}
+// ControlFile is one control list read through a verified head
+// (control.Load makes them a control.Set).
+type ControlFile = control.Pinned
 
 // PutControl stores data, a control list, by content in the metadata
 // (targets/<sha256hex>.control.json), for the next PublishCatalog to pin
