@@ -282,7 +282,7 @@ func (c *Client) checkURL(rawURL string) error {
 	if err != nil {
 		return fmt.Errorf("GET %q: %w", rawURL, err)
 	}
-	if !u.IsAbs() || u.User != nil || !c.mayDial(u) {
+	if !u.IsAbs() || u.User != nil || !c.mayFetch(u) {
 		return fmt.Errorf("GET %s: not on upstream %s: %w", redact(u), c.baseURL, ErrRefused)
 	}
 	return nil
