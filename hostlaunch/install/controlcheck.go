@@ -9,6 +9,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/control"
 	"github.com/airvsx/airvsx/index/problem"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/policies"
@@ -90,6 +91,16 @@ func (in *installer) loadControl(ctx context.Context, anchorCatDigest string) er
 	if in.enforce != nil {
 		if in.controlSet, err = in.enforce.Set(); err != nil {
 			return err
+		}
+	}
+	if in.opts.Policy != nil && in.opts.Policy.Control.MaxAge > 0 {
+		switch maxAge := in.opts.Policy.Control.MaxAge; {
+		case in.enforce == nil:
+			in.opts.Logger.Warn("no extension control list: the registry carries none, and the policy's control.maxAge asks for one", "registry", in.reg.Place)
+		default:
+			for _, r := range control.Stale(in.enforce.Refs(), in.opts.Now(), maxAge) {
+				in.opts.Logger.Warn("stale extension control list: fetched longer ago than the policy's control.maxAge", "origin", r.Origin, "fetched_at", r.FetchedAt, "max_age", maxAge)
+			}
 		}
 	}
 	return nil
