@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
@@ -33,11 +34,7 @@ func ControlStateOf(ctx context.Context, chain *trust.Trusted, head *index.Catal
 		return nil, err
 	}
 	st := &ControlState{Registry: place, Serial: head.Serial, CatalogDigest: digest, Lists: []ControlList{}, RootJSON: anchor.Root}
-	if !filepath.IsAbs(place) && !isURLPlace(place) {
-		if abs, err := filepath.Abs(place); err == nil {
-			st.Registry = abs
-		}
-	}
+	st.Registry = absPlace(place)
 	if anchor.Key != nil {
 		pub, err := anchor.Key.PublicKey()
 		if err != nil {
@@ -58,10 +55,31 @@ func ControlStateOf(ctx context.Context, chain *trust.Trusted, head *index.Catal
 	return st, nil
 }
 
-// isURLPlace reports whether place is not a plain directory (git:,
-// docker://): it is recorded as given.
-func isURLPlace(place string) bool {
-	return len(place) > 4 && (place[:4] == "git:" || (len(place) > 9 && place[:9] == "docker://"))
+// absPlace makes a directory place, or a git: place's path, absolute,
+// so that run and list find the registry from any directory; a
+// docker:// place is kept as given.
+func absPlace(place string) string {
+	path, prefix := place, ""
+	switch {
+	case strings.HasPrefix(place, "docker://"):
+		return place
+	case strings.HasPrefix(place, "git:"):
+		prefix, path = "git:", strings.TrimPrefix(place, "git:")
+	}
+	ref := ""
+	if prefix != "" {
+		if i := strings.LastIndex(path, "#"); i >= 0 {
+			path, ref = path[:i], path[i:]
+		}
+	}
+	if filepath.IsAbs(path) {
+		return place
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return place
+	}
+	return prefix + abs + ref
 }
 
 // loadControl reads the verified catalog's control lists and decides
