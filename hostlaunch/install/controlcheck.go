@@ -152,7 +152,7 @@ func (in *installer) checkControl(id index.ID, what string) error {
 		rule = "control-deprecated"
 	}
 	return &RefusedError{What: what, Problems: []problem.Problem{{Severity: problem.Error, Rule: rule,
-		Message: fmt.Sprintf("%s (to install it all the same, add to the policy's control: allow: - {id: %s, reason: WHY} and pass --policy)", v, id)}}}
+		Message: fmt.Sprintf("%s (to install it all the same, add - {id: %s, reason: WHY} to the policy's control.allow and install it with that policy)", v, id)}}}
 }
 
 // saveControl makes the lists the install enforces, and the overrides it
