@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/airvsx/airvsx/index"
@@ -135,7 +136,7 @@ func Parse(data []byte) (*List, error) {
 	if len(data) > MaxBytes {
 		return nil, fmt.Errorf("%w: %d bytes, more than the %d accepted", ErrMalformed, len(data), MaxBytes)
 	}
-	if err := noDuplicateKeys(data); err != nil {
+	if err := checkKeys(data); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	var raw struct {
@@ -187,17 +188,65 @@ func strictUnmarshal(data []byte, v any) error {
 	return nil
 }
 
-// noDuplicateKeys refuses an object with a key twice at any level: two
-// readers would take different values from it.
-func noDuplicateKeys(data []byte) error {
+// The kinds of JSON values checkKeys tells apart: the objects whose keys
+// are field names (exact, as a JavaScript reader sees them), and the
+// containers of those.
+const (
+	kindAny = iota
+	kindTop
+	kindMigrations // migrateToPreRelease: ID -> kindMigration
+	kindMigration
+	kindDeprecations // deprecated: ID -> true, false or kindDeprecation
+	kindDeprecation
+	kindReplacement // a deprecation's extension
+	kindSearches    // search: [kindSearch]
+	kindSearch
+)
+
+// fields are the exact field names of each object kind.
+var fields = map[int][]string{
+	kindTop:         {"malicious", "learnMoreLinks", "migrateToPreRelease", "deprecated", "search", "extensionsEnabledWithPreRelease"},
+	kindMigration:   {"id", "displayName", "migrateStorage", "engine"},
+	kindDeprecation: {"disallowInstall", "extension", "settings", "additionalInfo"},
+	kindReplacement: {"id", "displayName"},
+	kindSearch:      {"query", "preferredResults"},
+}
+
+// child is the kind of the value of key in an object of kind k.
+func child(k int, key string) int {
+	switch {
+	case k == kindTop && key == "migrateToPreRelease":
+		return kindMigrations
+	case k == kindTop && key == "deprecated":
+		return kindDeprecations
+	case k == kindTop && key == "search":
+		return kindSearches
+	case k == kindMigrations:
+		return kindMigration
+	case k == kindDeprecations:
+		return kindDeprecation
+	case k == kindDeprecation && key == "extension":
+		return kindReplacement
+	}
+	return kindAny
+}
+
+// checkKeys refuses an object with a key twice at any level (two readers
+// would take different values from it) and, in the objects whose keys
+// are field names, a key that is not one exactly: encoding/json matches
+// field names ignoring case, which VS Code's JavaScript does not, so
+// "Malicious" would mean something here and nothing there.
+func checkKeys(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	type frame struct {
 		object bool
+		kind   int // of this object, or of this array's elements
 		keys   map[string]bool
 		key    bool // the next string token is a key
+		next   int  // the kind of the value of the key just read
 	}
-	var stack []*frame
+	stack := []*frame{{kind: kindTop}} // the document: one value of kind top
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -206,30 +255,38 @@ func noDuplicateKeys(data []byte) error {
 		if err != nil {
 			return err
 		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if k, isKey := tok.(string); isKey && top != nil && top.object && top.key {
+		top := stack[len(stack)-1]
+		if k, isKey := tok.(string); isKey && top.object && top.key {
 			if top.keys[k] {
 				return fmt.Errorf("key %q twice in one object", k)
 			}
+			if names, ok := fields[top.kind]; ok && !slices.Contains(names, k) {
+				return fmt.Errorf("unknown field %q (field names are exact: one of %s)", k, strings.Join(names, ", "))
+			}
 			top.keys[k] = true
-			top.key = false
+			top.key, top.next = false, child(top.kind, k)
 			continue
+		}
+		kind := top.kind // an array's elements, or the document
+		if top.object {
+			kind = top.next
 		}
 		switch tok {
 		case json.Delim('{'):
-			stack = append(stack, &frame{object: true, keys: map[string]bool{}, key: true})
+			stack = append(stack, &frame{object: true, kind: kind, keys: map[string]bool{}, key: true})
 			continue
 		case json.Delim('['):
-			stack = append(stack, &frame{})
+			elems := kindAny
+			if kind == kindSearches {
+				elems = kindSearch
+			}
+			stack = append(stack, &frame{kind: elems})
 			continue
 		case json.Delim('}'), json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		}
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].key = true
+		if t := stack[len(stack)-1]; t.object {
+			t.key = true
 		}
 	}
 }

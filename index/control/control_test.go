@@ -167,3 +167,43 @@ func TestLoad(t *testing.T) {
 		t.Error("a list that is not its ref's bytes loads")
 	}
 }
+
+// TestParseExactFieldNames: a field name in another case is refused
+// (encoding/json would take it; VS Code's JavaScript would not), at every
+// level; IDs as keys keep any case.
+func TestParseExactFieldNames(t *testing.T) {
+	for _, doc := range []string{
+		`{"Malicious": []}`,
+		`{"malicious": [], "MALICIOUS": ["a.b"]}`,
+		`{"malicious": [], "Deprecated": {}}`,
+		`{"malicious": [], "deprecated": {"a.b": {"DisallowInstall": true}}}`,
+		`{"malicious": [], "deprecated": {"a.b": {"extension": {"ID": "c.d", "displayName": "x"}}}}`,
+		`{"malicious": [], "migrateToPreRelease": {"a.b": {"id": "c", "DisplayName": "x"}}}`,
+		`{"malicious": [], "search": [{"Query": "x"}]}`,
+	} {
+		if _, err := control.Parse([]byte(doc)); !errors.Is(err, control.ErrMalformed) || !strings.Contains(err.Error(), "unknown field") {
+			t.Errorf("Parse(%s) = %v; want an unknown field", doc, err)
+		}
+	}
+	l, err := control.Parse([]byte(`{"malicious": ["A.B"], "learnMoreLinks": {"A.B": "https://x"}, "deprecated": {"Some.Ext": {"extension": {"id": "c.d", "displayName": "x"}}}, "search": [{"query": "q", "preferredResults": ["a.b"]}]}`))
+	if err != nil || l.Deprecated["Some.Ext"].Info == nil || l.LearnMoreLinks["A.B"] == "" {
+		t.Fatalf("IDs as keys keep their case: %+v, %v", l, err)
+	}
+}
+
+// TestVerdictOpenVSXNames: an entry naming an extension whose name VS
+// Code's identifier pattern does not accept ($ and ~ are Open VSX's) still
+// covers that extension, and only it; it is no publisher.
+func TestVerdictOpenVSXNames(t *testing.T) {
+	src, err := control.NewSource("upstream", []byte(`{"malicious": ["pub.na$me"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := control.NewSet(src)
+	if !set.Verdict(index.MustParseID("Pub.Na$me")).Malicious {
+		t.Error("pub.na$me is not malicious")
+	}
+	if set.Verdict(index.MustParseID("pub.other")).Malicious {
+		t.Error("pub.na$me covers its publisher")
+	}
+}

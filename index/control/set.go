@@ -126,12 +126,16 @@ func (s *Set) Verdict(id index.ID) Verdict {
 	return Verdict{}
 }
 
-// matches reports whether the malicious entry m covers id.
+// matches reports whether the malicious entry m covers id: m is id
+// (ignoring case), or m is not an extension identifier as VS Code
+// defines one and is id's publisher. (VS Code compares an entry that is
+// not such an identifier with the publisher only, so it would miss
+// "pub.na$me"; Open VSX allows that name, and airvsx matches it too.)
 func matches(m string, id index.ID, full string) bool {
-	if identifier.MatchString(m) {
-		return strings.EqualFold(m, full)
+	if strings.EqualFold(m, full) {
+		return true
 	}
-	return strings.EqualFold(m, id.Namespace)
+	return !identifier.MatchString(m) && strings.EqualFold(m, id.Namespace)
 }
 
 // Bytes returns the set as one list in VS Code's format: the one list's
