@@ -50,6 +50,9 @@ type Catalog struct {
 	ShardDigits int `json:"shardDigits,omitempty"`
 	// Shards pins the shard files of a format-2 catalog, sorted by bin.
 	Shards []ShardRef `json:"shards,omitempty"`
+	// Control pins the extension control lists (kill lists) the registry
+	// carries, sorted by origin; none in a registry that carries none.
+	Control []ControlRef `json:"control,omitempty"`
 	// Entries are the catalog's entries: in the file itself in format 1;
 	// in format 2 the file (the head) lists none and a reader fills them
 	// from the shards.
@@ -66,6 +69,10 @@ func (c *Catalog) Normalize() {
 	}
 	SortEntries(c.Entries)
 	slices.SortFunc(c.UpstreamKeys, func(a, b UpstreamKey) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(c.Control, func(a, b ControlRef) int { return strings.Compare(a.Origin, b.Origin) })
+	for i := range c.Control {
+		c.Control[i].FetchedAt = c.Control[i].FetchedAt.UTC()
+	}
 	if c.Entries == nil && c.Format == FlatCatalogFormat {
 		c.Entries = []Entry{}
 	}
@@ -79,6 +86,7 @@ func (c *Catalog) Validate() error {
 		errs = append(errs, fmt.Errorf("format: %d is not one of the supported %d and %d", c.Format, FlatCatalogFormat, CatalogFormat))
 	}
 	errs = append(errs, c.validateShards()...)
+	errs = append(errs, validateControl(c.Control)...)
 	if c.Serial < 1 {
 		errs = append(errs, fmt.Errorf("serial: %d is not positive", c.Serial))
 	}

@@ -361,7 +361,7 @@ func (r *addRun) publish(ctx context.Context, prev *index.Catalog, prevDigest st
 	if prev != nil {
 		cat.Serial, cat.Previous, prevDigits = prev.Serial+1, prevDigest, prev.ShardDigits
 		cat.Upstream, cat.PolicyDigest = prev.Upstream, prev.PolicyDigest
-		cat.UpstreamKeys = prev.UpstreamKeys
+		cat.UpstreamKeys, cat.Control = prev.UpstreamKeys, prev.Control
 		cat.Entries = make([]index.Entry, 0, len(prev.Entries)+len(added))
 		cat.Entries = append(cat.Entries, prev.Entries...)
 	}

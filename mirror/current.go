@@ -105,6 +105,7 @@ func sameContent(prev, next *index.Catalog) (bool, error) {
 	p, c := *prev, *next
 	c.Serial, c.Created, c.Previous = prev.Serial, prev.Created, prev.Previous
 	c.ShardDigits, c.Shards = prev.ShardDigits, prev.Shards
+	c.Control = prev.Control // compared by sameControl, whenever fetched
 	p.Normalize()
 	c.Normalize()
 	pe, ce := p.Entries, c.Entries

@@ -25,6 +25,7 @@ func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry
 		Upstream:     opts.Client.BaseURL(),
 		PolicyDigest: opts.Policy.Digest(),
 		UpstreamKeys: keys,
+		Control:      r.control.refs,
 	}
 	prevDigits := 0
 	if prev != nil {
@@ -49,8 +50,15 @@ func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry
 		if err != nil {
 			return rep, err
 		}
+		if same && !sameControl(prev.Control, cat.Control) {
+			same = false
+			log.Info("the control lists changed: signing a new catalog")
+		}
 		if same {
 			renewReason = renewal(opts.Renew, prevExpires, now(), opts.Policy.CatalogExpires)
+			if renewReason == "" {
+				renewReason = controlRenewal(prev.Control, r.control.refs, now(), opts.Policy.Control.MaxAge)
+			}
 			if renewReason == "" {
 				// The catalog read may be one a killed run signed but did
 				// not commit (a git registry takes over the change it
@@ -74,6 +82,9 @@ func (r *syncRun) publish(ctx context.Context, plan *Plan, entries []index.Entry
 	}
 	// A format-1 registry is upgraded here: the next catalog is sharded.
 	cat.ShardDigits = index.ShardDigitsFor(len(cat.Entries), prevDigits)
+	if err := r.control.put(ctx, trust.Metadata(ctx, opts.Store)); err != nil {
+		return rep, fmt.Errorf("store control lists: %w", err)
+	}
 	res, err := trust.PublishCatalog(ctx, trust.Metadata(ctx, opts.Store), cat, opts.Signer, trust.PublishOptions{Expires: opts.Policy.CatalogExpires, Now: now})
 	if err != nil {
 		return rep, fmt.Errorf("sign catalog: %w", err)

@@ -79,6 +79,11 @@ type Options struct {
 	// is about to do. It holds up the downloads while it runs. Default
 	// nil.
 	OnPlan func(*Plan)
+	// ControlFiles are an admin's own extension control lists, carried
+	// beside the upstream's (fetched when Client has a control URL).
+	// Each is checked strictly; a malformed one stops the sync before
+	// anything is written.
+	ControlFiles []ControlFile
 }
 
 // Report is what a sync did, for people and machines.
@@ -90,6 +95,7 @@ type Report struct {
 	Stored       []string               `json:"stored"`
 	Quarantined  []RejectError          `json:"quarantined"`
 	Catalog      *CatalogInfo           `json:"catalog,omitempty"`
+	Control      []ControlReport        `json:"control,omitempty"`
 	Egress       []openvsx.EgressRecord `json:"egress"`
 }
 
@@ -168,6 +174,9 @@ func Sync(ctx context.Context, opts Options) (*Report, error) {
 	if err := checkBase(ctx, opts.Store, tr, opts.Signer); err != nil {
 		return nil, err
 	}
+	if r.control, err = r.readControl(ctx); err != nil {
+		return r.rep, err
+	}
 	r.prog = newProgress(opts.Progress)
 	defer r.prog.heartbeat(opts.ProgressEvery)()
 	if opts.DryRun {
@@ -238,6 +247,8 @@ type syncRun struct {
 	prev        *index.Catalog
 	prevDigest  string
 	prevExpires time.Time
+	// control is the control lists read (before any download).
+	control *controlRun
 }
 
 // fetchAll makes the plan and fetches every new item in it with f,

@@ -215,6 +215,7 @@ type rawDoc struct {
 	MaxVsixBytes             yInt                           `yaml:"maxVsixBytes"`
 	Capabilities             yList[rawCapRule, *rawCapRule] `yaml:"capabilities"`
 	Catalog                  rawCatalog                     `yaml:"catalog"`
+	Control                  rawControl                     `yaml:"control"`
 }
 
 type rawRule struct {

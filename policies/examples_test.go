@@ -3,6 +3,7 @@ package policies
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -106,6 +107,11 @@ func TestExamples(t *testing.T) {
 			p, err := Load("examples/" + tt.file)
 			if err != nil {
 				t.Fatalf("Load = %v", err)
+			}
+			if tt.file == "curated.yaml" {
+				if _, ok := p.Control.Allowed("streetsidesoftware.code-spell-checker"); !ok || p.Control.URL == "" || p.Control.MaxAge != 14*24*time.Hour {
+					t.Errorf("curated.yaml's control section: %+v", p.Control)
+				}
 			}
 			for _, c := range tt.checks {
 				d := p.Match(c.c)

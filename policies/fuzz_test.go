@@ -53,6 +53,7 @@ func FuzzParse(f *testing.F) {
 		"version: 1\nextensions: [{id: a.b}]\ncapabilities: [{id: a.b, grant: [network, spawn], hosts: [A.b.com, '*.c.org:1', '[::1]:80', '1.2.3.4'], programs: [/bin/sh]}]\n",
 		"version: 1\nextensions: [{id: a.b}]\ncapabilities: [{id: a.b, grant: [spawn], hosts: ['*'], programs: [sh, /a/../b]}]\n",
 		"? version\n: 1\n? [extensions]\n: [{id: a.b}]\n",
+		"version: 1\nextensions: [{id: a.b}]\ncontrol: {url: 'https://h/x.json', files: [a/b.json], maxAge: 7d, allow: [{id: c.d, reason: 'r: x'}]}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -19,6 +19,19 @@ type outDoc struct {
 	MaxVsixBytes             int64        `yaml:"maxVsixBytes"`
 	Capabilities             []outCapRule `yaml:"capabilities,omitempty"`
 	Catalog                  outCatalog   `yaml:"catalog"`
+	Control                  outControl   `yaml:"control,omitempty"`
+}
+
+type outControl struct {
+	URL    string            `yaml:"url,omitempty"`
+	Files  []string          `yaml:"files,omitempty"`
+	MaxAge string            `yaml:"maxAge,omitempty"`
+	Allow  []outControlAllow `yaml:"allow,omitempty"`
+}
+
+type outControlAllow struct {
+	ID     string `yaml:"id"`
+	Reason string `yaml:"reason"`
 }
 
 type outRule struct {
@@ -85,6 +98,15 @@ func (p *Policy) MarshalYAML() ([]byte, error) {
 	}
 	if p.CatalogExpires > 0 {
 		d.Catalog.Expires = FormatExpiry(p.CatalogExpires)
+	}
+	if c := p.Control; c.URL != "" || len(c.Files) > 0 || c.MaxAge > 0 || len(c.Allow) > 0 {
+		d.Control = outControl{URL: c.URL, Files: c.Files}
+		if c.MaxAge > 0 {
+			d.Control.MaxAge = FormatExpiry(c.MaxAge)
+		}
+		for _, a := range c.Allow {
+			d.Control.Allow = append(d.Control.Allow, outControlAllow(a))
+		}
 	}
 	return yaml.MarshalWithOptions(d, yaml.IndentSequence(true))
 }

@@ -68,6 +68,10 @@ type Policy struct {
 	// DefaultCatalogExpires.
 	CatalogExpires time.Duration
 
+	// Control is which extension control lists the registry carries
+	// and the explicit overrides of them (the control section).
+	Control Control
+
 	name string
 	raw  []byte
 }

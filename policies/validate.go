@@ -108,6 +108,8 @@ func (d *rawDoc) validate(name string) (*Policy, error) {
 		}
 	}
 
+	p.Control = v.control(d.Control)
+
 	if len(v.errs) > 0 {
 		// In file order; problems with no place (missing fields) first.
 		slices.SortStableFunc(v.errs, func(a, b error) int {

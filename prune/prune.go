@@ -116,7 +116,7 @@ func Prune(ctx context.Context, opts Options) (*Report, error) {
 		cat := &index.Catalog{
 			Format: index.CatalogFormat, Serial: prev.Serial + 1, Created: now().UTC().Truncate(time.Second),
 			Upstream: prev.Upstream, PolicyDigest: opts.Policy.Digest(), Previous: prevDigest,
-			UpstreamKeys: prev.UpstreamKeys, Entries: d.kept,
+			UpstreamKeys: prev.UpstreamKeys, Control: prev.Control, Entries: d.kept,
 		}
 		cat.ShardDigits = index.ShardDigitsFor(len(cat.Entries), prev.ShardDigits)
 		res, err := trust.PublishCatalog(ctx, trust.Metadata(ctx, s), cat, opts.Signer, trust.PublishOptions{Expires: opts.Policy.CatalogExpires, Now: now})

@@ -2,7 +2,8 @@
 # The main job, end to end, on the built-in offline demo upstream:
 #   1. start the fixture Open VSX (cmd/openvsx-fixture) on loopback;
 #   2. make a signing key (or reuse ./demo-key.key);
-#   3. sync policies/examples/demo.yaml from it into ./registry;
+#   3. sync policies/examples/demo.yaml from it into ./registry, with the
+#      fixture's extension control list (kill list: testdata/control);
 #   4. list the signed catalog;
 #   5. verify every byte of it offline against the public key;
 #   6. render the static HTML catalog (opens from file://);
@@ -20,7 +21,7 @@ export COSIGN_PASSWORD=${COSIGN_PASSWORD-}
 
 echo "== starting the offline demo upstream"
 out=$(mktemp)
-"$fixture" -listen 127.0.0.1:0 -fixtures testdata/vsix >"$out" 2>"$out.log" &
+"$fixture" -listen 127.0.0.1:0 -fixtures testdata/vsix -control testdata/control/extensions.json >"$out" 2>"$out.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -f "$out" "$out.log"' EXIT
 for _ in $(seq 100); do
@@ -46,8 +47,10 @@ fi
 echo
 echo "== airvsx sync --policy policies/examples/demo.yaml --registry registry"
 # --rate: the upstream is a local fixture; the default (2 requests/s) is
-# for open-vsx.org's free tier.
-"$bin" sync --upstream "$upstream" --rate 50 --policy policies/examples/demo.yaml --registry registry --key demo-key.key
+# for open-vsx.org's free tier. --control-url: the kill list, carried
+# signed (the real one: Open VSX's extension-control/extensions.json).
+"$bin" sync --upstream "$upstream" --rate 50 --policy policies/examples/demo.yaml --registry registry --key demo-key.key \
+	--control-url "$upstream/extension-control/extensions.json"
 
 echo
 echo "== airvsx ls --registry registry"

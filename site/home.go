@@ -93,7 +93,7 @@ func searchIndex(m *model) []byte {
 			pre = 1
 		}
 		rows[i] = []any{x.ID, x.DisplayName, x.Namespace, x.Description, nonNil(x.Latest.Tags), nonNil(cats),
-			nonNil(x.Platforms), nonNil(x.CapValues), x.Latest.Published.Unix(), x.Latest.Version, x.Icon, pre, x.Signed, x.LocalNote}
+			nonNil(x.Platforms), nonNil(x.CapValues), x.Latest.Published.Unix(), x.Latest.Version, x.Icon, pre, x.Signed, x.LocalNote, x.Control, x.ControlNote}
 	}
 	catPages := make(map[string]string, len(m.categories))
 	for _, c := range m.categories {

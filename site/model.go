@@ -69,10 +69,14 @@ type extView struct {
 	Signed      string   // "all", "some", "none": upstream signatures
 	// LocalNote says who added the latest entry by hand and when
 	// (airvsx add: index.Entry.Local); "" for one mirrored from upstream.
-	LocalNote  string
-	Icon       string // relative to the site root; set by renderExtension
-	Deps, Pack []depView
-	Verified   bool // the catalog was verified
+	LocalNote string
+	// Control is what the extension control lists say of it:
+	// "malicious", "deprecated" or ""; ControlNote says it in words.
+	Control     string
+	ControlNote string
+	Icon        string // relative to the site root; set by renderExtension
+	Deps, Pack  []depView
+	Verified    bool // the catalog was verified
 
 	inputs string // extInputs: what its page and card are made from
 	cards  cards  // its cards, rendered at first use
@@ -162,6 +166,11 @@ func buildModel(tr *trusted, opts *Options, linkBase string) *model {
 		slices.SortFunc(x.Platforms, comparePlatforms)
 		if l := x.Latest.Local; l != nil {
 			x.LocalNote = localNote(l)
+		}
+		if v := tr.control.Verdict(l.ID); v.Malicious {
+			x.Control, x.ControlNote = "malicious", v.String()
+		} else if v.Deprecated != nil {
+			x.Control, x.ControlNote = "deprecated", v.String()
 		}
 		x.Signed = "some"
 		switch signed {

@@ -219,7 +219,7 @@ func extInputs(site string, x *extView) string {
 	for _, c := range x.Categories {
 		cats = append(cats, c.Name, c.Page)
 	}
-	return inputs(site, entries, x.Deps, x.Pack, cats, x.Publisher.Page)
+	return inputs(site, entries, x.Deps, x.Pack, cats, x.Publisher.Page, x.ControlNote)
 }
 
 // listInputs is what a category or publisher page is made from: its

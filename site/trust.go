@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/control"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 )
@@ -26,6 +27,9 @@ type trusted struct {
 	expires  time.Time // the earliest expiry of the metadata chain
 	verified bool
 	reason   string // why not verified, for the banner
+	// control is the extension control lists the verified catalog pins
+	// (nil when it pins none, or the catalog was not verified).
+	control *control.Set
 }
 
 // readCatalog reads and, where it can, verifies the catalog through
@@ -61,5 +65,18 @@ func readVerified(ctx context.Context, st store.Store, opts *Options) (*trusted,
 	if err != nil {
 		return nil, err
 	}
-	return &trusted{cat: cat, digest: c.CatalogDigest, expires: c.Expires(), verified: true}, nil
+	set, err := controlSet(ctx, c.Trusted, cat)
+	if err != nil {
+		return nil, err
+	}
+	return &trusted{cat: cat, digest: c.CatalogDigest, expires: c.Expires(), verified: true, control: set}, nil
+}
+
+// controlSet reads the control lists cat pins through chain.
+func controlSet(ctx context.Context, chain *trust.Trusted, cat *index.Catalog) (*control.Set, error) {
+	files, err := chain.Control(ctx, cat)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	return control.Load(files...)
 }

@@ -258,6 +258,18 @@ func (b *bundler) planMetadata(heads []catalogAt, old *catalogAt) error {
 			want[strings.TrimPrefix(trust.ShardPath(ref), "metadata/")] = true
 		}
 	}
+	// The control lists the head pins that the far side's does not.
+	oldControl := map[string]bool{}
+	if old != nil {
+		for _, ref := range old.cat.Control {
+			oldControl[ref.Digest] = true
+		}
+	}
+	for _, ref := range b.ch.cat.Control {
+		if !oldControl[ref.Digest] {
+			want[strings.TrimPrefix(trust.ControlPath(ref), "metadata/")] = true
+		}
+	}
 	names, err := b.src.ListMetadata(b.ctx)
 	if err != nil {
 		return fmt.Errorf("bundle: %s: %w", b.opts.Source, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/control"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 )
@@ -68,6 +69,10 @@ func (c *copier) checkDest(ctx context.Context, src *checked) error {
 			case tr.Timestamp.Version > src.Timestamp.Version:
 				refusals = append(refusals, fmt.Sprintf("%s's timestamp.json is version %d, newer than %s's version %d: copying would roll it back",
 					c.opts.Dest, tr.Timestamp.Version, c.opts.Source, src.Timestamp.Version))
+			}
+			if was, now, ok := control.Older(cat.Control, src.cat.Control); ok {
+				refusals = append(refusals, fmt.Sprintf("%s carries the control list %s fetched %s, newer than %s's (fetched %s): copying would roll the list back",
+					c.opts.Dest, was.Origin, was.FetchedAt.Format(time.RFC3339), c.opts.Source, now.FetchedAt.Format(time.RFC3339)))
 			}
 		}
 	}

@@ -190,6 +190,28 @@
 // version of the role (older ones are history); airvsx copy leaves every
 // other file out. quarantine/ is not listed: it is never signed.
 //
+// # Control lists
+//
+// The extension control lists (kill lists) the catalog's head pins
+// (index.ControlRef; each stored by content as
+// targets/<sha256>.control.json) are read through the chain: one missing
+// or changed fails like a changed shard (trust-missing, trust-mismatch,
+// naming the file); one that does not parse is control-invalid. Each
+// entry is then judged as VS Code judges an extension (index/control):
+//
+//   - control-malicious (an error): a list names the entry, or its
+//     publisher, as malicious;
+//   - control-deprecated (a warning): a list deprecates it; the message
+//     names the replacement;
+//   - control-overridden (a note): the policy's control.allow overrides
+//     the list for the entry, with its reason;
+//   - control-stale, control-none (warnings, with a policy whose
+//     control.maxAge bounds the lists' age): a list fetched longer ago,
+//     or none carried.
+//
+// The report's catalog summary lists the lists carried (Control); a
+// registry that carries none still verifies.
+//
 // # Notes
 //
 // local-entry: an entry added by hand (airvsx add, index.Entry.Local),

@@ -161,6 +161,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	b.WriteString(r.SummaryLine() + "\n")
 	if c := r.Catalog; c != nil {
 		fmt.Fprintf(&b, "catalog: serial %d, %d %s, %s, expires %s, %s\n", c.Serial, c.Entries, plural(c.Entries, "entry", "entries"), c.Digest, c.Expires.Format("2006-01-02T15:04:05Z"), formatName(c))
+		b.WriteString(controlLine(c.Control))
 	}
 	if t := r.Trust; t != nil && t.Verified.Root > 0 {
 		fmt.Fprintf(&b, "trust: %s mode%s; root v%d, timestamp v%d, snapshot v%d, targets v%d", t.Mode, map[bool]string{true: " (first use)"}[t.FirstUse],
@@ -212,4 +213,16 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// controlLine is the text report's line on the control lists.
+func controlLine(cs []ControlSummary) string {
+	if len(cs) == 0 {
+		return "control: no extension control list carried\n"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s (%d malicious, %d deprecated, fetched %s, %s)", c.Origin, c.Malicious, c.Deprecated, c.FetchedAt.Format("2006-01-02T15:04:05Z"), c.Digest)
+	}
+	return "control: " + strings.Join(parts, "; ") + "\n"
 }

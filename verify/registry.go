@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/control"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/policies"
@@ -102,9 +103,13 @@ type registryVerifier struct {
 	head    *index.Catalog // the catalog file: a format-2 head without its entries
 	catPath string         // metadata/targets/<hex>.catalog.json
 	chain   *trust.Trusted // the verified chain; nil when it did not verify
-	x       crossState     // what the checks across entries keep (stream)
-	hashers []*hasher      // one per worker of parallel, kept from call to call
-	mu      sync.Mutex     // guards rep.Problems while workers add to it
+	control *control.Set   // the control lists the catalog pins (nil: none)
+	// controlPaths names each list's file by origin.
+	controlPaths map[string]string
+	controls     []ControlSummary
+	x            crossState // what the checks across entries keep (stream)
+	hashers      []*hasher  // one per worker of parallel, kept from call to call
+	mu           sync.Mutex // guards rep.Problems while workers add to it
 
 	sigs         *sigCache // nil: no cache
 	sigsVerified atomic.Int64
@@ -126,6 +131,7 @@ func (v *registryVerifier) run(ctx context.Context) error {
 		return err
 	}
 	v.head = head
+	v.loadControl(ctx, c.Trusted, head)
 	v.loadSigCache()
 	ok, n, err := v.stream(ctx, c.Trusted, head)
 	if err != nil {

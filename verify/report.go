@@ -87,6 +87,20 @@ type CatalogSummary struct {
 	// upgrades it).
 	Format int `json:"format"`
 	Shards int `json:"shards"`
+	// Control lists the extension control lists (kill lists) the catalog
+	// pins; none when it carries none.
+	Control []ControlSummary `json:"control"`
+}
+
+// ControlSummary is one extension control list a catalog pins.
+type ControlSummary struct {
+	Origin     string    `json:"origin"`
+	Source     string    `json:"source"`
+	FetchedAt  time.Time `json:"fetchedAt"`
+	Digest     string    `json:"digest"`
+	File       string    `json:"file"`
+	Malicious  int       `json:"malicious"`
+	Deprecated int       `json:"deprecated"`
 }
 
 // TrustSummary says where trust came from and what was recorded.

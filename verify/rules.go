@@ -111,6 +111,13 @@ const (
 )
 
 var rules = map[Rule]ruleInfo{
+	RuleControlMalicious:  {"No entry is named malicious by the extension control lists the registry carries", "do not install it: remove it on the connected side (airvsx prune with a policy that excludes it) and carry the registry across again; if the list is wrong for you, override the one extension in the policy's control.allow with the reason"},
+	RuleControlDeprecated: {"Entries the extension control lists deprecate are named, with their replacement", "move to the replacement named; the entry still installs unless the list disallows its install"},
+	RuleControlOverridden: {"Entries a control list names but the policy's control.allow overrides are named, with the reason", "nothing to fix: the policy overrides the list for this extension; remove the override when it is no longer needed"},
+	RuleControlInvalid:    {"Every extension control list the catalog pins is well-formed", fixResign},
+	RuleControlNone:       {"The registry carries an extension control list (kill list)", "on the connected side, run airvsx sync with the list's URL (the policy's control.url) and carry the registry across again"},
+	RuleControlStale:      {"No extension control list is older than the policy's control.maxAge", "on the connected side, run airvsx sync again (it fetches the list again) and carry the registry across"},
+
 	RuleLocalEntry: {"Entries added by hand (airvsx add) are named: they have no upstream signature", "nothing to fix: it was added with airvsx add and is vouched for by the key that signed the catalog; check that the key named is one of yours"},
 
 	RuleTrustAnchor:    {"The trust anchor fits the registry", "pass the root.json or key the publisher gave you out of band (--root or --key); if the publisher rotated keys, get the new root from them"},

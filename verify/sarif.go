@@ -100,10 +100,11 @@ func (r *Report) WriteSARIF(w io.Writer, toolVersion string) error {
 	for i, id := range ids {
 		info := rules[Rule(id)]
 		level := "error"
-		if strings.HasPrefix(id, "orphan-") || id == string(RuleExtraFile) || id == string(RuleStrayFile) || id == string(RulePolicyDependencyOnly) {
+		if strings.HasPrefix(id, "orphan-") || id == string(RuleExtraFile) || id == string(RuleStrayFile) || id == string(RulePolicyDependencyOnly) ||
+			id == string(RuleControlDeprecated) || id == string(RuleControlStale) || id == string(RuleControlNone) {
 			level = "warning"
 		}
-		if id == string(RuleLocalEntry) {
+		if id == string(RuleLocalEntry) || id == string(RuleControlOverridden) {
 			level = "note"
 		}
 		help := info.fix

@@ -167,6 +167,7 @@ func (v *registryVerifier) checkShard(ctx context.Context, entries []index.Entry
 			v.add(Note, RuleLocalEntry, v.catPath, name, "added locally by key %s at %s (airvsx add): it has no upstream signature; the registry's key vouches for it",
 				l.AddedBy, l.AddedAt.Format(time.RFC3339))
 		}
+		v.controlEntry(e, name)
 		if v.opts.Policy != nil {
 			v.policyEntry(e, name)
 		}

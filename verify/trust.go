@@ -66,7 +66,8 @@ func (v *registryVerifier) record(c *trust.Checked, head *index.Catalog, n int) 
 	var chained *index.Catalog
 	if head != nil {
 		v.rep.Catalog = &CatalogSummary{Serial: head.Serial, Digest: c.CatalogDigest, Previous: head.Previous,
-			Created: head.Created, Expires: c.Timestamp.Expires, Entries: n, Format: head.Format, Shards: len(head.Shards)}
+			Created: head.Created, Expires: c.Timestamp.Expires, Entries: n, Format: head.Format, Shards: len(head.Shards),
+			Control: append([]ControlSummary{}, v.controls...)}
 		if err := c.CheckCatalog(head); err != nil {
 			rule := ruleFor(err, RuleCatalogChain, catalogRules)
 			msg := err.Error()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/install"
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/internal/termtext"
 	"github.com/airvsx/airvsx/policies"
 )
 
@@ -155,6 +156,9 @@ func runInstall(cmd *cobra.Command, g *globals, opts installOptions, arg string)
 	for _, r := range res.Kept {
 		fmt.Fprintf(g.stdout, "kept %s (already installed)\n", r.String())
 		writeGrants(g.stdout, &r, opts.policy)
+	}
+	for _, o := range res.ControlOverrides {
+		fmt.Fprintf(g.stdout, "control list overridden: %s is %s; installed because the policy allows it: %s\n", o.ID, termtext.Escape(o.Verdict), termtext.Escape(o.Reason))
 	}
 	return nil
 }

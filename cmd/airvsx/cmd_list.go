@@ -44,6 +44,12 @@ folder (DIR/.install-*, DIR/.uninstall-*) that installed.json still records
 is moved back into place, then the staging folders are removed; each is
 logged as a warning.
 
+The extension control lists (kill lists) the directory enforces are
+first read again from the registry they came from, when it is on this
+machine and carries newer ones (after a copy); every installed extension
+they name is flagged: malicious, deprecated (with the replacement), and
+whether run refuses it or the policy's control.allow overrides the list.
+
 Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -65,6 +71,10 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 			for _, w := range l.Warnings {
 				fmt.Fprintf(g.stderr, "airvsx: warning: %s\n", w)
 			}
+			flags, err := controlFlags(cmd.Context(), log, opts.extensions, l)
+			if err != nil {
+				return fmt.Errorf("list: %w", err)
+			}
 			if opts.json {
 				warnings := l.Warnings
 				if warnings == nil {
@@ -76,11 +86,13 @@ Exit status: 0 listed, 2 usage or I/O error (a damaged installed.json).`,
 					Hosts      []hostGroup        `json:"hosts"`
 					Warnings   []string           `json:"warnings"`
 					Isolation  *install.Isolation `json:"isolation"`
-				}{l.Dir, l.List(), hostGroups(l), warnings, l.Isolation})
+					Control    []controlFlag      `json:"control"`
+				}{l.Dir, l.List(), hostGroups(l), warnings, l.Isolation, flags})
 			}
 			if err := l.WriteText(g.stdout); err != nil {
 				return err
 			}
+			writeControlFlags(g.stdout, flags)
 			return writeHostGroups(g.stdout, hostGroups(l))
 		},
 	}

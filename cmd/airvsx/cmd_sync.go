@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 
 type syncOptions struct {
 	upstream    string
+	controlURL  string
 	policy      string
 	registry    string
 	net         registryNet // --insecure, --allow-insecure-remote, --ca-file (docker:// places)
@@ -68,7 +70,16 @@ stderr every --progress-every (5s), naming what a stalled sync waits on.
 With nothing new upstream, sync leaves the registry as it is (no new
 serial) and says "nothing new: registry unchanged"; it signs the same
 catalog again, as a new serial, only when the registry's metadata expires
-within half of the policy's catalog.expires, or with --renew.`,
+within half of the policy's catalog.expires, or with --renew.
+
+The extension control list (the kill list: extensions found malicious or
+deprecated) is carried only when asked: --control-url (or the policy's
+control.url) names where to fetch it, e.g. Open VSX's
+https://raw.githubusercontent.com/open-vsx/publish-extensions/master/extension-control/extensions.json;
+the policy's control.files add an admin's own lists. Each is checked
+strictly (a malformed list stops the sync before anything is written) and
+signed into the registry's metadata with its origin, source, fetch time
+and digest; a changed list signs a new catalog even with nothing new.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSync(cmd, g, opts)
@@ -76,6 +87,7 @@ within half of the policy's catalog.expires, or with --renew.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.upstream, "upstream", "", "the Open VSX to mirror from (overrides the policy's upstream:)")
+	f.StringVar(&opts.controlURL, "control-url", "", "fetch the extension control list (kill list) from this URL and carry it signed (overrides the policy's control.url; none when neither is given)")
 	f.StringVar(&opts.policy, "policy", "", "the policy file (required)")
 	f.StringVar(&opts.registry, "registry", "", "the registry, created if missing (required): a directory (DIR), a git repository (git:PATH[#BRANCH]: one signed commit per sync; a new one is bare when PATH ends in .git) or an OCI registry (docker://HOST[:PORT]/PREFIX, whose entries are also cosign-signed with the key)")
 	opts.net.add(cmd, false)
@@ -128,15 +140,21 @@ func runSync(cmd *cobra.Command, g *globals, opts syncOptions) error {
 	// of.
 	prog := syncProgress(g, opts.json)
 	logger := g.loggerBeside(prog)
+	controlURL := cmp.Or(opts.controlURL, pol.Control.URL)
 	client, err := openvsx.NewClient(openvsx.ClientOptions{
 		BaseURL: upstream, UserAgent: userAgent(), Rate: opts.rate, CAFile: opts.caFile, Logger: logger,
+		ControlURL: controlURL,
 	})
 	if err != nil {
 		return &usageError{err}
 	}
+	controlFiles, err := readControlFiles(opts.policy, pol)
+	if err != nil {
+		return err
+	}
 	so := mirror.Options{
 		Client: client, Policy: pol, DryRun: opts.dryRun, Prune: opts.prune, Renew: opts.renew,
-		Concurrency: opts.concurrency, Logger: logger,
+		Concurrency: opts.concurrency, Logger: logger, ControlFiles: controlFiles,
 	}
 	ctx := cmd.Context()
 	var key *mirror.Key
@@ -344,6 +362,18 @@ func printSyncResult(w io.Writer, rep *mirror.Report) {
 	for _, r := range rep.Egress {
 		if r.Attempt > 1 {
 			retries++
+		}
+	}
+	for _, c := range rep.Control {
+		switch {
+		case c.Kept:
+			fmt.Fprintf(w, "control list %s: kept as carried (fetched %s; no control URL given)\n", c.Origin, c.FetchedAt.Format(time.RFC3339))
+		default:
+			state := "unchanged"
+			if c.Changed {
+				state = "changed"
+			}
+			fmt.Fprintf(w, "control list %s: %s, %d malicious, %d deprecated (%s, %s)\n", c.Origin, state, c.Malicious, c.Deprecate, esc(c.Source), c.Digest)
 		}
 	}
 	fmt.Fprintf(w, "requests: %d (%d retries)\n", len(rep.Egress), retries)

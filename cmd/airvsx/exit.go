@@ -10,6 +10,7 @@ import (
 
 	"github.com/airvsx/airvsx/hostlaunch/host"
 	"github.com/airvsx/airvsx/hostlaunch/install"
+	"github.com/airvsx/airvsx/index/control"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/index/vsix"
@@ -53,6 +54,7 @@ func exitCode(err error) int {
 		errors.Is(err, install.ErrRefused), errors.Is(err, install.ErrNotInstalled),
 		errors.As(err, new(*host.CommandError)), errors.Is(err, host.ErrExited),
 		errors.Is(err, transfer.ErrSource), errors.Is(err, transfer.ErrRefused), errors.Is(err, errTimedOut),
+		errors.Is(err, control.ErrMalformed), errors.Is(err, errControlRefused), errors.Is(err, install.ErrControlRollback),
 		errors.Is(err, transfer.ErrNotNextStep), errors.Is(err, transfer.ErrIncompleteBundle), errors.Is(err, transfer.ErrBundleSince),
 		trustFailure(err):
 		return exitFailed

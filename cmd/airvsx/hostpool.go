@@ -47,8 +47,14 @@ func (o runOptions) poolOptions() poolOptions {
 // openSession starts the session run and host share (session.Open): the
 // installed extensions in the kernel sandbox, with the network broker
 // wired in (only the binary links it) and ui answering the extensions'
-// questions (nil dismisses them). Its errors say what to do next.
+// questions (nil dismisses them), after the extension control lists
+// (checkControl). Its errors say what to do next.
 func openSession(ctx context.Context, g *globals, opts poolOptions, ui host.UI) (*session.Session, error) {
+	// The extension control lists first: an installed extension they
+	// refuse stops everything before any host starts.
+	if err := checkControl(ctx, g.logger(), opts.extensions); err != nil {
+		return nil, err
+	}
 	s, err := session.Open(ctx, session.Options{
 		Extensions: opts.extensions, Workspace: opts.workspace, Settings: opts.settings, Storage: opts.storage,
 		Node: opts.node, Heartbeat: opts.heartbeat, AuditLog: opts.auditLog, AllowDegraded: opts.degraded,

@@ -280,6 +280,7 @@ func cmdHostile(ts *testscript.TestScript, neg bool, args []string) {
 //
 //	upstream fault PATTERN KIND TIMES   inject a fault (KIND: 429, 503, reset, truncated, sha256, signature, slow; TIMES: a number or always)
 //	upstream count PREFIX SUFFIX N      assert how many requests went to paths under PREFIX ending in SUFFIX
+//	upstream control FILE               serve FILE's bytes at openvsxtest.ControlPath (the extension control list)
 func cmdUpstream(ts *testscript.TestScript, neg bool, args []string) {
 	v, ok := upstreams.Load(ts.Getenv("UPSTREAM"))
 	if !ok {
@@ -316,8 +317,10 @@ func cmdUpstream(ts *testscript.TestScript, neg bool, args []string) {
 		if (got == want) == neg {
 			ts.Fatalf("upstream: %d requests under %s ending in %s; want %d", got, args[1], args[2], want)
 		}
+	case len(args) == 2 && args[0] == "control":
+		srv.SetControl([]byte(ts.ReadFile(args[1])))
 	default:
-		ts.Fatalf("usage: upstream fault PATTERN KIND TIMES | upstream count PREFIX SUFFIX N (got %s)", strings.Join(args, " "))
+		ts.Fatalf("usage: upstream fault PATTERN KIND TIMES | upstream count PREFIX SUFFIX N | upstream control FILE (got %s)", strings.Join(args, " "))
 	}
 }
 

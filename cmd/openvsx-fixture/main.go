@@ -42,6 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("fixtures", "", "`directory` of .vsix fixtures (default: the repository's testdata/vsix)")
 	latency := fs.Duration("latency", 0, "latency added to every response")
 	legacy := fs.Bool("legacy", false, "serve the pre-2026 ExtensionJson field set")
+	controlFile := fs.String("control", "", "serve this `file` at "+openvsxtest.ControlPath+" (read again on every request), the extension control list")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	h, err := openvsxtest.NewHandler(fx, openvsxtest.Options{Latency: *latency, Legacy: *legacy}, func(r *http.Request) {
+	h, err := openvsxtest.NewHandler(fx, openvsxtest.Options{Latency: *latency, Legacy: *legacy, ControlFile: *controlFile}, func(r *http.Request) {
 		log.Warn("no fixture", "method", r.Method, "url", r.URL.RequestURI())
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sigstore/sigstore/pkg/signature"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,7 @@ type fixture struct {
 	root     []byte
 	otherPub string
 	policy   *policies.Policy
+	signer   signature.Signer // signs the fixture registry (control_test.go signs copies of it)
 }
 
 var (
@@ -116,6 +118,7 @@ func buildFixture(t *testing.T) (*fixture, error) {
 	pol := demoreg.ParsePolicy(t, testPolicy)
 	f := &fixture{dir: filepath.Join(tmpRoot, "registry"), policy: pol}
 	signer, _ := demoreg.Signer(t, tmpRoot, "signer")
+	f.signer = signer
 	_, f.otherPub = demoreg.Signer(t, tmpRoot, "other")
 	st, err := dirstore.Open(f.dir, dirstore.Options{Create: true})
 	if err != nil {

@@ -139,4 +139,7 @@ type Result struct {
 	// other capabilities, programs or hosts than recorded): their records
 	// now hold the new grants.
 	Updated []Record `json:"grantsUpdated"`
+	// ControlOverrides lists the extensions installed although a control
+	// list names them, because the policy's control.allow overrides it.
+	ControlOverrides []ControlOverride `json:"controlOverrides,omitempty"`
 }

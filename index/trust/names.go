@@ -22,7 +22,7 @@ var catalogFile = regexp.MustCompile(`^targets/[0-9a-f]{64}\.catalog\.json$`)
 // signature covers it, and nothing reads it.
 func (t *Trusted) Names(name string) bool {
 	switch {
-	case name == RootFile, name == TimestampFile, catalogFile.MatchString(name), shardFile.MatchString(name):
+	case name == RootFile, name == TimestampFile, catalogFile.MatchString(name), shardFile.MatchString(name), controlFile.MatchString(name):
 		return true
 	}
 	m := versionedFile.FindStringSubmatch(name)

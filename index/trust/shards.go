@@ -37,11 +37,14 @@ func shardName(ref index.ShardRef) string {
 func ShardPath(ref index.ShardRef) string { return displayName(shardName(ref)) }
 
 // ContentNamed reports whether data is what the content-addressed
-// metadata file name (a catalog or a shard under targets/) says it is:
+// metadata file name (a catalog, a shard or a control list under
+// targets/) says it is:
 // the sha256 in its name is data's. Other names are not content-named.
 func ContentNamed(name string, data []byte) bool {
 	hexSum := ""
 	if m := shardFile.FindStringSubmatch(name); m != nil {
+		hexSum = m[1]
+	} else if m := controlFile.FindStringSubmatch(name); m != nil {
 		hexSum = m[1]
 	} else if catalogFile.MatchString(name) {
 		hexSum = strings.TrimSuffix(strings.TrimPrefix(name, TargetsDir+"/"), "."+CatalogTarget)

@@ -89,6 +89,12 @@ type ClientOptions struct {
 	// upstream's) a file URL may redirect to. Default: any host, as Open
 	// VSX moves its storage host. API requests never leave the upstream.
 	RedirectHosts []string
+	// ControlURL, when set, is the one URL besides the upstream's the
+	// client may fetch: the extension control list (FetchControl), which
+	// the admin names explicitly (it may be on another host, as Open VSX's
+	// is on GitHub). An absolute http or https URL without userinfo.
+	// Default "": FetchControl refuses.
+	ControlURL string
 	// Logger receives retries (info, with the host and the cause), capped
 	// waits (warn) and every request (debug). Default nil: discard.
 	Logger *slog.Logger
@@ -113,6 +119,8 @@ type ClientOptions struct {
 type Client struct {
 	baseURL       string // without trailing slash
 	origin        string
+	controlURL    string // ClientOptions.ControlURL
+	controlOrigin string
 	userAgent     string
 	maxRetries    int
 	waitMin       time.Duration
@@ -182,6 +190,13 @@ func NewClient(opts ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("client options: RetryWaitMin %s is more than RetryWaitMax %s", c.waitMin, c.waitMax)
 	}
 	c.maxHint = 4 * c.waitMax
+	if opts.ControlURL != "" {
+		cu, err := url.Parse(opts.ControlURL)
+		if err != nil || (cu.Scheme != "http" && cu.Scheme != "https") || cu.Host == "" || cu.User != nil {
+			return nil, fmt.Errorf("control list URL %q: want an absolute http or https URL without userinfo", opts.ControlURL)
+		}
+		c.controlURL, c.controlOrigin = cu.String(), originOf(cu)
+	}
 	for _, h := range opts.RedirectHosts {
 		c.redirectHosts = append(c.redirectHosts, strings.ToLower(h))
 	}
@@ -267,7 +282,7 @@ func (c *Client) checkURL(rawURL string) error {
 	if err != nil {
 		return fmt.Errorf("GET %q: %w", rawURL, err)
 	}
-	if !u.IsAbs() || u.User != nil || !c.mayDial(u) {
+	if !u.IsAbs() || u.User != nil || !c.mayFetch(u) {
 		return fmt.Errorf("GET %s: not on upstream %s: %w", redact(u), c.baseURL, ErrRefused)
 	}
 	return nil
@@ -305,6 +320,21 @@ func (c *Client) Download(ctx context.Context, rawURL string, maxBytes int64, w 
 	_, n, err := c.do(ctx, request{url: rawURL, kind: kindDownload, max: maxBytes, open: restarter(w)})
 	return n, err
 }
+
+// FetchControl returns the extension control list at
+// ClientOptions.ControlURL (at most maxBytes), the one file the client
+// fetches off the upstream, rate limited, retried and logged like the
+// others. It refuses when no ControlURL was given.
+func (c *Client) FetchControl(ctx context.Context, maxBytes int64) ([]byte, error) {
+	if c.controlURL == "" {
+		return nil, fmt.Errorf("control list: no URL given (the client fetches none implicitly): %w", ErrRefused)
+	}
+	b, _, err := c.do(ctx, request{url: c.controlURL, kind: kindFile, max: maxBytes})
+	return b, err
+}
+
+// ControlURL returns ClientOptions.ControlURL.
+func (c *Client) ControlURL() string { return c.controlURL }
 
 // Rate returns the most requests per second the client sends to the
 // upstream (ClientOptions.Rate, or its default).

@@ -38,8 +38,17 @@ func (s *storageOrigins) has(origin string) bool {
 }
 
 // mayDial reports whether a request (not a redirect hop) may go to u:
-// the upstream, or a storage origin the upstream redirected to.
+// the upstream, a storage origin the upstream redirected to, or the
+// control list's origin (ClientOptions.ControlURL).
 func (c *Client) mayDial(u *url.URL) bool {
+	return c.mayFetch(u) || (c.controlOrigin != "" && originOf(u) == c.controlOrigin)
+}
+
+// mayFetch reports whether Fetch, Download and Locate may ask for u: the
+// upstream or a storage origin it redirected to. The control list's
+// origin is not among them: a file URL the upstream names there is
+// refused, and only FetchControl asks it, for its one URL.
+func (c *Client) mayFetch(u *url.URL) bool {
 	o := originOf(u)
 	return o == c.origin || c.storage.has(o)
 }

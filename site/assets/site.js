@@ -141,6 +141,9 @@
     if (e[13]) {
       badge("local", "added locally", b).setAttribute("title", e[13]);
     }
+    if (e[14]) {
+      badge(e[14] === "malicious" ? "bad" : "warn", e[14], b).setAttribute("title", e[15]);
+    }
     if (e[12] === "all") {
       badge("ok", "upstream-signed", b);
     } else if (e[12] === "some") {

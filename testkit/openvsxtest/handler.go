@@ -34,6 +34,8 @@ type handler struct {
 	// inFlight counts the requests being answered, and peak the most
 	// ever at once.
 	inFlight, peak atomic.Int64
+	// control is the list Server.SetControl set.
+	control atomic.Pointer[[]byte]
 }
 
 // NewHandler returns the fixture server as an http.Handler, for serving
@@ -249,6 +251,8 @@ func (h *handler) route(r *http.Request) (rep reply, ok bool) {
 	switch {
 	case p == "/sitemap.xml":
 		return h.sitemap(u), true
+	case p == ControlPath:
+		return h.controlList()
 	case strings.HasPrefix(p, "/cdn/"):
 		return h.cdn(strings.Split(strings.TrimPrefix(p, "/cdn/"), "/"))
 	case strings.HasPrefix(p, "/api/"):

@@ -42,6 +42,10 @@ type Options struct {
 	// redirect there, and the API listener serves no /cdn/ path. Default
 	// false: /cdn/ on the API's own listener.
 	CDN bool
+	// ControlFile, when set, is served at ControlPath, read again on
+	// every request, unless Server.SetControl set a list. Default "": no
+	// list (404) until SetControl.
+	ControlFile string
 }
 
 // Server is a fixture Open VSX server on loopback, for tests.
