@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -112,8 +113,26 @@ func (s *Server) galleryQuery(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotImplemented, "this server has no gallery query engine")
 		return
 	}
-	b, err := sn.gallery.Query(http.MaxBytesReader(w, r.Body, maxGalleryQuery), s.base(r))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxGalleryQuery))
 	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		jsonError(w, r, http.StatusRequestEntityTooLarge, "the query is larger than %d bytes: ask for fewer extensions at a time", mbe.Limit)
+		return
+	}
+	if err != nil {
+		jsonError(w, r, http.StatusBadRequest, "read the query: %v", err)
+		return
+	}
+	base := s.base(r)
+	key, cacheable := sn.queries.key(base, body)
+	if cacheable {
+		if a := sn.queries.get(key); a != nil {
+			w.Header().Set("Cache-Control", "no-cache")
+			writeAnswer(w, r, a)
+			return
+		}
+	}
+	b, err := sn.gallery.Query(bytes.NewReader(body), base)
 	switch {
 	case errors.As(err, &mbe):
 		jsonError(w, r, http.StatusRequestEntityTooLarge, "the query is larger than %d bytes: ask for fewer extensions at a time", mbe.Limit)
@@ -127,6 +146,10 @@ func (s *Server) galleryQuery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-cache")
+	if cacheable {
+		writeAnswer(w, r, sn.queries.put(key, b))
+		return
+	}
 	writeJSONBytes(w, r, http.StatusOK, b)
 }
 

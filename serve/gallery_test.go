@@ -2,10 +2,12 @@ package serve_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,5 +152,89 @@ func TestSite(t *testing.T) {
 	}
 	if _, body := f.get(t, "/assets/search-index.js"); !bytes.Contains(body, []byte("night-theme")) {
 		t.Errorf("the search index lacks night-theme")
+	}
+}
+
+// countingGallery is fakeGallery counting the queries it answers.
+type countingGallery struct {
+	fakeGallery
+	n *atomic.Int64
+}
+
+func (g countingGallery) Query(body io.Reader, base string) ([]byte, error) {
+	g.n.Add(1)
+	return g.fakeGallery.Query(body, base)
+}
+
+// TestGalleryQueryCache: a query body asked again at the same base is
+// answered from the snapshot's cache, the same bytes (gzipped too);
+// another body or another base asks the gallery; a bad query is never
+// kept.
+func TestGalleryQueryCache(t *testing.T) {
+	var n atomic.Int64
+	f := newFixture(t, serve.Options{Gallery: func(cat *index.Catalog) serve.Gallery { return countingGallery{fakeGallery{cat}, &n} }})
+	post := func(host, body string, gz bool) []byte {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", f.ts.URL+"/vscode/gallery/extensionquery", strings.NewReader(body))
+		if host != "" {
+			req.Host = host
+		}
+		var resp *http.Response
+		var b []byte
+		if gz { // do asks for identity
+			req.Header.Set("Accept-Encoding", "gzip")
+			r, err := http.DefaultTransport.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Body.Close()
+			if b, err = io.ReadAll(r.Body); err != nil {
+				t.Fatal(err)
+			}
+			resp = r
+		} else {
+			resp, b = do(t, req)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %s %s", body, resp.Status, b)
+		}
+		if gz {
+			if resp.Header.Get("Content-Encoding") != "gzip" {
+				t.Fatalf("asked for gzip, got Content-Encoding %q", resp.Header.Get("Content-Encoding"))
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	big := `{"filters":[],"pad":"` + strings.Repeat("x", 2000) + `"}`
+	first := post("", big, false)
+	for _, gz := range []bool{false, true, true} {
+		if got := post("", big, gz); !bytes.Equal(got, first) {
+			t.Fatalf("asked again (gzip %v): %s; want %s", gz, got, first)
+		}
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("the same body asked 4 times reached the gallery %d times; want once", got)
+	}
+	if got := post("mirror.example:8080", big, false); !strings.Contains(string(got), `"base":"http://mirror.example:8080"`) {
+		t.Errorf("another Host was answered with %s", got)
+	}
+	post("", `{"filters":[1]}`, false)
+	if got := n.Load(); got != 3 {
+		t.Errorf("another base and another body reached the gallery %d times in all; want 3", got)
+	}
+	for range 2 {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", f.ts.URL+"/vscode/gallery/extensionquery", strings.NewReader("nope"))
+		if resp, _ := do(t, req); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("a bad query: %s; want 400", resp.Status)
+		}
+	}
+	if got := n.Load(); got != 5 {
+		t.Errorf("a bad query asked twice reached the gallery %d times; want twice (never kept)", got-3)
 	}
 }

@@ -37,6 +37,9 @@ type snapshot struct {
 	hay []string
 	// answers caches the extension JSON answered from this snapshot.
 	answers answerCache
+	// queries caches the gallery's answers to the query bodies asked
+	// most (an editor's opening "popular" list, its update check).
+	queries queryCache
 	// gallery answers the VS Code gallery's queries; nil without one.
 	gallery Gallery
 	// site is the directory the static catalog was rendered into; ""
