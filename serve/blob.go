@@ -256,7 +256,7 @@ func (s *Server) blobError(w http.ResponseWriter, e *index.Entry, l artifact.Lay
 	w.Header().Del("Cache-Control")
 	switch {
 	case errors.Is(err, store.ErrMismatch):
-		s.log.Error("a stored file does not match the catalog; not served (run airvsx verify, then copy --repair)", "ext", e.String(), "role", l.Role, "sha256", l.Digest, "err", err)
+		s.log.Error("a stored file does not match the catalog; not served: verify the registry and repair it from a good copy", "ext", e.String(), "role", l.Role, "sha256", l.Digest, "err", err)
 		httpError(w, http.StatusBadGateway, "%s of %s is damaged in the registry and is not served", l.Role, e)
 	case errors.Is(err, fs.ErrNotExist):
 		s.log.Error("a stored file the catalog names is missing (run airvsx verify)", "ext", e.String(), "role", l.Role, "sha256", l.Digest)
