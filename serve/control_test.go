@@ -28,6 +28,12 @@ const killList = `{"malicious": ["other-pub", "AIRVSX-DEMO.git-helper"], "learnM
 // as the upstream's control list; it returns the list's stored file.
 func pinList(t *testing.T, dir, list string) string {
 	t.Helper()
+	return pinListAt(t, dir, list, demoreg.SyncNow2)
+}
+
+// pinListAt is pinList with the list fetched at fetched.
+func pinListAt(t *testing.T, dir, list string, fetched time.Time) string {
+	t.Helper()
 	cat, digest := demoreg.ReadCatalog(t, dir)
 	st := storetest.OpenDir(t, dir, dirstore.Options{})
 	defer st.Close()
@@ -38,7 +44,7 @@ func pinList(t *testing.T, dir, list string) string {
 	}
 	cat.Serial, cat.Previous = cat.Serial+1, digest
 	cat.Control = []index.ControlRef{{Origin: index.ControlUpstream, Source: "https://example.org/extensions.json",
-		FetchedAt: demoreg.SyncNow2, Digest: sum, Size: int64(len(list))}}
+		FetchedAt: fetched, Digest: sum, Size: int64(len(list))}}
 	if _, err := trust.PublishCatalog(t.Context(), meta, cat, demoreg.Get(t).Signer, trust.PublishOptions{Now: func() time.Time { return demoreg.SyncNow2.Add(time.Minute) }}); err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +191,9 @@ func TestControl(t *testing.T) {
 }
 
 // TestControlTampered: a catalog whose pinned list was changed on disk
-// is refused like any tamper, and the verified snapshot (with its list)
-// is kept.
+// is refused like any tamper, as is a newer catalog pinning a list
+// fetched before the one served (rolled back); the verified snapshot
+// (with its list) is kept.
 func TestControlTampered(t *testing.T) {
 	f := newFixture(t, serve.Options{})
 	file := pinList(t, f.dir, `{"malicious": ["airvsx-demo.git-helper"]}`)
@@ -200,6 +207,12 @@ func TestControlTampered(t *testing.T) {
 	swapped, err := f.srv.Reload(t.Context())
 	if swapped || err == nil || !strings.Contains(err.Error(), ".control.json") {
 		t.Fatalf("Reload of a tampered list = %v, %v; want refused naming the list's file", swapped, err)
+	}
+	os.WriteFile(file2, []byte(killList), 0o644) // restored: serial 3 verifies again
+	pinListAt(t, f.dir, killList, demoreg.SyncNow2.Add(-time.Hour))
+	swapped, err = f.srv.Reload(t.Context())
+	if swapped || err == nil || !strings.Contains(err.Error(), "rolled-back list") {
+		t.Fatalf("Reload of a rolled-back list = %v, %v; want refused", swapped, err)
 	}
 	if got := serial(t, f); got != "2" {
 		t.Errorf("serving serial %s; want the verified 2", got)

@@ -115,6 +115,10 @@ func (s *Server) load(ctx context.Context, prev *snapshot) (snap *snapshot, err 
 		case cat.Serial == prev.cat.Serial && c.CatalogDigest != prev.digest:
 			return nil, fmt.Errorf("%w: serial %d is %s, the catalog being served of that serial is %s", errGoneBack, cat.Serial, c.CatalogDigest, prev.digest)
 		}
+		if was, now, ok := control.Older(prev.cat.Control, cat.Control); ok {
+			return nil, fmt.Errorf("%w: its control list %s was fetched %s, before the %s of the list being served: a rolled-back list would serve what the newer one withdrew",
+				errGoneBack, now.Origin, now.FetchedAt.Format(time.RFC3339), was.FetchedAt.Format(time.RFC3339))
+		}
 	}
 	if _, err := c.Record(cat); err != nil {
 		return nil, fmt.Errorf("record the verified registry in the state directory: %w", err)
