@@ -75,6 +75,9 @@ func (s *Server) serveBuild(w http.ResponseWriter, r *http.Request, role artifac
 	}
 	sn := s.acquire()
 	defer sn.release()
+	if s.malicious(w, r, sn, ns, name, http.StatusGone, false) {
+		return
+	}
 	es := sn.extension(ns, name)
 	var e *index.Entry
 	if es != nil {
@@ -173,6 +176,9 @@ func (s *Server) galleryLatest(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotImplemented, "this server has no gallery query engine")
 		return
 	}
+	if s.malicious(w, r, sn, ns, name, http.StatusNotFound, true) {
+		return
+	}
 	b, ok := sn.gallery.Latest(ns, name, platform, s.base(r))
 	if !ok {
 		jsonError(w, r, http.StatusNotFound, "Extension not found: %s.%s", ns, name)
@@ -197,11 +203,13 @@ func (s *Server) galleryItem(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sn := s.acquire()
-	es := sn.extension(ns, name)
-	sn.release()
-	if es == nil {
+	defer sn.release()
+	if s.malicious(w, r, sn, ns, name, http.StatusNotFound, false) {
+		return
+	}
+	if sn.extension(ns, name) == nil {
 		httpError(w, http.StatusNotFound, "no extension %s.%s", ns, name)
 		return
 	}
-	http.Redirect(w, r, s.base(r)+"/ext/"+url.PathEscape(es[0].ID.Key())+".html", http.StatusFound)
+	http.Redirect(w, r, s.base(r)+"/ext/"+url.PathEscape(sn.extension(ns, name)[0].ID.Key())+".html", http.StatusFound)
 }

@@ -38,6 +38,14 @@ type extensionJSON struct {
 	Verified          bool              `json:"verified"`
 	Downloadable      bool              `json:"downloadable"`
 	Deprecated        bool              `json:"deprecated"`
+	Replacement       *replacementJSON  `json:"replacement,omitempty"`
+}
+
+// replacementJSON is Open VSX's ExtensionReplacementJson: the extension a
+// deprecated one is replaced by.
+type replacementJSON struct {
+	URL         string `json:"url"`
+	DisplayName string `json:"displayName"`
 }
 
 // refJSON names another extension (a dependency, a pack member).

@@ -44,6 +44,9 @@ func (s *Server) openVSX(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, r, http.StatusBadRequest, "%q is not an extension ID", ns+"."+name)
 		return
 	}
+	if s.malicious(w, r, sn, ns, name, http.StatusNotFound, true) {
+		return
+	}
 	es := sn.extension(ns, name)
 	if es == nil {
 		jsonError(w, r, http.StatusNotFound, "Extension not found: %s.%s", ns, name)
@@ -138,6 +141,12 @@ func (s *Server) extJSON(sn *snapshot, r *http.Request, es []index.Entry, e *ind
 		NamespaceURL: base + "/api/" + url.PathEscape(e.ID.Namespace), AllVersionsURL: apiT + "/versions",
 		Downloadable: true, Verified: false, Dependencies: refs(base, e.Dependencies), BundledExtensions: refs(base, e.ExtensionPack),
 		Downloads: map[string]string{}, VersionAlias: []string{},
+	}
+	if v := sn.control.Verdict(e.ID); v.Deprecated != nil {
+		x.Deprecated = true
+		if rp := v.Deprecated.Extension; rp != nil {
+			x.Replacement = &replacementJSON{URL: replacementURL(base, rp.ID), DisplayName: rp.DisplayName}
+		}
 	}
 	if e.Engine != "" {
 		x.Engines = map[string]string{"vscode": e.Engine}
@@ -249,4 +258,15 @@ func upstreamKey(cat *index.Catalog, id string) string {
 		}
 	}
 	return ""
+}
+
+// replacementURL is the URL of the extension JSON of id, the replacement
+// a control list names ("publisher.name"); the URL of the API's root
+// when id does not split into a namespace and a name.
+func replacementURL(base, id string) string {
+	ns, name, ok := strings.Cut(id, ".")
+	if !ok || !validID(ns, name) {
+		return base + "/api/"
+	}
+	return base + "/api/" + url.PathEscape(ns) + "/" + url.PathEscape(name)
 }

@@ -169,6 +169,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /vscode/gallery/vscode/{ns}/{name}/latest", s.galleryLatest)
 	mux.HandleFunc("POST /vscode/gallery/publishers/{ns}/extensions/{name}/{version}/stats", s.galleryStats)
 	mux.HandleFunc("GET /vscode/item", s.galleryItem)
+	mux.HandleFunc("GET "+ControlPath, s.controlJSON)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /", s.site)
 	return s.wrap(mux)

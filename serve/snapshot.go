@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/control"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 )
@@ -28,8 +29,17 @@ type snapshot struct {
 	timestamp []byte    // the timestamp.json it was verified from
 	expires   time.Time // the earliest expiry of its metadata chain
 	// exts maps an ID's key (lower case) to its entries in cat.Entries,
-	// newest version first (the catalog's order).
+	// newest version first (the catalog's order); an extension the
+	// control lists name malicious is not in it, nor in order and hay.
 	exts map[string][]index.Entry
+	// banned maps the key of each extension of the catalog the control
+	// lists name malicious to their verdict: never offered, no byte of
+	// it served, the verdict said instead.
+	banned map[string]control.Verdict
+	// control is the control lists the verified head pins (empty when it
+	// pins none) and list their bytes as served at the control URL.
+	control *control.Set
+	list    controlList
 	// order is every extension's entries, in the catalog's order (by ID).
 	order [][]index.Entry
 	// hay is, for each of order, the lower-cased text search looks in
@@ -91,6 +101,10 @@ func (s *Server) load(ctx context.Context, prev *snapshot) (snap *snapshot, err 
 	if err != nil {
 		return nil, err
 	}
+	set, err := readControl(ctx, c.Trusted, cat)
+	if err != nil {
+		return nil, err
+	}
 	// The timestamp read first may be older than the one the chain was
 	// verified from (a sync in between): keep the verified one, so the
 	// next poll compares with what is served.
@@ -104,11 +118,18 @@ func (s *Server) load(ctx context.Context, prev *snapshot) (snap *snapshot, err 
 		case cat.Serial == prev.cat.Serial && c.CatalogDigest != prev.digest:
 			return nil, fmt.Errorf("%w: serial %d is %s, the catalog being served of that serial is %s", errGoneBack, cat.Serial, c.CatalogDigest, prev.digest)
 		}
+		if was, now, ok := control.Older(prev.cat.Control, cat.Control); ok {
+			return nil, fmt.Errorf("%w: its control list %s was fetched %s, before the %s of the list being served: a rolled-back list would serve what the newer one withdrew",
+				errGoneBack, now.Origin, now.FetchedAt.Format(time.RFC3339), was.FetchedAt.Format(time.RFC3339))
+		}
 	}
 	if _, err := c.Record(cat); err != nil {
 		return nil, fmt.Errorf("record the verified registry in the state directory: %w", err)
 	}
-	snap = newSnapshot(st, cat, c.CatalogDigest, ts)
+	snap, err = newSnapshot(st, cat, c.CatalogDigest, ts, set)
+	if err != nil {
+		return nil, err
+	}
 	snap.expires = c.Expires()
 	_, snap.files = store.As[store.BlobFiler](st)
 	if s.opts.OpenPerRequest {
@@ -116,20 +137,30 @@ func (s *Server) load(ctx context.Context, prev *snapshot) (snap *snapshot, err 
 		snap.st = nil
 	}
 	if s.opts.Gallery != nil {
-		snap.gallery = s.opts.Gallery(cat)
+		snap.gallery = s.opts.Gallery(snap.offered())
 	}
 	return snap, nil
 }
 
-// newSnapshot indexes cat by ID. The snapshot holds one reference, the
-// server's.
-func newSnapshot(st store.Store, cat *index.Catalog, digest string, ts []byte) *snapshot {
-	snap := &snapshot{st: st, cat: cat, digest: digest, timestamp: ts, exts: make(map[string][]index.Entry)}
+// newSnapshot indexes cat by ID, leaving out the extensions set names
+// malicious. The snapshot holds one reference, the server's.
+func newSnapshot(st store.Store, cat *index.Catalog, digest string, ts []byte, set *control.Set) (*snapshot, error) {
+	list, err := newControlList(set)
+	if err != nil {
+		return nil, err
+	}
+	snap := &snapshot{st: st, cat: cat, digest: digest, timestamp: ts, exts: make(map[string][]index.Entry),
+		banned: make(map[string]control.Verdict), control: set, list: list}
 	es := cat.Entries
 	for i := 0; i < len(es); {
 		j := i + 1
 		for j < len(es) && es[j].ID.Equal(es[i].ID) {
 			j++
+		}
+		if v := set.Verdict(es[i].ID); v.Malicious {
+			snap.banned[es[i].ID.Key()] = v
+			i = j
+			continue
 		}
 		snap.exts[es[i].ID.Key()] = es[i:j:j]
 		snap.order = append(snap.order, es[i:j:j])
@@ -137,7 +168,22 @@ func newSnapshot(st store.Store, cat *index.Catalog, digest string, ts []byte) *
 		i = j
 	}
 	snap.refs.Store(1)
-	return snap
+	return snap, nil
+}
+
+// offered is the catalog without the extensions the control lists name
+// malicious: what the gallery's query engine is built from. It is the
+// catalog itself when none is.
+func (sn *snapshot) offered() *index.Catalog {
+	if len(sn.banned) == 0 {
+		return sn.cat
+	}
+	c := *sn.cat
+	c.Entries = make([]index.Entry, 0, len(sn.cat.Entries))
+	for _, es := range sn.order {
+		c.Entries = append(c.Entries, es...)
+	}
+	return &c
 }
 
 // use returns the store to read sn's bytes from and the function that
