@@ -38,6 +38,23 @@ func newManifestCache(max int) *manifestCache {
 	return &manifestCache{max: max, m: make(map[string]*artifact.Manifest)}
 }
 
+// answerManifest returns e's manifest; when it cannot be read it logs
+// why, answers 502 (as JSON for asJSON, else plain text) and returns nil.
+func (s *Server) answerManifest(w http.ResponseWriter, r *http.Request, sn *snapshot, e *index.Entry, asJSON bool) *artifact.Manifest {
+	m, err := s.manifest(r.Context(), sn, e)
+	if err == nil {
+		return m
+	}
+	s.log.Error("an entry's manifest cannot be read (run airvsx verify)", "ext", e.String(), "err", err)
+	const msg = "the manifest of %s cannot be read from the registry"
+	if asJSON {
+		jsonError(w, r, http.StatusBadGateway, msg, e)
+	} else {
+		httpError(w, http.StatusBadGateway, msg, e)
+	}
+	return nil
+}
+
 // manifest returns e's manifest, read from sn's store (verified and
 // checked against e) on a miss.
 func (s *Server) manifest(ctx context.Context, sn *snapshot, e *index.Entry) (*artifact.Manifest, error) {

@@ -87,10 +87,8 @@ func (s *Server) serveBuild(w http.ResponseWriter, r *http.Request, role artifac
 		httpError(w, http.StatusNotFound, "no build %s.%s@%s for %q", ns, name, version, platform)
 		return
 	}
-	m, err := s.manifest(r.Context(), sn, e)
-	if err != nil {
-		s.log.Error("an entry's manifest cannot be read (run airvsx verify)", "ext", e.String(), "err", err)
-		httpError(w, http.StatusBadGateway, "the manifest of %s cannot be read from the registry", e)
+	m := s.answerManifest(w, r, sn, e, false)
+	if m == nil {
 		return
 	}
 	l, ok := m.Layer(role)

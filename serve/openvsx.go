@@ -83,10 +83,8 @@ func (s *Server) extensionJSON(w http.ResponseWriter, r *http.Request, sn *snaps
 		jsonError(w, r, http.StatusNotFound, "Extension not found: %s (version %q, platform %q)", es[0].ID, version, platform)
 		return
 	}
-	m, err := s.manifest(r.Context(), sn, e)
-	if err != nil {
-		s.log.Error("an entry's manifest cannot be read (run airvsx verify)", "ext", e.String(), "err", err)
-		jsonError(w, r, http.StatusBadGateway, "the manifest of %s cannot be read from the registry", e)
+	m := s.answerManifest(w, r, sn, e, true)
+	if m == nil {
 		return
 	}
 	b, err := json.Marshal(s.extJSON(sn, r, es, e, m, platform))
@@ -221,10 +219,8 @@ func (s *Server) openVSXFile(w http.ResponseWriter, r *http.Request, sn *snapsho
 		w.Write([]byte(e.VsixSHA256))
 		return
 	}
-	m, err := s.manifest(r.Context(), sn, e)
-	if err != nil {
-		s.log.Error("an entry's manifest cannot be read (run airvsx verify)", "ext", e.String(), "err", err)
-		httpError(w, http.StatusBadGateway, "the manifest of %s cannot be read from the registry", e)
+	m := s.answerManifest(w, r, sn, e, false)
+	if m == nil {
 		return
 	}
 	l, ok := fileRole(m, e, file)

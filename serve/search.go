@@ -241,10 +241,8 @@ func (s *Server) openVSXQuery(w http.ResponseWriter, r *http.Request, sn *snapsh
 	}
 	out := []*extensionJSON{}
 	for i := offset; i < len(hits) && len(out) < size; i++ {
-		m, err := s.manifest(r.Context(), sn, hits[i])
-		if err != nil {
-			s.log.Error("an entry's manifest cannot be read (run airvsx verify)", "ext", hits[i].String(), "err", err)
-			jsonError(w, r, http.StatusBadGateway, "the manifest of %s cannot be read from the registry", hits[i])
+		m := s.answerManifest(w, r, sn, hits[i], true)
+		if m == nil {
 			return
 		}
 		out = append(out, s.extJSON(sn, r, owner[i], hits[i], m, platform))
