@@ -141,8 +141,7 @@ func Apply(ctx context.Context, dir string, dst store.Store, opts Options) (*Rep
 	}
 	opts.dest = dr
 	ov := newOverlay(root, dir, m, dst)
-	opts.primeBase = ov.primeBase
-	opts.fromDest = ov.fromUnder
+	opts.bundle = ov
 	rep, err := Copy(ctx, ov, dst, opts)
 	if err == nil && dr.cat != nil {
 		rep.Dropped = max(dr.cat.EntryCount()-rep.Held, 0)
@@ -264,8 +263,8 @@ func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.
 						return
 					}
 					results[i].had = had
-					if c.opts.primeBase != nil {
-						c.opts.primeBase(old.Digest, had)
+					if c.opts.bundle != nil {
+						c.opts.bundle.primeBase(old.Digest, had)
 					}
 				}
 				entries, err := ch.Shard(ctx, head, ref)

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/trust"
 )
@@ -114,14 +113,12 @@ type Options struct {
 	// dest, set by Apply, is the destination's catalog it read, which
 	// Copy then does not read again.
 	dest *destRead
-	// primeBase, set by Apply, is given each shard of the destination
-	// read while planning (its digest, its entries), which the bundle's
-	// deltas made on it then use.
-	primeBase func(digest string, entries []index.Entry)
-	// fromDest, set by Apply, says which metadata files the source reads
-	// from the destination itself: those are not planned (nor read to
-	// be compared with themselves).
-	fromDest func(name string) bool
+	// bundle, set by Apply, is the source: the bundle laid over the
+	// destination. The destination's shards read while planning are
+	// given to it (primeBase) for the deltas made on them, and the
+	// metadata it reads from the destination itself (fromUnder) is not
+	// planned, nor read to be compared with itself.
+	bundle *overlay
 }
 
 // Progress is how far a copy has come.

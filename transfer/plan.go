@@ -389,7 +389,7 @@ func (c *copier) planMetadata(ctx context.Context, t *trust.Trusted) error {
 		return cmp.Compare(rootVersion(a), rootVersion(b)) // 0 for all but N.root.json
 	})
 	for _, name := range names {
-		if c.opts.fromDest != nil && c.opts.fromDest(name) {
+		if c.opts.bundle != nil && c.opts.bundle.fromUnder(name) {
 			continue // the destination's own file, where it is
 		}
 		if !t.Names(name) {
