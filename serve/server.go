@@ -18,6 +18,9 @@ import (
 	"github.com/airvsx/airvsx/index/trust"
 )
 
+// ErrClosed is returned by Reload once the server is closed.
+var ErrClosed = errors.New("serve: the server is closed")
+
 // Options configure a Server. Open and Anchor are required; the zero
 // value of every other field works.
 type Options struct {
@@ -130,8 +133,11 @@ func (s *Server) Serial() (int64, string) {
 }
 
 // Close drops the snapshot being served (its store closes once the
-// requests in flight are done) and waits for site renders to stop.
+// requests in flight are done), after a Reload in progress and the site
+// renders stop; a Reload after it returns ErrClosed.
 func (s *Server) Close() error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
 	s.renders.Wait()
 	if old := s.cur.Swap(nil); old != nil {
 		old.release()

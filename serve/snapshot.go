@@ -221,10 +221,13 @@ func (sn *snapshot) extension(ns, name string) []index.Entry {
 }
 
 // acquire returns the snapshot being served with a reference the caller
-// must release.
+// must release; nil once the server is closed.
 func (s *Server) acquire() *snapshot {
 	for {
 		sn := s.cur.Load()
+		if sn == nil {
+			return nil
+		}
 		if sn.refs.Add(1) > 1 && s.cur.Load() == sn {
 			return sn
 		}
@@ -247,6 +250,9 @@ func (s *Server) Reload(ctx context.Context) (bool, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	cur := s.acquire()
+	if cur == nil {
+		return false, ErrClosed
+	}
 	defer cur.release()
 	next, err := s.load(ctx, cur)
 	if err != nil || next == nil {
@@ -277,13 +283,14 @@ func (s *Server) Watch(ctx context.Context) {
 		switch {
 		case err == nil:
 			lastErr = ""
-		case ctx.Err() != nil:
+		case ctx.Err() != nil, errors.Is(err, ErrClosed):
 			return
 		case err.Error() != lastErr:
 			lastErr = err.Error()
-			cur := s.acquire()
-			s.log.Error("a new registry was refused; still serving the verified one", "err", err, "serial", cur.cat.Serial, "catalog", cur.digest)
-			cur.release()
+			if cur := s.acquire(); cur != nil {
+				s.log.Error("a new registry was refused; still serving the verified one", "err", err, "serial", cur.cat.Serial, "catalog", cur.digest)
+				cur.release()
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package serve_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -156,5 +157,25 @@ func TestExpired(t *testing.T) {
 	}
 	if resp, _ := f2.get(t, "/healthz"); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("healthz after expiry: %s; want 503", resp.Status)
+	}
+}
+
+// TestReloadAfterClose: a Reload (a Watch's tick) that comes after Close
+// returns ErrClosed instead of reading a snapshot that is gone, and Watch
+// then stops.
+func TestReloadAfterClose(t *testing.T) {
+	f := newFixture(t, serve.Options{Poll: time.Millisecond})
+	if err := f.srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if swapped, err := f.srv.Reload(t.Context()); swapped || !errors.Is(err, serve.ErrClosed) {
+		t.Fatalf("Reload after Close = %v, %v; want false, ErrClosed", swapped, err)
+	}
+	done := make(chan struct{})
+	go func() { f.srv.Watch(t.Context()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch on a closed server did not stop")
 	}
 }
