@@ -88,7 +88,11 @@ func (h *Host) output(r io.ReadCloser, kind string) {
 	}
 }
 
-// heartbeat pings the host; two pings unanswered mean it is hung.
+// heartbeat pings the host; two pings unanswered mean it is hung,
+// unless the host read some of what the launcher sent it since the last
+// beat: its event loop runs, and the ping waits behind a long reply (a
+// flood of large file reads on a loaded machine took 10 s and more, and
+// the host was killed as hung while it worked).
 func (h *Host) heartbeat() {
 	beats := h.opts.beats
 	if beats == nil {
@@ -96,7 +100,12 @@ func (h *Host) heartbeat() {
 	}
 	ticks, stop := beats(h.info.PID, h.opts.Heartbeat)
 	defer stop()
+	read := h.conn.consumed()
 	h.on(ticks, func() bool {
+		if n := h.conn.consumed(); n > read {
+			read = n
+			h.missed.Store(0)
+		}
 		if h.missed.Load() >= 2 {
 			h.log.Warn("extension host hung: killed", "pid", h.info.PID)
 			h.kill("hung: missed 2 heartbeats")

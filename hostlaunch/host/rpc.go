@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // maxMessage caps one JSON-RPC message from the host: 16 MiB. A longer
@@ -57,6 +58,43 @@ type conn struct {
 	mu      sync.Mutex
 	nextID  int64
 	pending map[int64]*call
+	// written counts the bytes written to f, for consumed.
+	written atomic.Int64
+}
+
+// Write writes b to the channel, counting the bytes (for consumed); the
+// caller holds wmu.
+func (c *conn) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		// In pieces, so that the count follows a long write as the host
+		// reads it.
+		k, err := c.f.Write(b[:min(len(b), writePiece)])
+		n += k
+		c.written.Add(int64(k))
+		b = b[k:]
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// writePiece is the most Write writes at once.
+const writePiece = 64 << 10
+
+// consumed is how many of the bytes written the host has read, at least:
+// those written less those the channel still holds (SIOCOUTQ, which
+// counts a little more than the bytes), or -1 where the system cannot
+// say. A host that reads what it is sent runs its event loop, even when
+// a long reply keeps a ping from being sent (see heartbeat).
+func (c *conn) consumed() int64 {
+	w := c.written.Load()
+	queued, err := outQueue(c.f)
+	if err != nil {
+		return -1
+	}
+	return w - queued
 }
 
 // send writes one message as a line.
@@ -68,7 +106,7 @@ func (c *conn) send(m message) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, err = c.f.Write(append(b, '\n'))
+	_, err = c.Write(append(b, '\n'))
 	return err
 }
 
@@ -200,7 +238,7 @@ func (c *conn) sendBlob(id int64, head any, field string, blob []byte) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	w := bufio.NewWriterSize(c.f, 64<<10)
+	w := bufio.NewWriterSize(c, 64<<10)
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":`, id)
 	w.Write(obj)
 	w.Write(name)
