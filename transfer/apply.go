@@ -241,8 +241,17 @@ func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.
 	}
 	// Each changed shard is read (made from its delta), checked and
 	// decoded, and so is the destination's of the same bin, on every CPU:
-	// both stores are safe for concurrent use.
-	type result struct{ entries, had []index.Entry }
+	// both stores are safe for concurrent use. A shard the bundle makes
+	// from the destination's by a delta is made without decoding either
+	// (splice): only the entries it adds are planned, the others are the
+	// destination's, checked when it took them, and still valid while the
+	// source's head keeps every upstream key the destination's lists.
+	splice := c.opts.bundle != nil && head.KeepsUpstreamKeys(d.cat)
+	type result struct {
+		entries, had []index.Entry
+		spliced      bool
+		kept         int // of the destination's, when spliced
+	}
 	results := make([]result, len(changed))
 	errs := make([]error, len(changed))
 	var (
@@ -253,6 +262,17 @@ func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(changed) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				ref := changed[i]
+				if old, ok := pinned[ref.Bin]; ok && splice {
+					added, kept, ok, err := c.opts.bundle.splice(ctx, head, ref, old)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					if ok {
+						results[i] = result{entries: added, spliced: true, kept: kept}
+						continue
+					}
+				}
 				// The destination's first: a delta made on it (its
 				// base) then uses these entries instead of decoding
 				// them again.
@@ -280,13 +300,19 @@ func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	spliced := 0
 	for i, r := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
+		if r.spliced {
+			spliced++
+		}
 		head.Entries = append(head.Entries, r.entries...)
 		held(r.had)
+		c.rep.Held += r.kept
 	}
 	index.SortEntries(head.Entries)
+	c.opts.Logger.Debug("read the changed shards", "shards", len(changed), "spliced", spliced, "entries", len(head.Entries))
 	return head, nil
 }

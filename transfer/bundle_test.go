@@ -1,11 +1,14 @@
 package transfer_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -397,5 +400,35 @@ func TestBundleOnFAT(t *testing.T) {
 	}
 	if got := w.verify(t, dst); got != 2 {
 		t.Errorf("far side at serial %d; want 2", got)
+	}
+}
+
+// TestApplySplices: each shard the bundle carries as a delta on the far
+// side's shard is made without decoding either (index.SpliceShard), only
+// the entries it adds are planned, and the far side then verifies with
+// every entry counted, held or new.
+func TestApplySplices(t *testing.T) {
+	w := newWeek(t)
+	dir, brep := w.bundle(t, w.state(t))
+	deltas := strings.Count(fileList(brep.Manifest), "deltas/targets/")
+	if deltas == 0 {
+		t.Fatalf("no shard delta in the bundle:\n%s", fileList(brep.Manifest))
+	}
+	var logs bytes.Buffer
+	opts := w.options()
+	opts.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	far := openDir(t, w.far(t))
+	rep, _, err := transfer.Apply(t.Context(), dir, far, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("spliced=%d ", deltas); !strings.Contains(logs.String(), want) {
+		t.Errorf("apply of a bundle with %d shard deltas did not splice them all (want %q in its log):\n%s", deltas, want, logs.String())
+	}
+	if rep.Held == 0 || rep.Held >= rep.Entries {
+		t.Errorf("held %d of %d entries; want the far side's own counted, and some new", rep.Held, rep.Entries)
+	}
+	if serial := w.verify(t, far); serial != 2 {
+		t.Errorf("the far side is at serial %d after the apply; want 2", serial)
 	}
 }

@@ -38,6 +38,9 @@ type overlay struct {
 	// bases holds shards of under already decoded (primeBase), by
 	// digest: a delta's base found here is not read and decoded again.
 	bases sync.Map
+	// made holds the shards made from deltas (splice), by metadata name:
+	// read again to be written, they are not made again.
+	made sync.Map
 }
 
 // fromUnder reports whether the metadata file name is read from under

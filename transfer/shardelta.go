@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -138,26 +139,12 @@ func (d *shardDelta) apply(base []index.Entry) ([]byte, error) {
 // delta f of the bundle and the shard it names in under (the far side),
 // and checks that its bytes are the ones name's sha256 says.
 func (o *overlay) shardFromDelta(ctx context.Context, name string, f BundleFile) ([]byte, error) {
-	m := shardMeta.FindStringSubmatch(name)
-	if m == nil {
-		return nil, fmt.Errorf("bundle %s: %s: not a shard", o.name, f.Path)
+	if v, ok := o.made.Load(name); ok {
+		return v.([]byte), nil
 	}
-	if f.Size > maxDeltaBytes {
-		return nil, fmt.Errorf("bundle %s: %s: %d bytes, more than a shard may hold (%d): %w", o.name, f.Path, f.Size, int64(maxDeltaBytes), store.ErrTooLarge)
-	}
-	raw, err := safefile.ReadIn(o.root, f.Path, f.Size)
+	d, sum, err := o.readDelta(name, f)
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", o.name, err)
-	}
-	if err := checkSum(f, raw); err != nil {
-		return nil, fmt.Errorf("bundle %s: %w: %w", o.name, err, store.ErrMismatch)
-	}
-	var d shardDelta
-	if err := strictjson.Unmarshal(raw, &d); err != nil {
-		return nil, fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
-	}
-	if d.Format != deltaFormat || d.Bin != m[2] || !store.ValidDigest(d.Base) || d.BaseSize < 1 || d.BaseSize > index.MaxCatalogBytes {
-		return nil, fmt.Errorf("bundle %s: %s: format %d, bin %q, base %q of %d bytes: not a delta of bin %s", o.name, f.Path, d.Format, d.Bin, d.Base, d.BaseSize, m[2])
+		return nil, err
 	}
 	base, err := o.baseEntries(ctx, f, d)
 	if err != nil {
@@ -167,10 +154,107 @@ func (o *overlay) shardFromDelta(ctx context.Context, name string, f BundleFile)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
 	}
-	if index.DigestBytes(data) != "sha256:"+m[1] {
+	if index.DigestBytes(data) != sum {
 		return nil, fmt.Errorf("bundle %s: %s does not make the shard metadata/%s: %w", o.name, f.Path, name, store.ErrMismatch)
 	}
 	return data, nil
+}
+
+// readDelta reads the delta f of the bundle, which makes the shard named
+// name, and checks it against its manifest line and name. It returns the
+// delta and the digest of the shard it makes.
+func (o *overlay) readDelta(name string, f BundleFile) (shardDelta, string, error) {
+	var d shardDelta
+	m := shardMeta.FindStringSubmatch(name)
+	if m == nil {
+		return d, "", fmt.Errorf("bundle %s: %s: not a shard", o.name, f.Path)
+	}
+	if f.Size > maxDeltaBytes {
+		return d, "", fmt.Errorf("bundle %s: %s: %d bytes, more than a shard may hold (%d): %w", o.name, f.Path, f.Size, int64(maxDeltaBytes), store.ErrTooLarge)
+	}
+	raw, err := safefile.ReadIn(o.root, f.Path, f.Size)
+	if err != nil {
+		return d, "", fmt.Errorf("bundle %s: %w", o.name, err)
+	}
+	if err := checkSum(f, raw); err != nil {
+		return d, "", fmt.Errorf("bundle %s: %w: %w", o.name, err, store.ErrMismatch)
+	}
+	if err := strictjson.Unmarshal(raw, &d); err != nil {
+		return d, "", fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
+	}
+	if d.Format != deltaFormat || d.Bin != m[2] || !store.ValidDigest(d.Base) || d.BaseSize < 1 || d.BaseSize > index.MaxCatalogBytes {
+		return d, "", fmt.Errorf("bundle %s: %s: format %d, bin %q, base %q of %d bytes: not a delta of bin %s", o.name, f.Path, d.Format, d.Bin, d.Base, d.BaseSize, m[2])
+	}
+	return d, "sha256:" + m[1], nil
+}
+
+// splice makes the shard ref of the source's head from its delta in the
+// bundle and the far side's shard of the same bin, base, which its
+// verified catalog pins, without decoding base (index.SpliceShard): it
+// returns the entries the delta adds, checked as a shard's entries are
+// (index.CheckSplice), and how many of base's it keeps. The shard's bytes
+// are kept for the metadata's copy. ok is false, with no error, when the
+// bundle carries no delta for ref made on base, or base is not laid out as
+// a shard is encoded (an older writer's): the caller then decodes both
+// shards. Any other fault is an error.
+func (o *overlay) splice(ctx context.Context, head *index.Catalog, ref, base index.ShardRef) (added []index.Entry, kept int, ok bool, err error) {
+	name := shardMetaName(ref)
+	f, has := o.delta[name]
+	if !has {
+		return nil, 0, false, nil
+	}
+	d, _, err := o.readDelta(name, f)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if d.Base != base.Digest || d.BaseSize != base.Size {
+		return nil, 0, false, nil
+	}
+	baseData, err := o.readBase(ctx, f, d)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	remove := make(map[string]bool, len(d.Remove))
+	for _, k := range d.Remove {
+		if remove[k.key()] {
+			return nil, 0, false, fmt.Errorf("bundle %s: %s: remove: %s named twice", o.name, f.Path, k)
+		}
+		remove[k.key()] = true
+	}
+	data, kept, err := index.SpliceShard(baseData, d.Bin, remove, d.Add)
+	switch {
+	case errors.Is(err, index.ErrNotCanonical):
+		return nil, 0, false, nil
+	case err != nil:
+		return nil, 0, false, fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
+	}
+	if err := index.CheckSplice(head, ref, data, kept, d.Add); err != nil {
+		return nil, 0, false, fmt.Errorf("bundle %s: %s does not make the shard metadata/%s: %w: %w", o.name, f.Path, name, err, store.ErrMismatch)
+	}
+	o.made.Store(name, data)
+	return d.Add, kept, true, nil
+}
+
+// shardMetaName is the metadata name of the shard ref pins.
+func shardMetaName(ref index.ShardRef) string { return shardFile(ref.Digest, ref.Bin) }
+
+// shardFile is the metadata name of the shard of bin with digest.
+func shardFile(digest, bin string) string {
+	return "targets/" + strings.TrimPrefix(digest, "sha256:") + ".shard-" + bin + ".json"
+}
+
+// readBase reads the base shard of the delta d (the bundle's file f) from
+// under and checks it against the digest and size d names.
+func (o *overlay) readBase(ctx context.Context, f BundleFile, d shardDelta) ([]byte, error) {
+	baseName := shardFile(d.Base, d.Bin)
+	baseData, err := o.under.ReadMetadata(ctx, baseName, d.BaseSize)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, baseName, err)
+	}
+	if int64(len(baseData)) != d.BaseSize || index.DigestBytes(baseData) != d.Base {
+		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s is not the shard its name says: %w", o.name, f.Path, baseName, store.ErrMismatch)
+	}
+	return baseData, nil
 }
 
 // baseEntries returns the entries of the base shard of the delta d (the
@@ -180,17 +264,13 @@ func (o *overlay) baseEntries(ctx context.Context, f BundleFile, d shardDelta) (
 	if v, ok := o.bases.Load(d.Base); ok {
 		return v.([]index.Entry), nil
 	}
-	baseName := "targets/" + strings.TrimPrefix(d.Base, "sha256:") + ".shard-" + d.Bin + ".json"
-	baseData, err := o.under.ReadMetadata(ctx, baseName, d.BaseSize)
+	baseData, err := o.readBase(ctx, f, d)
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, baseName, err)
-	}
-	if int64(len(baseData)) != d.BaseSize || index.DigestBytes(baseData) != d.Base {
-		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s is not the shard its name says: %w", o.name, f.Path, baseName, store.ErrMismatch)
+		return nil, err
 	}
 	var base index.Shard
 	if err := strictjson.Unmarshal(baseData, &base); err != nil {
-		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, baseName, err)
+		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, shardFile(d.Base, d.Bin), err)
 	}
 	return base.Entries, nil
 }
