@@ -1,7 +1,9 @@
 package dirstore_test
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -86,5 +88,48 @@ func TestDirConcurrentTagsWaitForSync(t *testing.T) {
 			t.Errorf("%s: index.json renamed (event %d) before its blobs were synced (event %d):\n%s",
 				repo, tagged, synced, strings.Join(events, "\n"))
 		}
+	}
+}
+
+// TestDirSyncsContentNamedMetadataBeforeNamingIt: a metadata file named
+// by the sha256 of its bytes (a shard) is not fsynced when written, but
+// its directory is before any other metadata (which can name it) is
+// written; a file with such a name but other bytes is written as any
+// other metadata, at once durable.
+func TestDirSyncsContentNamedMetadataBeforeNamingIt(t *testing.T) {
+	ctx := t.Context()
+	d := newDir(t)
+	var events []string
+	defer dirstore.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
+	defer dirstore.SetTestHookBeforeRename(func(name string) error {
+		events = append(events, "rename "+name)
+		return nil
+	})()
+	shard := []byte(`{"format":2}`)
+	name := "targets/" + index.SHA256Hex(shard) + ".shard-a.json"
+	if err := d.WriteMetadata(ctx, name, shard); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(events, "sync metadata/targets") {
+		t.Errorf("events %q: a content-named file was fsynced as it was written; want it later, with what names it", events)
+	}
+	if err := d.WriteMetadata(ctx, "timestamp.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	synced, named := slices.Index(events, "sync metadata/targets"), slices.Index(events, "rename metadata/timestamp.json")
+	if synced < 0 || named < synced {
+		t.Errorf("events %q: want metadata/targets fsynced before timestamp.json is written", events)
+	}
+	if got, err := d.ReadMetadata(ctx, name, 100); err != nil || !bytes.Equal(got, shard) {
+		t.Errorf("read %s back: %q, %v", name, got, err)
+	}
+
+	events = nil
+	liar := "targets/" + index.SHA256Hex([]byte("other bytes")) + ".shard-b.json"
+	if err := d.WriteMetadata(ctx, liar, shard); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(events, "sync metadata/targets") {
+		t.Errorf("events %q: a file whose name is not its sha256 was not fsynced as it was written", events)
 	}
 }
