@@ -214,6 +214,35 @@ func TestApplyReadsBaseOnce(t *testing.T) {
 	}
 }
 
+// editDelta rewrites the bundle's delta file with edit, and the bundle's
+// manifest to match: only the signed catalog is left to catch it.
+func editDelta(t *testing.T, dir, delta string, edit func(d map[string]any)) {
+	t.Helper()
+	p := filepath.Join(dir, delta)
+	var d map[string]any
+	if err := json.Unmarshal(filetest.ReadFile(t, p), &d); err != nil {
+		t.Fatal(err)
+	}
+	edit(d)
+	data, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filetest.WriteFile(t, p, data)
+	mp := filepath.Join(dir, transfer.BundleManifestName)
+	m, err := transfer.ParseBundleManifest(filetest.ReadFile(t, mp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Files {
+		if m.Files[i].Path == delta {
+			sum := sha256.Sum256(data)
+			m.Files[i].Size, m.Files[i].SHA256 = int64(len(data)), hex.EncodeToString(sum[:])
+		}
+	}
+	filetest.WriteFile(t, mp, m.Encode())
+}
+
 func fileList(m *transfer.BundleManifest) string {
 	var b strings.Builder
 	for _, f := range m.Files {
@@ -296,31 +325,23 @@ func TestApplyHostileBundle(t *testing.T) {
 			// The delta re-written to add nothing, and the manifest
 			// re-written to match it: only the signed catalog's pin of the
 			// shard it makes is left to catch it.
-			p := filepath.Join(dir, delta)
-			old := filetest.ReadFile(t, p)
-			var d map[string]any
-			if err := json.Unmarshal(old, &d); err != nil {
-				t.Fatal(err)
-			}
-			d["add"] = []any{}
-			data, err := json.Marshal(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			filetest.WriteFile(t, p, data)
-			mp := filepath.Join(dir, transfer.BundleManifestName)
-			m, err := transfer.ParseBundleManifest(filetest.ReadFile(t, mp))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range m.Files {
-				if m.Files[i].Path == delta {
-					sum := sha256.Sum256(data)
-					m.Files[i].Size, m.Files[i].SHA256 = int64(len(data)), hex.EncodeToString(sum[:])
-				}
-			}
-			filetest.WriteFile(t, mp, m.Encode())
+			editDelta(t, dir, delta, func(d map[string]any) { d["add"] = []any{} })
 		}, transfer.ErrSource, "does not make the shard"},
+		{"a delta that removes what the far side lacks", func(t *testing.T, dir string) {
+			editDelta(t, dir, delta, func(d map[string]any) {
+				d["remove"] = []any{map[string]any{"id": "airvsx-demo.nowhere", "version": "1.0.0", "platform": "universal"}}
+			})
+		}, transfer.ErrSource, "entries to remove are not in it"},
+		{"a delta that adds what the far side has", func(t *testing.T, dir string) {
+			editDelta(t, dir, delta, func(d map[string]any) {
+				var base struct{ Entries []any }
+				farShard := filepath.Join(w.day1, "metadata", "targets", strings.TrimPrefix(d["base"].(string), "sha256:")+".shard-"+d["bin"].(string)+".json")
+				if err := json.Unmarshal(filetest.ReadFile(t, farShard), &base); err != nil || len(base.Entries) == 0 {
+					t.Fatalf("the delta's base %s: %v", farShard, err)
+				}
+				d["add"] = append(d["add"].([]any), base.Entries[0])
+			})
+		}, transfer.ErrSource, "is in it already"},
 		{"the manifest's paths", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, transfer.BundleManifestName)
 			data := strings.Replace(string(filetest.ReadFile(t, p)), "  blobs/", "  blobs/../", 1)
