@@ -2,7 +2,10 @@ package dirstore_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -10,8 +13,10 @@ import (
 	"time"
 
 	"github.com/airvsx/airvsx/index"
+	"github.com/airvsx/airvsx/index/store"
 	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/dirstore"
+	"github.com/airvsx/airvsx/testkit/filetest"
 )
 
 // TestDirConcurrentTagsWaitForSync: tags written at once (a copy writes
@@ -131,5 +136,61 @@ func TestDirSyncsContentNamedMetadataBeforeNamingIt(t *testing.T) {
 	}
 	if !slices.Contains(events, "sync metadata/targets") {
 		t.Errorf("events %q: a file whose name is not its sha256 was not fsynced as it was written", events)
+	}
+}
+
+// TestDirLayoutDurableWithFirstTag: a new repository's layout files are
+// not fsynced as its first blob makes them, but before its first tag is
+// written; layout files a crash left empty are written anew by the next
+// writer (nothing is lost: oci-layout never changes, an empty index.json
+// names no tag), while a missing oci-layout beside an index.json is left
+// for verify and copy --repair.
+func TestDirLayoutDurableWithFirstTag(t *testing.T) {
+	ctx := t.Context()
+	d := newDir(t)
+	var events []string
+	defer dirstore.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
+	defer dirstore.SetTestHookBeforeRename(func(name string) error {
+		events = append(events, "rename "+name)
+		return nil
+	})()
+	const repoDir = "extensions/ns/name"
+	putBlob(t, d, "ns/name", []byte("first blob"))
+	if !slices.Contains(events, "rename "+repoDir+"/index.json") {
+		t.Fatalf("events %q: the first blob made no layout", events)
+	}
+	if slices.Contains(events, "sync "+repoDir) {
+		t.Errorf("events %q: the layout was fsynced as it was made; want it with the first tag", events)
+	}
+	events = nil
+	testEntry(t, d, "ns.name", "1.0.0", index.Universal)
+	synced, tagged := slices.Index(events, "sync "+repoDir), slices.Index(events, "rename "+repoDir+"/index.json")
+	if synced < 0 || tagged < synced {
+		t.Errorf("events %q: want %s fsynced before the first tag's index.json", events, repoDir)
+	}
+	if err := d.CheckLayout(ctx, "ns/name"); err != nil {
+		t.Error(err)
+	}
+
+	// What a crash can leave: both files empty, in a repository a
+	// killed writer made.
+	crashed, damaged := filepath.Join(d.Path(), "extensions", "ns", "crashed"), filepath.Join(d.Path(), "extensions", "ns", "damaged")
+	for _, dir := range []string{crashed, damaged} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"oci-layout", "index.json"} {
+		filetest.WriteFile(t, filepath.Join(crashed, f), nil)
+	}
+	// An index.json with no oci-layout: damage, not a crash's.
+	filetest.WriteFile(t, filepath.Join(damaged, "index.json"), filetest.ReadFile(t, filepath.Join(d.Path(), repoDir, "index.json")))
+	putBlob(t, d, "ns/crashed", []byte("after the crash"))
+	putBlob(t, d, "ns/damaged", []byte("into the damaged one"))
+	if err := d.CheckLayout(ctx, "ns/crashed"); err != nil {
+		t.Errorf("the layout a crash left empty: %v; want it written anew", err)
+	}
+	if err := d.CheckLayout(ctx, "ns/damaged"); !errors.Is(err, store.ErrDamagedLayout) {
+		t.Errorf("the layout without oci-layout: %v; want it left damaged (ErrDamagedLayout) for copy --repair", err)
 	}
 }

@@ -1,6 +1,7 @@
 package dirstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,24 +23,57 @@ const ociLayout = `{"imageLayoutVersion":"1.0.0"}`
 // ensureLayout makes repo an OCI image layout if it is not one yet:
 // oci-layout, then an empty index.json (whose presence makes the
 // repository exist).
+//
+// The two files are made durable as a blob is (syncDirty), with the
+// repository's first tag at the latest, not each with two fsyncs as it is
+// written: a copy making two hundred repositories made eight hundred. A
+// crash before then can leave either empty, and an empty one is written
+// anew here: oci-layout's content never changes, and an empty index.json
+// names no tag, so nothing is lost.
 func (d *dirStore) ensureLayout(ctx context.Context, repo string) error {
 	if _, ok := d.layouts.Load(repo); ok {
 		return nil
 	}
 	defer d.repos.lock(repo)()
 	dir := repoDir(repo)
-	if _, err := d.root.Lstat(dir + "/" + ocispec.ImageIndexFile); err == nil {
+	// absent, or empty (as a crash can leave a file written here)
+	stat := func(name string) (absent, empty bool) {
+		fi, err := d.root.Lstat(dir + "/" + name)
+		return err != nil, err == nil && fi.Mode().IsRegular() && fi.Size() == 0
+	}
+	indexAbsent, indexEmpty := stat(ocispec.ImageIndexFile)
+	layoutAbsent, layoutEmpty := stat(ocispec.ImageLayoutFile)
+	// A repository with an index.json and no oci-layout is left as it
+	// is: damage for verify to report and copy --repair to mend.
+	index := indexAbsent || indexEmpty
+	layout := layoutEmpty || index && layoutAbsent
+	if !index && !layout {
 		d.layouts.Store(repo, struct{}{})
 		return nil
 	}
 	if err := d.root.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := d.writeBytes(ctx, dir, ocispec.ImageLayoutFile, []byte(ociLayout)); err != nil {
-		return err
+	write := func(name string, data []byte) error {
+		if err := d.writeTemp(ctx, d.dirAt(dir), name, bytes.NewReader(data), nil, false); err != nil {
+			return err
+		}
+		d.markDirty(dir, name)
+		return nil
 	}
-	if err := d.writeIndex(ctx, repo, nil); err != nil {
-		return err
+	if layout {
+		if err := write(ocispec.ImageLayoutFile, []byte(ociLayout)); err != nil {
+			return err
+		}
+	}
+	if index {
+		data, err := artifact.EncodeIndex(nil)
+		if err != nil {
+			return err
+		}
+		if err := write(ocispec.ImageIndexFile, data); err != nil {
+			return err
+		}
 	}
 	d.layouts.Store(repo, struct{}{})
 	return nil
