@@ -54,6 +54,11 @@ func TestScript(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
 			e.Setenv("COSIGN_PASSWORD", "")
+			// Under -race, a process sleeps a second before it exits (the
+			// race runtime's atexit_sleep_ms, for other threads' reports):
+			// the scripts' five hundred airvsx runs slept four of the ten
+			// minutes the package took.
+			e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			// The user's state directory (install's seal key, and verify's
 			// state without --state) is the script's own, outside $WORK,
 			// never the real one (testscript's HOME is /no-home, which root
