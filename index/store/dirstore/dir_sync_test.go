@@ -104,38 +104,33 @@ func TestDirConcurrentTagsWaitForSync(t *testing.T) {
 func TestDirSyncsContentNamedMetadataBeforeNamingIt(t *testing.T) {
 	ctx := t.Context()
 	d := newDir(t)
-	var events []string
-	defer dirstore.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
-	defer dirstore.SetTestHookBeforeRename(func(name string) error {
-		events = append(events, "rename "+name)
-		return nil
-	})()
+	ev := syncEvents(t)
 	shard := []byte(`{"format":2}`)
 	name := "targets/" + index.SHA256Hex(shard) + ".shard-a.json"
 	if err := d.WriteMetadata(ctx, name, shard); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(events, "sync metadata/targets") {
-		t.Errorf("events %q: a content-named file was fsynced as it was written; want it later, with what names it", events)
+	if slices.Contains(*ev, "sync metadata/targets") {
+		t.Errorf("events %q: a content-named file was fsynced as it was written; want it later, with what names it", *ev)
 	}
 	if err := d.WriteMetadata(ctx, "timestamp.json", []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
-	synced, named := slices.Index(events, "sync metadata/targets"), slices.Index(events, "rename metadata/timestamp.json")
+	synced, named := slices.Index(*ev, "sync metadata/targets"), slices.Index(*ev, "rename metadata/timestamp.json")
 	if synced < 0 || named < synced {
-		t.Errorf("events %q: want metadata/targets fsynced before timestamp.json is written", events)
+		t.Errorf("events %q: want metadata/targets fsynced before timestamp.json is written", *ev)
 	}
 	if got, err := d.ReadMetadata(ctx, name, 100); err != nil || !bytes.Equal(got, shard) {
 		t.Errorf("read %s back: %q, %v", name, got, err)
 	}
 
-	events = nil
+	*ev = nil
 	liar := "targets/" + index.SHA256Hex([]byte("other bytes")) + ".shard-b.json"
 	if err := d.WriteMetadata(ctx, liar, shard); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(events, "sync metadata/targets") {
-		t.Errorf("events %q: a file whose name is not its sha256 was not fsynced as it was written", events)
+	if !slices.Contains(*ev, "sync metadata/targets") {
+		t.Errorf("events %q: a file whose name is not its sha256 was not fsynced as it was written", *ev)
 	}
 }
 
@@ -148,25 +143,20 @@ func TestDirSyncsContentNamedMetadataBeforeNamingIt(t *testing.T) {
 func TestDirLayoutDurableWithFirstTag(t *testing.T) {
 	ctx := t.Context()
 	d := newDir(t)
-	var events []string
-	defer dirstore.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
-	defer dirstore.SetTestHookBeforeRename(func(name string) error {
-		events = append(events, "rename "+name)
-		return nil
-	})()
+	ev := syncEvents(t)
 	const repoDir = "extensions/ns/name"
 	putBlob(t, d, "ns/name", []byte("first blob"))
-	if !slices.Contains(events, "rename "+repoDir+"/index.json") {
-		t.Fatalf("events %q: the first blob made no layout", events)
+	if !slices.Contains(*ev, "rename "+repoDir+"/index.json") {
+		t.Fatalf("events %q: the first blob made no layout", *ev)
 	}
-	if slices.Contains(events, "sync "+repoDir) {
-		t.Errorf("events %q: the layout was fsynced as it was made; want it with the first tag", events)
+	if slices.Contains(*ev, "sync "+repoDir) {
+		t.Errorf("events %q: the layout was fsynced as it was made; want it with the first tag", *ev)
 	}
-	events = nil
+	*ev = nil
 	testEntry(t, d, "ns.name", "1.0.0", index.Universal)
-	synced, tagged := slices.Index(events, "sync "+repoDir), slices.Index(events, "rename "+repoDir+"/index.json")
+	synced, tagged := slices.Index(*ev, "sync "+repoDir), slices.Index(*ev, "rename "+repoDir+"/index.json")
 	if synced < 0 || tagged < synced {
-		t.Errorf("events %q: want %s fsynced before the first tag's index.json", events, repoDir)
+		t.Errorf("events %q: want %s fsynced before the first tag's index.json", *ev, repoDir)
 	}
 	if err := d.CheckLayout(ctx, "ns/name"); err != nil {
 		t.Error(err)
@@ -193,4 +183,19 @@ func TestDirLayoutDurableWithFirstTag(t *testing.T) {
 	if err := d.CheckLayout(ctx, "ns/damaged"); !errors.Is(err, store.ErrDamagedLayout) {
 		t.Errorf("the layout without oci-layout: %v; want it left damaged (ErrDamagedLayout) for copy --repair", err)
 	}
+}
+
+// syncEvents records, in order, the store's fsyncs of directories ("sync
+// DIR", or each dirty directory a syncfs covered) and its renames into
+// place ("rename NAME"), until the test ends. The hooks are the
+// package's: tests that use them do not run in parallel.
+func syncEvents(t *testing.T) *[]string {
+	t.Helper()
+	var events []string
+	t.Cleanup(dirstore.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) }))
+	t.Cleanup(dirstore.SetTestHookBeforeRename(func(name string) error {
+		events = append(events, "rename "+name)
+		return nil
+	}))
+	return &events
 }

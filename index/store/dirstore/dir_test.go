@@ -520,17 +520,12 @@ func (rewindless) Rewind() error { return errors.New("cannot rewind") }
 func TestDirSyncsBlobsBeforeNamingThem(t *testing.T) {
 	ctx := t.Context()
 	d := newDir(t)
-	var events []string
-	defer dirstore.SetTestHookSyncDir(func(dir string) { events = append(events, "sync "+dir) })()
-	defer dirstore.SetTestHookBeforeRename(func(name string) error {
-		events = append(events, "rename "+name)
-		return nil
-	})()
+	ev := syncEvents(t)
 	const blobs = "extensions/ns/name/blobs/sha256"
 	// last is the index of the last event with that text, -1 for none.
 	last := func(event string) int {
-		for i := len(events) - 1; i >= 0; i-- {
-			if events[i] == event {
+		for i := len(*ev) - 1; i >= 0; i-- {
+			if (*ev)[i] == event {
 				return i
 			}
 		}
@@ -538,8 +533,8 @@ func TestDirSyncsBlobsBeforeNamingThem(t *testing.T) {
 	}
 	// lastBlob is the index of the last blob rename.
 	lastBlob := func() int {
-		for i := len(events) - 1; i >= 0; i-- {
-			if strings.HasPrefix(events[i], "rename "+blobs+"/") {
+		for i := len(*ev) - 1; i >= 0; i-- {
+			if strings.HasPrefix((*ev)[i], "rename "+blobs+"/") {
 				return i
 			}
 		}
@@ -549,32 +544,32 @@ func TestDirSyncsBlobsBeforeNamingThem(t *testing.T) {
 	for i := range 3 {
 		putBlob(t, d, "ns/name", []byte("blob "+itoa(int64(i))))
 	}
-	if n := strings.Count(strings.Join(events, "\n"), "sync "+blobs); n != 0 {
+	if n := strings.Count(strings.Join(*ev, "\n"), "sync "+blobs); n != 0 {
 		t.Errorf("blob directory fsynced %d times while only blobs were put; want 0 (once, later)", n)
 	}
 	testEntry(t, d, "ns.name", "1.0.0", index.Universal) // blobs, manifest, tag
 	synced, tagged := last("sync "+blobs), last("rename extensions/ns/name/index.json")
 	if synced < lastBlob() || tagged < synced {
-		t.Fatalf("events %q: want the blob directory fsynced after the last blob and before index.json names a manifest", events)
+		t.Fatalf("events %q: want the blob directory fsynced after the last blob and before index.json names a manifest", *ev)
 	}
 
-	events = nil
+	*ev = nil
 	putBlob(t, d, "ns/name", []byte("one more"))
 	if err := d.WriteMetadata(ctx, "timestamp.json", []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
 	synced, meta := last("sync "+blobs), last("rename metadata/timestamp.json")
 	if synced < lastBlob() || meta < synced {
-		t.Fatalf("events %q: want the blob directory fsynced before metadata is written", events)
+		t.Fatalf("events %q: want the blob directory fsynced before metadata is written", *ev)
 	}
 
-	events = nil
+	*ev = nil
 	putBlob(t, d, "ns/other", []byte("put last"))
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if last("sync extensions/ns/other/blobs/sha256") < 0 {
-		t.Errorf("events %q: want Close to fsync the blob directory written last", events)
+		t.Errorf("events %q: want Close to fsync the blob directory written last", *ev)
 	}
 }
 
