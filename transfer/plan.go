@@ -111,11 +111,11 @@ func (c *copier) makePlan(ctx context.Context, src *checked) error {
 		return err
 	}
 	// The config blob ("{}", two bytes) of each repository first: the
-	// first blob of a repository makes its layout (oci-layout,
-	// index.json), written durably, and on file systems that order data
-	// (ext4) each such fsync also waits for every blob written before
-	// it. Done first, they wait for nothing; then the large blobs stream
-	// with no fsync until the first tag.
+	// first blob of a repository makes its layout (a directory's
+	// oci-layout and index.json, an OCI registry's first upload to it),
+	// small work that waits on the disk or the network rather than the
+	// CPU. Done first, on more workers, it is out of the way of the large
+	// blobs, which then stream with no wait until the first tag.
 	slices.SortStableFunc(p.blobs, func(a, b blobItem) int {
 		return cmp.Compare(boolInt(a.digest != artifact.EmptyConfigDigest), boolInt(b.digest != artifact.EmptyConfigDigest))
 	})

@@ -122,9 +122,9 @@ func (c *copier) copyBlobs(ctx context.Context) error {
 			return nil
 		})
 	}
-	// The config blobs first, each making its repository's layout with
-	// a few small fsyncs (see makePlan): waits for the disk, not the
-	// CPU, so more at once, whose fsyncs the file system can group.
+	// The config blobs first, each making its repository's layout (see
+	// makePlan): small writes that wait on the disk or the network, not
+	// the CPU, so more at once.
 	items := c.plan.blobs
 	n := 0
 	for n < len(items) && items[n].digest == artifact.EmptyConfigDigest {
