@@ -255,6 +255,17 @@ func (s *gitStore) moveBranch(old, h plumbing.Hash) error {
 		return err
 	}
 	lock := ref + ".lock"
+	intent := filepath.Join(s.gitDir, branchIntentFile)
+	if err := s.dropOwnLock(lock, intent); err != nil {
+		return err
+	}
+	// What this writer is about to lock, before it does: a run killed
+	// between the lock and the rename leaves both, and the next writer
+	// (the only one: it holds airvsx.lock) knows the lock for its own.
+	if err := atomicfile.WriteFile(intent, []byte(lock+"\n"+h.String()+"\n"), 0o644); err != nil {
+		return fmt.Errorf("lock branch %s: %w", s.branch.Short(), err)
+	}
+	defer os.Remove(intent)
 	t, err := atomicfile.FS{}.CreateNamed(lock, 0o644)
 	if err != nil {
 		return fmt.Errorf("lock branch %s: %w (if no git runs here, remove %s)", s.branch.Short(), err, lock)
@@ -273,6 +284,35 @@ func (s *gitStore) moveBranch(old, h plumbing.Hash) error {
 	// The rename was the commit point: a directory that cannot be
 	// fsynced does not undo it.
 	atomicfile.SyncDir(filepath.Dir(ref))
+	return nil
+}
+
+// branchIntentFile, in the git directory, names the branch lock a writer
+// is about to take and the commit it moves the branch to (moveBranch).
+const branchIntentFile = "airvsx-branch-intent"
+
+// dropOwnLock removes the branch lock a killed run of this writer left:
+// the intent file names it, and it holds the commit the intent names, or
+// a first part of it (killed while writing it). Any other lock is a git
+// at work, or left by one, and is kept (moveBranch then refuses, naming
+// it).
+func (s *gitStore) dropOwnLock(lock, intent string) error {
+	held, err := os.ReadFile(lock)
+	if err != nil {
+		return nil // no lock, or one moveBranch's own create reports
+	}
+	rec, err := os.ReadFile(intent)
+	if err != nil {
+		return nil
+	}
+	name, hash, ok := strings.Cut(strings.TrimSuffix(string(rec), "\n"), "\n")
+	if !ok || name != lock || len(hash) != 40 || !strings.HasPrefix(hash+"\n", string(held)) {
+		return nil
+	}
+	if err := os.Remove(lock); err != nil {
+		return fmt.Errorf("remove the lock a killed run left on branch %s: %w", s.branch.Short(), err)
+	}
+	s.log.Warn("removed the branch lock a killed airvsx run left", "lock", lock, "commit", hash)
 	return nil
 }
 

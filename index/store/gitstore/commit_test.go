@@ -20,6 +20,7 @@ import (
 	"github.com/airvsx/airvsx/index/store/artifact"
 	"github.com/airvsx/airvsx/index/store/gitstore"
 	"github.com/airvsx/airvsx/index/store/storetest"
+	"github.com/airvsx/airvsx/testkit/filetest"
 	"github.com/airvsx/airvsx/testkit/gittest"
 	"github.com/airvsx/airvsx/testkit/signtest"
 )
@@ -417,5 +418,58 @@ func TestBranchLocked(t *testing.T) {
 	}
 	if got, err := os.ReadFile(ref); err != nil || strings.TrimSpace(string(got)) != first {
 		t.Errorf("the branch after a failed commit = %q, %v; want %s", got, err, first)
+	}
+}
+
+// TestBranchLockLeftByKilledRun: a branch lock a killed commit left (its
+// intent file names the lock and the commit, and the lock holds that
+// commit, or a first part of it) is removed by the next commit, which
+// goes through; a lock holding anything else beside the same intent is a
+// git at work and is kept.
+func TestBranchLockLeftByKilledRun(t *testing.T) {
+	const killed = "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		name, lock string
+		ok         bool
+	}{
+		{"the commit written", killed + "\n", true},
+		{"killed while writing it", killed[:7], true},
+		{"killed before writing it", "", true},
+		{"another commit: a git at work", strings.Repeat("f", 40) + "\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sv := signtest.Signer(t)
+			path := filepath.Join(t.TempDir(), "reg.git")
+			s := openWriter(t, path, sv)
+			defer s.Close()
+			commitChange(t, s, "1.0.0", "first")
+			head, err := os.ReadFile(filepath.Join(path, "HEAD"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := filepath.Join(path, filepath.FromSlash(strings.TrimSpace(strings.TrimPrefix(string(head), "ref: "))))
+			filetest.WriteFile(t, filepath.Join(path, "airvsx-branch-intent"), []byte(ref+".lock\n"+killed+"\n"))
+			filetest.WriteFile(t, ref+".lock", []byte(tc.lock))
+			writeChange(t, s, "2.0.0", created)
+			err = s.Commit(t.Context(), "second")
+			if !tc.ok {
+				if err == nil || !strings.Contains(err.Error(), "lock branch") {
+					t.Fatalf("Commit beside a lock holding %q = %v; want it refused", tc.lock, err)
+				}
+				if got, _ := os.ReadFile(ref + ".lock"); string(got) != tc.lock {
+					t.Errorf("the lock after a refused commit holds %q; want it untouched", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Commit after a killed run left the lock holding %q: %v", tc.lock, err)
+			}
+			if _, err := os.Stat(ref + ".lock"); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the killed run's lock is still there: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(path, "airvsx-branch-intent")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the intent file outlived the commit: %v", err)
+			}
+		})
 	}
 }
