@@ -49,7 +49,7 @@ func (d *dirStore) PutBlob(ctx context.Context, repo, digest string, size int64,
 	if fi, err := at.root.Lstat(at.join(name)); err == nil && fi.Mode().IsRegular() && fi.Size() == size {
 		return nil
 	}
-	err = d.writeBlobFile(ctx, at, name, io.LimitReader(c, size+1), d.checkBlob(ctx, repo, digest, size))
+	err = d.writeDeferred(ctx, at, name, io.LimitReader(c, size+1), d.checkBlob(ctx, repo, digest, size))
 	if err != nil {
 		return fmt.Errorf("put blob %s in %s: %w", digest, repo, err)
 	}

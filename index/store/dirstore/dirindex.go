@@ -55,11 +55,7 @@ func (d *dirStore) ensureLayout(ctx context.Context, repo string) error {
 		return err
 	}
 	write := func(name string, data []byte) error {
-		if err := d.writeTemp(ctx, d.dirAt(dir), name, bytes.NewReader(data), nil, false); err != nil {
-			return err
-		}
-		d.markDirty(dir, name)
-		return nil
+		return d.writeDeferred(ctx, d.dirAt(dir), name, bytes.NewReader(data), nil)
 	}
 	if layout {
 		if err := write(ocispec.ImageLayoutFile, []byte(ociLayout)); err != nil {

@@ -3,8 +3,6 @@ package dirstore
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
 )
 
@@ -87,11 +86,9 @@ func (d *dirStore) WriteMetadata(ctx context.Context, name string, data []byte) 
 		if err := d.root.MkdirAll(path.Dir(p), 0o755); err != nil {
 			return fmt.Errorf("write metadata %s: %w", name, err)
 		}
-		dir := path.Dir(p)
-		if err := d.writeTemp(ctx, d.dirAt(dir), path.Base(p), bytes.NewReader(data), nil, false); err != nil {
+		if err := d.writeDeferred(ctx, d.dirAt(path.Dir(p)), path.Base(p), bytes.NewReader(data), nil); err != nil {
 			return fmt.Errorf("write metadata %s: %w", name, err)
 		}
-		d.markDirty(dir, path.Base(p))
 		return nil
 	}
 	// Every blob and content-named file written so far is durable before
@@ -115,8 +112,7 @@ func contentNamed(name string, data []byte) bool {
 	if !ok || len(rest) < 64+len(".x.json") || rest[64] != '.' || !strings.HasSuffix(rest, ".json") || strings.Contains(rest, "/") {
 		return false
 	}
-	sum := sha256.Sum256(data)
-	return rest[:64] == hex.EncodeToString(sum[:])
+	return rest[:64] == index.SHA256Hex(data)
 }
 
 // Quarantine writes the files, REASON and reason.json into a temp

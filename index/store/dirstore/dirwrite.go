@@ -38,10 +38,12 @@ func (d *dirStore) writeFile(ctx context.Context, dir, name string, r io.Reader,
 	return d.syncDir(dir)
 }
 
-// writeBlobFile is writeFile for a blob, in the directory at (opened
-// once for the blob: see blobDir): the file and its directory are made
-// durable later, by syncDirty, before anything can name the blob.
-func (d *dirStore) writeBlobFile(ctx context.Context, at dirAt, name string, r io.Reader, check func(n int64, sum string) error) error {
+// writeDeferred is writeFile without its fsyncs, in the directory at (a
+// blob's opened once for it: see blobDir): the file and its directory
+// are made durable later, by syncDirty, before anything can name the
+// file (a blob, a content-named metadata file, a new repository's
+// layout).
+func (d *dirStore) writeDeferred(ctx context.Context, at dirAt, name string, r io.Reader, check func(n int64, sum string) error) error {
 	if err := d.writeTemp(ctx, at, name, r, check, false); err != nil {
 		return err
 	}
