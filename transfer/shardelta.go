@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/airvsx/airvsx/index"
 	"github.com/airvsx/airvsx/index/store"
+	"github.com/airvsx/airvsx/index/trust"
 	"github.com/airvsx/airvsx/internal/safefile"
 	"github.com/airvsx/airvsx/internal/strictjson"
 )
@@ -102,12 +102,9 @@ func makeDelta(bin string, base index.ShardRef, old, cur []index.Entry, want []b
 
 // apply returns the shard made from the base's entries.
 func (d *shardDelta) apply(base []index.Entry) ([]byte, error) {
-	gone := map[string]bool{}
-	for _, k := range d.Remove {
-		if gone[k.key()] {
-			return nil, fmt.Errorf("remove: %s named twice", k)
-		}
-		gone[k.key()] = true
+	gone, err := d.removeKeys()
+	if err != nil {
+		return nil, err
 	}
 	out := make([]index.Entry, 0, len(base)+len(d.Add))
 	for i := range base {
@@ -133,6 +130,19 @@ func (d *shardDelta) apply(base []index.Entry) ([]byte, error) {
 		out = append(out, d.Add[i])
 	}
 	return index.EncodeShard(d.Bin, out)
+}
+
+// removeKeys is the set of the catalog keys Remove names; a key named
+// twice is an error.
+func (d *shardDelta) removeKeys() (map[string]bool, error) {
+	keys := make(map[string]bool, len(d.Remove))
+	for _, k := range d.Remove {
+		if keys[k.key()] {
+			return nil, fmt.Errorf("remove: %s named twice", k)
+		}
+		keys[k.key()] = true
+	}
+	return keys, nil
 }
 
 // shardFromDelta makes the shard named name (a metadata name) from the
@@ -198,7 +208,7 @@ func (o *overlay) readDelta(name string, f BundleFile) (shardDelta, string, erro
 // a shard is encoded (an older writer's): the caller then decodes both
 // shards. Any other fault is an error.
 func (o *overlay) splice(ctx context.Context, head *index.Catalog, ref, base index.ShardRef) (added []index.Entry, kept int, ok bool, err error) {
-	name := shardMetaName(ref)
+	name := trust.ShardName(ref)
 	f, has := o.delta[name]
 	if !has {
 		return nil, 0, false, nil
@@ -214,12 +224,9 @@ func (o *overlay) splice(ctx context.Context, head *index.Catalog, ref, base ind
 	if err != nil {
 		return nil, 0, false, err
 	}
-	remove := make(map[string]bool, len(d.Remove))
-	for _, k := range d.Remove {
-		if remove[k.key()] {
-			return nil, 0, false, fmt.Errorf("bundle %s: %s: remove: %s named twice", o.name, f.Path, k)
-		}
-		remove[k.key()] = true
+	remove, err := d.removeKeys()
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("bundle %s: %s: %w", o.name, f.Path, err)
 	}
 	data, kept, err := index.SpliceShard(baseData, d.Bin, remove, d.Add)
 	switch {
@@ -235,18 +242,15 @@ func (o *overlay) splice(ctx context.Context, head *index.Catalog, ref, base ind
 	return d.Add, kept, true, nil
 }
 
-// shardMetaName is the metadata name of the shard ref pins.
-func shardMetaName(ref index.ShardRef) string { return shardFile(ref.Digest, ref.Bin) }
-
-// shardFile is the metadata name of the shard of bin with digest.
-func shardFile(digest, bin string) string {
-	return "targets/" + strings.TrimPrefix(digest, "sha256:") + ".shard-" + bin + ".json"
+// baseName is the metadata name of the delta's base shard.
+func (d *shardDelta) baseName() string {
+	return trust.ShardName(index.ShardRef{Digest: d.Base, Bin: d.Bin})
 }
 
 // readBase reads the base shard of the delta d (the bundle's file f) from
 // under and checks it against the digest and size d names.
 func (o *overlay) readBase(ctx context.Context, f BundleFile, d shardDelta) ([]byte, error) {
-	baseName := shardFile(d.Base, d.Bin)
+	baseName := d.baseName()
 	baseData, err := o.under.ReadMetadata(ctx, baseName, d.BaseSize)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, baseName, err)
@@ -270,7 +274,7 @@ func (o *overlay) baseEntries(ctx context.Context, f BundleFile, d shardDelta) (
 	}
 	var base index.Shard
 	if err := strictjson.Unmarshal(baseData, &base); err != nil {
-		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, shardFile(d.Base, d.Bin), err)
+		return nil, fmt.Errorf("bundle %s: %s: its base metadata/%s: %w", o.name, f.Path, d.baseName(), err)
 	}
 	return base.Entries, nil
 }

@@ -27,14 +27,15 @@ import (
 // shardFile matches the names of the content-addressed shards.
 var shardFile = regexp.MustCompile(`^targets/([0-9a-f]{64})\.shard-[0-9a-f]{1,4}\.json$`)
 
-// shardName is the metadata file of a shard.
-func shardName(ref index.ShardRef) string {
+// ShardName is the metadata name of the shard ref pins:
+// "targets/<hex>.shard-<bin>.json".
+func ShardName(ref index.ShardRef) string {
 	return TargetsDir + "/" + strings.TrimPrefix(ref.Digest, "sha256:") + ".shard-" + ref.Bin + ".json"
 }
 
 // ShardPath is how reports name a shard's file:
 // "metadata/targets/<hex>.shard-<bin>.json".
-func ShardPath(ref index.ShardRef) string { return displayName(shardName(ref)) }
+func ShardPath(ref index.ShardRef) string { return displayName(ShardName(ref)) }
 
 // ContentNamed reports whether data is what the content-addressed
 // metadata file name (a catalog, a shard or a control list under
@@ -76,7 +77,7 @@ func PublishCatalog(ctx context.Context, fsys MetadataFS, cat *index.Catalog, si
 		if pinned[s.Ref.Digest] {
 			continue
 		}
-		if err := w.write(shardName(s.Ref), s.Data); err != nil {
+		if err := w.write(ShardName(s.Ref), s.Data); err != nil {
 			return nil, err
 		}
 	}
@@ -143,12 +144,12 @@ func (t *Trusted) readShard(ctx context.Context, ref index.ShardRef) ([]byte, er
 	if t.meta == nil {
 		return nil, errors.New("read shard: the chain was not loaded from a registry")
 	}
-	return readCapped(withContext(ctx, t.meta), shardName(ref), ref.Size, ErrMismatch)
+	return readCapped(withContext(ctx, t.meta), ShardName(ref), ref.Size, ErrMismatch)
 }
 
 // decodeShard checks the bytes of a shard against ref and decodes them.
 func (t *Trusted) decodeShard(head *index.Catalog, ref index.ShardRef, data []byte) ([]index.Entry, error) {
-	name := shardName(ref)
+	name := ShardName(ref)
 	if int64(len(data)) != ref.Size || index.DigestBytes(data) != ref.Digest {
 		return nil, fileError(name, ErrMismatch, "length or sha256 differs from %s shards[%q] (length %d, %s)",
 			CatalogPath(t.CatalogDigest), ref.Bin, ref.Size, ref.Digest)

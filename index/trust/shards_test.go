@@ -134,7 +134,7 @@ func TestShardTamper(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys, tr, head := build()
-			name := shardName(*head.Shard(id))
+			name := ShardName(*head.Shard(id))
 			old := ""
 			for n := range fsys {
 				if strings.HasSuffix(n, ".shard-"+index.BinOf(id, 1)+".json") && n != name {

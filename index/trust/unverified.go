@@ -110,16 +110,16 @@ func readBare(ctx context.Context, st store.Store) (*Unverified, error) {
 	}
 	// The shards, each checked against the sha256 the head lists.
 	for _, ref := range cat.Shards {
-		data, err := st.ReadMetadata(ctx, shardName(ref), ref.Size)
+		data, err := st.ReadMetadata(ctx, ShardName(ref), ref.Size)
 		if err != nil {
 			return nil, err
 		}
 		if int64(len(data)) != ref.Size || index.DigestBytes(data) != ref.Digest {
-			return nil, fileError(shardName(ref), nil, "does not match the length and sha256 in %s", displayName(name))
+			return nil, fileError(ShardName(ref), nil, "does not match the length and sha256 in %s", displayName(name))
 		}
 		entries, err := index.DecodeShard(bytes.NewReader(data), cat, ref)
 		if err != nil {
-			return nil, &FileError{File: displayName(shardName(ref)), Err: err}
+			return nil, &FileError{File: displayName(ShardName(ref)), Err: err}
 		}
 		cat.Entries = append(cat.Entries, entries...)
 	}
