@@ -262,7 +262,8 @@ func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(changed) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				ref := changed[i]
-				if old, ok := pinned[ref.Bin]; ok && splice {
+				old, hasOld := pinned[ref.Bin]
+				if hasOld && splice {
 					added, kept, ok, err := c.opts.bundle.splice(ctx, head, ref, old)
 					if err != nil {
 						errs[i] = err
@@ -276,7 +277,7 @@ func (c *copier) changedEntries(ctx context.Context, ch *trust.Checked) (*index.
 				// The destination's first: a delta made on it (its
 				// base) then uses these entries instead of decoding
 				// them again.
-				if old, ok := pinned[ref.Bin]; ok {
+				if hasOld {
 					had, err := d.tr.Shard(ctx, d.cat, old)
 					if err != nil {
 						errs[i] = fmt.Errorf("%s: %w", c.opts.Dest, err)
