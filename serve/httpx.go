@@ -146,7 +146,14 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 			return
 		}
 		if r.URL.Path != "/healthz" {
-			if exp, ok := s.expired(); ok {
+			sn := s.acquire()
+			if sn == nil {
+				httpError(lw, http.StatusServiceUnavailable, "the server is closed")
+				return
+			}
+			exp, ok := sn.expired(s.opts.Now())
+			sn.release()
+			if ok {
 				httpError(lw, http.StatusServiceUnavailable, "the registry's signed metadata expired at %s: nothing is served until a renewed registry (a sync, or a copy of a newer one) is in place", exp.Format(time.RFC3339))
 				return
 			}

@@ -181,24 +181,28 @@ func (s *Server) routes() http.Handler {
 	return s.wrap(mux)
 }
 
-// expired reports whether the metadata of the snapshot being served has
-// expired, and when it did: an expired registry no longer verifies, so
-// nothing of it is served (fail closed, as verify and install refuse it).
-func (s *Server) expired() (time.Time, bool) {
-	sn := s.acquire()
-	defer sn.release()
-	return sn.expires, !sn.expires.IsZero() && s.opts.Now().After(sn.expires)
+// expired reports whether sn's metadata has expired at now, and when it
+// did: an expired registry no longer verifies, so nothing of it is served
+// (fail closed, as verify and install refuse it).
+func (sn *snapshot) expired(now time.Time) (time.Time, bool) {
+	return sn.expires, !sn.expires.IsZero() && now.After(sn.expires)
 }
 
-// healthz answers 200 with the serial and digest of the catalog served.
+// healthz answers 200 with the serial and digest of the catalog served,
+// all three of one snapshot.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	serial, digest := s.Serial()
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	if exp, ok := s.expired(); ok {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintf(w, "expired serial %d %s at %s\n", serial, digest, exp.Format(time.RFC3339))
+	sn := s.acquire()
+	if sn == nil {
+		httpError(w, http.StatusServiceUnavailable, "the server is closed")
 		return
 	}
-	fmt.Fprintf(w, "ok serial %d %s\n", serial, digest)
+	defer sn.release()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if exp, ok := sn.expired(s.opts.Now()); ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, "expired serial %d %s at %s\n", sn.cat.Serial, sn.digest, exp.Format(time.RFC3339))
+		return
+	}
+	fmt.Fprintf(w, "ok serial %d %s\n", sn.cat.Serial, sn.digest)
 }

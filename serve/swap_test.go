@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,6 +171,14 @@ func TestReloadAfterClose(t *testing.T) {
 	}
 	if swapped, err := f.srv.Reload(t.Context()); swapped || !errors.Is(err, serve.ErrClosed) {
 		t.Fatalf("Reload after Close = %v, %v; want false, ErrClosed", swapped, err)
+	}
+	// A request that comes after Close is answered, not a panic.
+	for _, p := range []string{"/healthz", "/api/airvsx-demo/night-theme"} {
+		rec := httptest.NewRecorder()
+		f.srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "closed") {
+			t.Errorf("GET %s after Close: %d %q; want 503, the server is closed", p, rec.Code, rec.Body.String())
+		}
 	}
 	done := make(chan struct{})
 	go func() { f.srv.Watch(t.Context()); close(done) }()
