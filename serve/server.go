@@ -125,9 +125,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Serial returns the serial and digest of the catalog being served.
+// Serial returns the serial and digest of the catalog being served; 0
+// and "" once the server is closed.
 func (s *Server) Serial() (int64, string) {
 	sn := s.acquire()
+	if sn == nil {
+		return 0, ""
+	}
 	defer sn.release()
 	return sn.cat.Serial, sn.digest
 }

@@ -172,6 +172,9 @@ func TestReloadAfterClose(t *testing.T) {
 	if swapped, err := f.srv.Reload(t.Context()); swapped || !errors.Is(err, serve.ErrClosed) {
 		t.Fatalf("Reload after Close = %v, %v; want false, ErrClosed", swapped, err)
 	}
+	if serial, digest := f.srv.Serial(); serial != 0 || digest != "" {
+		t.Errorf("Serial after Close = %d, %q; want 0, \"\"", serial, digest)
+	}
 	// A request that comes after Close is answered, not a panic.
 	for _, p := range []string{"/healthz", "/api/airvsx-demo/night-theme"} {
 		rec := httptest.NewRecorder()
