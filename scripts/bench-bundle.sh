@@ -134,7 +134,6 @@ for i in $(seq "$RUNS"); do
 	fi
 	printf 'run %d: apply %.2f s (peak RSS %d MB), cp -r + sync %.2f s, cp -r + sync + sha256sum %.2f s\n' "$i" "$wall" $((rss / 1024)) "$cwall" "$swall"
 done
-restore
 a=$(median <"$work/apply.walls") c=$(median <"$work/cp.walls") cs=$(median <"$work/cps.walls")
 figure "$(printf 'apply of the 1 GB bundle: median %.2f s; cp -r + sync median %.2f s; ratio %.2f (goal <= 1.2)' "$a" "$c" "$(calc "$a / $c")")" "$(calc "$a / $c")" 1.2
 printf 'for the record: cp -r + sync + sha256sum of every file, median %.2f s; apply / that %.2f\n' "$cs" "$(calc "$a / $cs")" | tee -a "$work/figures"
