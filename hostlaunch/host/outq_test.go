@@ -4,8 +4,6 @@ package host
 
 import (
 	"io"
-	"os"
-	"syscall"
 	"testing"
 )
 
@@ -14,11 +12,10 @@ import (
 // however much more is queued for it, and it grows while a long write
 // (a reply the ping waits behind) is still going on.
 func TestConsumed(t *testing.T) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	launcher, hostEnd, err := ipcPair()
 	if err != nil {
 		t.Fatal(err)
 	}
-	launcher, hostEnd := os.NewFile(uintptr(fds[0]), "launcher"), os.NewFile(uintptr(fds[1]), "host")
 	defer launcher.Close()
 	defer hostEnd.Close()
 	c := &conn{f: launcher, pending: map[int64]*call{}}
