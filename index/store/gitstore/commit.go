@@ -262,7 +262,9 @@ func (s *gitStore) moveBranch(old, h plumbing.Hash) error {
 	// What this writer is about to lock, before it does: a run killed
 	// between the lock and the rename leaves both, and the next writer
 	// (the only one: it holds airvsx.lock) knows the lock for its own.
-	if err := atomicfile.WriteFile(intent, []byte(lock+"\n"+h.String()+"\n"), 0o644); err != nil {
+	// Not fsynced: a record lost or cut short in a crash names no lock,
+	// and the lock is then refused as before.
+	if err := os.WriteFile(intent, []byte(lock+"\n"+h.String()+"\n"), 0o644); err != nil {
 		return fmt.Errorf("lock branch %s: %w", s.branch.Short(), err)
 	}
 	defer os.Remove(intent)
